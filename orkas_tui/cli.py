@@ -1,0 +1,98 @@
+"""Command line: each command is a thin call into the core; text or ``--json`` out.
+
+Errors are one line on stderr and a non-zero exit, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from datetime import datetime
+
+from orkas_tui.config import ConfigError
+from orkas_tui.core.files import ConflictError
+from orkas_tui.core.timefmt import parse_ts, utc_now
+from orkas_tui.core.workspace import Workspace, WorkspaceError
+
+
+class CliError(RuntimeError):
+    """A problem to report on one line, with exit status 2."""
+
+
+EXPECTED_ERRORS: tuple[type[BaseException], ...] = (CliError, ConfigError, WorkspaceError, ConflictError, OSError, ValueError)
+
+
+def now_arg(value: str | None) -> datetime:
+    if value is None:
+        return utc_now()
+    moment = parse_ts(value)
+    if moment is None:
+        raise CliError(f"--now: not an RFC 3339 time: {value!r}")
+    return moment
+
+
+def open_workspace(args: argparse.Namespace) -> Workspace:
+    workspace = Workspace.open(getattr(args, "workspace", None))
+    workspace.settings  # noqa: B018 - load now so a bad orkas.toml fails before any work
+    return workspace
+
+
+def print_json(value: object) -> None:
+    json.dump(value, sys.stdout, ensure_ascii=False, indent=2)
+    sys.stdout.write("\n")
+
+
+def add_workspace(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--workspace", metavar="PATH", help="workspace root (default: $ORKAS_HOME, else ~/.orkas)")
+
+
+def add_now(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--now", metavar="RFC3339", help="evaluate as if it were this time (UTC)")
+
+
+def add_json(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+
+Registrar = Callable[[argparse._SubParsersAction], None]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from orkas_tui.commands import REGISTRARS
+
+    parser = argparse.ArgumentParser(
+        prog="orkas-tui",
+        description="See and steer a local, self-improving agent. With no command, opens the app.",
+    )
+    add_workspace(parser)
+    parser.add_argument("--demo", action="store_true", help="open the app on a freshly generated demo workspace")
+    parser.add_argument("--simulate", action="store_true", help="with --demo: keep appending realistic turns")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for register in REGISTRARS:
+        register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler = getattr(args, "func", None)
+    if handler is None:
+        from orkas_tui.commands.app import run_app
+
+        handler = run_app
+    try:
+        return int(handler(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+    except EXPECTED_ERRORS as exc:
+        print(f"orkas-tui: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,113 @@
+"""``orkas-tui status`` and ``orkas-tui prompt``."""
+
+from __future__ import annotations
+
+import argparse
+
+from orkas_tui.cli import add_json, add_now, add_workspace, now_arg, open_workspace, print_json
+from orkas_tui.core.notes import SelfNotes, prompt_block
+from orkas_tui.core.report import agent_status
+from orkas_tui.core.scan import AgentScan
+from orkas_tui.core.skills import SkillStore
+from orkas_tui.core.textfmt import rate, table
+from orkas_tui.core.timefmt import format_ts
+
+RECENT_TURNS = 10
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("status", help="turn scores, triggers and skill metrics per agent")
+    add_workspace(parser)
+    parser.add_argument("--agent", metavar="ID", help="only this agent")
+    parser.add_argument("--all-turns", action="store_true", help="text output: list every turn, not the last 10")
+    add_now(parser)
+    add_json(parser)
+    parser.set_defaults(func=run_status)
+
+
+def register_prompt(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("prompt", help="the system-prompt block: self notes and the skill index")
+    add_workspace(parser)
+    parser.add_argument("agent", metavar="AGENT")
+    parser.set_defaults(func=run_prompt)
+
+
+def workspace_status(workspace, now, agent_id: str | None = None) -> dict:
+    """The whole ``status --json`` document."""
+    ids = [workspace.agent(agent_id).id] if agent_id else workspace.agent_ids()
+    agents = []
+    for aid in ids:
+        scan = AgentScan(workspace.agent(aid), workspace.settings)
+        scan.refresh()
+        agents.append(agent_status(scan, now))
+    return {
+        "workspace": str(workspace.root),
+        "now": format_ts(now),
+        "threshold": workspace.settings.threshold,
+        "agents": agents,
+    }
+
+
+def run_status(args: argparse.Namespace) -> int:
+    workspace = open_workspace(args)
+    now = now_arg(args.now)
+    doc = workspace_status(workspace, now, args.agent)
+    if args.json:
+        print_json(doc)
+    else:
+        print(render_status(doc, None if args.all_turns else RECENT_TURNS))
+    return 0
+
+
+def render_status(doc: dict, recent: int | None) -> str:
+    out = [f"workspace {doc['workspace']}   now {doc['now']}   threshold {doc['threshold']}"]
+    if not doc["agents"]:
+        out.append("no agents yet (agents/<id>/ folders)")
+    for agent in doc["agents"]:
+        turns = agent["turns"]
+        title = agent["id"] + (f" ({agent['name']})" if agent.get("name") else "")
+        facts = [
+            f"{len(turns)} turns",
+            f"{agent['triggering_turns']} triggering",
+            f"last reflection {agent['last_reflection_at'] or 'never'}",
+        ]
+        if agent["malformed_lines"]:
+            facts.append(f"{agent['malformed_lines']} malformed lines skipped")
+        out += ["", f"== {title}: " + ", ".join(facts)]
+        shown = turns if recent is None else turns[:recent]
+        if shown:
+            rows = [
+                (
+                    t["ended_at"] or t["started_at"] or "",
+                    t["conversation"],
+                    t["turn"],
+                    t["status"],
+                    t["tool_calls"],
+                    t["real_errors"],
+                    t["transient_errors"],
+                    " ".join(f"{k}={v}" for k, v in t["signals"].items()) or "-",
+                    f"{t['score']:.1f}",
+                    "TRIGGER" if t["triggers"] else "",
+                )
+                for t in shown
+            ]
+            label = "turns" if recent is None or len(turns) <= recent else f"last {recent} of {len(turns)} turns"
+            out += [label, table(("time", "conversation", "turn", "status", "tools", "real", "trans", "signals", "score", ""), rows, right=(4, 5, 6, 8))]
+        if agent["skills"]:
+            rows = [
+                (s["slug"], s["impressions"], s["invocations"], rate(s["invocation_rate"]), rate(s["edit_rate"]),
+                 rate(s["ineffective_rate"]), s["patch_count"], s["last_used_at"] or "never")
+                for s in agent["skills"]
+            ]
+            out += ["skills", table(("skill", "impr", "inv", "inv%", "edit%", "ineff%", "patches", "last used"), rows, right=(1, 2, 3, 4, 5, 6))]
+        for problem in agent.get("problems", []):
+            out.append(f"! {problem}")
+    return "\n".join(out)
+
+
+def run_prompt(args: argparse.Namespace) -> int:
+    workspace = open_workspace(args)
+    paths = workspace.agent(args.agent)
+    skills, _ = SkillStore(paths, workspace.settings).load_all()
+    print(prompt_block(SelfNotes(paths, workspace.settings), skills), end="")
+    return 0

@@ -1,0 +1,121 @@
+"""Lose nothing: atomic, conflict-checked writes and whole-line appends.
+
+A file's *version* is the SHA-256 of its bytes (``None`` when it does not exist).
+A writer passes the version it read; if the file on disk has another version, the
+write is refused with :class:`ConflictError` unless the caller forces it. The new
+bytes go to a temporary file in the same folder, are fsynced, and renamed over
+the old file, so a crash leaves either the old file or the new one, never half.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import orjson
+
+MISSING = None
+
+
+class ConflictError(RuntimeError):
+    """The file changed on disk since it was read; nothing was written."""
+
+    def __init__(self, path: Path, message: str | None = None) -> None:
+        super().__init__(message or f"{path} changed on disk since it was read; not overwritten")
+        self.path = path
+
+
+def version_of(data: bytes | None) -> str | None:
+    return None if data is None else hashlib.sha256(data).hexdigest()
+
+
+def read_versioned(path: Path) -> tuple[bytes | None, str | None]:
+    """The file's bytes and version, or ``(None, None)`` if it does not exist."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None, None
+    return data, version_of(data)
+
+
+def current_version(path: Path) -> str | None:
+    return read_versioned(path)[1]
+
+
+def atomic_write(path: Path, data: bytes | str, expected: str | None | object = ..., force: bool = False) -> str:
+    """Write ``data`` to ``path`` atomically; return the new version.
+
+    ``expected`` is the version the caller read (``None`` = "the file must not
+    exist"); leave it out to skip the check. ``force`` overwrites regardless.
+    """
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with file_lock(path.parent / ".orkas-write.lock"):
+        if not force and expected is not ...:
+            if current_version(path) != expected:
+                raise ConflictError(path)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(payload)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+            raise
+        _fsync_dir(path.parent)
+    return version_of(payload)
+
+
+def remove_file(path: Path, expected: str | None | object = ..., force: bool = False) -> None:
+    """Delete ``path`` if it still has the version the caller read."""
+    with file_lock(path.parent / ".orkas-write.lock"):
+        if not force and expected is not ... and current_version(path) != expected:
+            raise ConflictError(path)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
+        _fsync_dir(path.parent)
+
+
+def append_jsonl(path: Path, event: dict, sync: bool = True) -> None:
+    """Append one event as a single ``write`` so concurrent appenders never interleave."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    line = orjson.dumps(event) + b"\n"
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        written = os.write(fd, line)
+        while written < len(line):
+            written += os.write(fd, line[written:])
+        if sync:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def file_lock(path: Path) -> Iterator[None]:
+    """An advisory exclusive lock held for the ``with`` block (between processes too)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+def _fsync_dir(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)

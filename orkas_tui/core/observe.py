@@ -1,0 +1,201 @@
+"""Observation: one turn's facts, counted at its ``turn_end``, with no model call.
+
+A :class:`ConversationObserver` is fed the events of one conversation file in
+order and keeps a :class:`TurnRecord` per turn. Records hold facts only (counts,
+classified errors, the matched correction phrase, skills); the score is derived
+from them in :mod:`orkas_tui.core.signals`, so a change of weights or of the
+profile never needs the files read again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from orkas_tui.core.corrections import CorrectionMatcher
+from orkas_tui.core.errors import TransientRule
+from orkas_tui.core.timefmt import parse_ts
+
+ENDED = ("ok", "error", "aborted")
+
+
+@dataclass(slots=True)
+class ObservedError:
+    """A failed tool result or a turn that ended in error, with the verdict's reason."""
+
+    source: str  # tool name, "?" for an unknown tool id, or "turn" for a turn_end error
+    message: str
+    status: int | None
+    transient: bool
+    reason: str
+
+
+@dataclass(slots=True)
+class TurnRecord:
+    conversation: str
+    turn: str
+    seq: int
+    started_at: str | None
+    ended_at: str | None = None
+    status: str = "running"
+    tool_calls: int = 0
+    tools: dict[str, int] = field(default_factory=dict)
+    errors: list[ObservedError] = field(default_factory=list)
+    end_error: ObservedError | None = None
+    correction: str | None = None
+    correction_text: str | None = None
+    skills_indexed: list[str] = field(default_factory=list)
+    skills_read: list[str] = field(default_factory=list)
+    edited: bool = False
+    start: int = 0
+    end: int = 0
+
+    @property
+    def ended(self) -> bool:
+        return self.status != "running"
+
+    @property
+    def real_errors(self) -> list[ObservedError]:
+        return [e for e in self.errors if not e.transient]
+
+    @property
+    def transient_errors(self) -> list[ObservedError]:
+        return [e for e in self.errors if e.transient]
+
+    @property
+    def ended_with_real_error(self) -> bool:
+        return self.status == "error" and self.end_error is not None and not self.end_error.transient
+
+    @property
+    def ended_with_transient_error(self) -> bool:
+        return self.status == "error" and self.end_error is not None and self.end_error.transient
+
+
+def _short(text: object, limit: int = 240) -> str:
+    value = text if isinstance(text, str) else ("" if text is None else str(text))
+    value = " ".join(value.split())
+    return value if len(value) <= limit else value[: limit - 1] + "…"
+
+
+def _status(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _flag(value: object) -> bool | None:
+    return value if isinstance(value, bool) else None
+
+
+class ConversationObserver:
+    """Turns the event stream of one conversation into turn records."""
+
+    def __init__(self, conversation: str, rule: TransientRule, matcher: CorrectionMatcher) -> None:
+        self.conversation = conversation
+        self.rule = rule
+        self.matcher = matcher
+        self.turns: list[TurnRecord] = []
+        self.open: TurnRecord | None = None
+        self.tool_names: dict[str, str] = {}
+        self.edited_ids: set[str] = set()
+        self.orphans = 0
+        self.latest_ts: str | None = None
+        self.latest_at = None
+
+    def feed(self, event: dict, start: int, end: int) -> TurnRecord | None:
+        """Apply one event; return the turn record it changed, if any."""
+        ts = event.get("ts")
+        moment = parse_ts(ts)
+        if moment is not None and (self.latest_at is None or moment > self.latest_at):
+            self.latest_at, self.latest_ts = moment, ts
+        kind = event["type"]
+        turn = self.open
+        if kind == "turn_start":
+            turn_id = event.get("turn")
+            record = TurnRecord(
+                conversation=self.conversation,
+                turn=turn_id if isinstance(turn_id, str) else f"#{len(self.turns) + 1}",
+                seq=len(self.turns),
+                started_at=ts if isinstance(ts, str) else None,
+                skills_indexed=_slugs(event.get("skills_indexed")),
+                start=start,
+                end=end,
+            )
+            self.turns.append(record)
+            self.open = record
+            self.tool_names = {}
+            return record
+        if kind == "output_edited":
+            return self._mark_edited(event.get("turn"))
+        if turn is None:
+            if kind == "turn_end":
+                self.orphans += 1
+            return None
+        turn.end = end
+        if kind == "user":
+            if turn.correction is None:
+                phrase = self.matcher.find(event.get("text"))
+                if phrase is not None:
+                    turn.correction = phrase
+                    turn.correction_text = _short(event.get("text"))
+        elif kind == "tool_call":
+            name = event.get("name")
+            name = name if isinstance(name, str) and name else "?"
+            turn.tool_calls += 1
+            turn.tools[name] = turn.tools.get(name, 0) + 1
+            call_id = event.get("id")
+            if isinstance(call_id, str):
+                self.tool_names[call_id] = name
+            if name == "read_skill":
+                args = event.get("args")
+                if isinstance(args, dict):
+                    _add_read(turn, args.get("name"))
+        elif kind == "tool_result":
+            if event.get("ok") is not True:
+                message = event.get("error")
+                if not isinstance(message, str):
+                    message = _short(event.get("output")) or "tool failed"
+                status = _status(event.get("status"))
+                verdict = self.rule.classify(message, status, _flag(event.get("transient")))
+                call_id = event.get("id")
+                source = self.tool_names.get(call_id, "?") if isinstance(call_id, str) else "?"
+                turn.errors.append(ObservedError(source, _short(message), status, verdict.transient, verdict.reason))
+        elif kind == "skill_read":
+            _add_read(turn, event.get("skill"))
+        elif kind == "turn_end":
+            status = event.get("status")
+            turn.status = status if status in ENDED else "error"
+            turn.ended_at = ts if isinstance(ts, str) else turn.started_at
+            if turn.status == "error":
+                message = event.get("error")
+                message = message if isinstance(message, str) else "turn ended in error"
+                verdict = self.rule.classify(message, None, _flag(event.get("transient")))
+                turn.end_error = ObservedError("turn", _short(message), None, verdict.transient, verdict.reason)
+                turn.errors.append(turn.end_error)
+            if turn.turn in self.edited_ids:
+                turn.edited = True
+            self.open = None
+        return turn
+
+    def _mark_edited(self, turn_id: object) -> TurnRecord | None:
+        if not isinstance(turn_id, str):
+            self.orphans += 1
+            return None
+        self.edited_ids.add(turn_id)
+        for record in reversed(self.turns):
+            if record.turn == turn_id and record.ended:
+                record.edited = True
+                return record
+        return None
+
+
+def _slugs(value: object) -> list[str]:
+    if not isinstance(value, list):
+        return []
+    seen: dict[str, None] = {}
+    for item in value:
+        if isinstance(item, str) and item:
+            seen[item] = None
+    return list(seen)
+
+
+def _add_read(turn: TurnRecord, slug: object) -> None:
+    if isinstance(slug, str) and slug and slug not in turn.skills_read:
+        turn.skills_read.append(slug)

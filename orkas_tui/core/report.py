@@ -1,0 +1,110 @@
+"""Core state as plain data: what ``status --json`` prints and the TUI renders."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from orkas_tui.core.metrics import SkillMetrics, skill_metrics
+from orkas_tui.core.notes import SelfNotes
+from orkas_tui.core.observe import TurnRecord
+from orkas_tui.core.scan import AgentScan
+from orkas_tui.core.signals import Score, score_turn, weakness_tools
+from orkas_tui.core.skills import Skill, SkillStore
+from orkas_tui.core.timefmt import format_ts, parse_ts
+from orkas_tui.core.workspace import read_agent_meta, read_state
+
+
+@dataclass(frozen=True)
+class ScoredTurn:
+    record: TurnRecord
+    score: Score
+
+    def to_json(self) -> dict:
+        r, s = self.record, self.score
+        return {
+            "conversation": r.conversation,
+            "turn": r.turn,
+            "started_at": r.started_at,
+            "ended_at": r.ended_at,
+            "status": r.status,
+            "tool_calls": r.tool_calls,
+            "real_errors": len(r.real_errors),
+            "transient_errors": len(r.transient_errors),
+            "signals": s.signals,
+            "score": s.score,
+            "triggers": s.triggers,
+            "evidence": s.evidence,
+            "errors": [
+                {"source": e.source, "message": e.message, "status": e.status, "transient": e.transient, "reason": e.reason}
+                for e in r.errors
+            ],
+            "skills_indexed": r.skills_indexed,
+            "skills_read": r.skills_read,
+            "edited": r.edited,
+        }
+
+
+@dataclass(frozen=True)
+class SkillRow:
+    skill: Skill
+    metrics: SkillMetrics
+
+    def to_json(self) -> dict:
+        s, m = self.skill, self.metrics
+        return {
+            "slug": s.slug,
+            "name": s.name,
+            "description": s.description,
+            "impressions": m.impressions,
+            "invocations": m.invocations,
+            "invocation_rate": m.invocation_rate,
+            "edit_rate": m.edit_rate,
+            "ineffective_rate": m.ineffective_rate,
+            "patch_count": s.patch_count,
+            "last_used_at": s.last_used_at,
+            "created_at": s.created_at,
+            "updated_at": s.updated_at,
+        }
+
+
+def scored_turns(scan: AgentScan, notes: SelfNotes) -> list[ScoredTurn]:
+    """Every turn with its score, newest first (by end, else start, time)."""
+    weak = weakness_tools(notes.read("profile").text)
+    rows = [ScoredTurn(t, score_turn(t, scan.settings, weak)) for t in scan.turns()]
+    rows.sort(key=lambda row: (row.record.ended_at or row.record.started_at or "", row.record.conversation, row.record.seq), reverse=True)
+    return rows
+
+
+def skill_rows(scan: AgentScan, store: SkillStore) -> tuple[list[SkillRow], list[str]]:
+    skills, problems = store.load_all()
+    table = skill_metrics(scan.turns())
+    return [SkillRow(s, table.get(s.slug, SkillMetrics())) for s in skills], problems
+
+
+def last_reflection_at(scan: AgentScan) -> datetime | None:
+    return parse_ts(read_state(scan.paths).get("last_reflection_at"))
+
+
+def agent_status(scan: AgentScan, now: datetime) -> dict:
+    """The ``status --json`` object for one agent (scan must be refreshed)."""
+    notes = SelfNotes(scan.paths, scan.settings)
+    store = SkillStore(scan.paths, scan.settings)
+    meta = read_agent_meta(scan.paths)
+    skills, problems = skill_rows(scan, store)
+    last = last_reflection_at(scan)
+    turns = scored_turns(scan, notes)
+    if meta.problem:
+        problems.append(meta.problem)
+    return {
+        "id": scan.id,
+        "name": meta.name,
+        "description": meta.description,
+        "malformed_lines": scan.malformed_lines,
+        "orphan_events": scan.orphan_events,
+        "last_reflection_at": format_ts(last) if last else None,
+        "triggering_turns": sum(1 for t in turns if t.score.triggers),
+        "turns": [t.to_json() for t in turns],
+        "skills": [row.to_json() for row in skills],
+        "problems": problems,
+    }

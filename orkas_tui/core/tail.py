@@ -1,0 +1,112 @@
+"""Incremental JSONL reading: only new bytes, whole lines, truncation-aware.
+
+A :class:`JsonlTail` remembers how far it has read a file. Each :meth:`poll`
+reads from that offset to the last newline, holds back a trailing partial line
+(a write in progress), and notices a file that shrank or was replaced (new inode,
+or different leading bytes), in which case it starts over and says so.
+Lines are parsed one at a time from bounded chunks, so a huge file is never held
+in memory whole.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+
+CHUNK = 4 * 1024 * 1024
+HEAD = 64
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One complete line: its byte span and the parsed event (``None`` if malformed)."""
+
+    start: int
+    end: int
+    event: dict | None
+
+
+def parse_line(raw: bytes) -> dict | None:
+    """A spec event, or ``None`` when the line is malformed (not JSON, not an object, no ``type``)."""
+    try:
+        value = orjson.loads(raw)
+    except (orjson.JSONDecodeError, RecursionError):
+        return None
+    if isinstance(value, dict) and isinstance(value.get("type"), str):
+        return value
+    return None
+
+
+class JsonlTail:
+    def __init__(self, path: Path, offset: int = 0, identity: tuple[int, int] | None = None, head: bytes = b"") -> None:
+        self.path = path
+        self.offset = offset
+        self.identity = identity
+        self.head = head
+
+    def poll(self) -> tuple[bool, Iterator[Line]]:
+        """Return ``(reset, lines)``: ``reset`` is true when earlier reads no longer hold.
+
+        The file is opened now; lines are read lazily as the iterator is consumed,
+        and the offset advances only past lines that were yielded.
+        """
+        try:
+            handle = open(self.path, "rb")
+        except FileNotFoundError:
+            reset = self.offset > 0 or self.identity is not None
+            self.offset, self.identity, self.head = 0, None, b""
+            return reset, iter(())
+        stat = os.fstat(handle.fileno())
+        identity = (stat.st_dev, stat.st_ino)
+        reset = False
+        if self.identity is not None and (identity != self.identity or stat.st_size < self.offset):
+            reset = True
+        elif self.head and handle.read(len(self.head)) != self.head:
+            reset = True
+        if reset:
+            self.offset, self.head = 0, b""
+        self.identity = identity
+        if stat.st_size == self.offset:
+            handle.close()
+            return reset, iter(())
+        return reset, self._lines(handle)
+
+    def _lines(self, handle) -> Iterator[Line]:
+        with handle:
+            handle.seek(self.offset)
+            pending = b""
+            base = self.offset
+            while True:
+                chunk = handle.read(CHUNK)
+                if not chunk:
+                    return
+                if len(self.head) < HEAD and base == 0 and not pending:
+                    self.head = chunk[:HEAD]
+                data = pending + chunk if pending else chunk
+                cut = data.rfind(b"\n")
+                if cut < 0:
+                    pending = data
+                    continue
+                pending = data[cut + 1 :]
+                pos = 0
+                for raw in data[: cut + 1].split(b"\n")[:-1]:
+                    start = base + pos
+                    pos += len(raw) + 1
+                    self.offset = base + pos
+                    yield Line(start, base + pos, parse_line(raw))
+                base += cut + 1
+
+
+def read_span(path: Path, start: int, end: int) -> list[dict | None]:
+    """Re-read the events of one byte span (a turn's transcript) from disk."""
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(start)
+            data = handle.read(max(0, end - start))
+    except OSError:
+        return []
+    return [parse_line(raw) for raw in data.split(b"\n") if raw]

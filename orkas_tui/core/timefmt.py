@@ -1,0 +1,94 @@
+"""RFC 3339 timestamps: the one format every file in a workspace uses.
+
+Parsing is tolerant (a bad timestamp yields ``None``, never an exception)
+because timestamps come from other programs' logs.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta, timezone
+
+UTC = timezone.utc
+
+_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)\s*(d|h|m|s)", re.IGNORECASE)
+_UNIT_SECONDS = {"d": 86400, "h": 3600, "m": 60, "s": 1}
+
+
+def parse_ts(value: object) -> datetime | None:
+    """Parse an RFC 3339 string into an aware UTC datetime, or ``None``."""
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
+    if not isinstance(value, str) or not value:
+        return None
+    text = value.strip()
+    if text.endswith(("Z", "z")):
+        text = text[:-1] + "+00:00"
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=UTC)
+    return parsed.astimezone(UTC)
+
+
+def format_ts(moment: datetime) -> str:
+    """Format as RFC 3339 UTC with a ``Z`` suffix, to the second (or ms if set)."""
+    moment = moment.astimezone(UTC)
+    if moment.microsecond:
+        return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC).replace(microsecond=0)
+
+
+def parse_duration(value: object) -> timedelta | None:
+    """Accept seconds (int/float) or strings like ``"12h30m"``, ``"4h"``, ``"7d"``."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return timedelta(seconds=value) if value >= 0 else None
+    if not isinstance(value, str):
+        return None
+    text = value.replace(" ", "")
+    if not text:
+        return None
+    total = 0.0
+    pos = 0
+    for match in _DURATION_PART.finditer(text):
+        if match.start() != pos:
+            return None
+        total += float(match.group(1)) * _UNIT_SECONDS[match.group(2).lower()]
+        pos = match.end()
+    if pos != len(text):
+        return None
+    return timedelta(seconds=total)
+
+
+def format_duration(delta: timedelta) -> str:
+    """Compact human form: ``12h30m``, ``7d``, ``45s``."""
+    seconds = int(delta.total_seconds())
+    if seconds <= 0:
+        return "0s"
+    parts = []
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60), ("s", 1)):
+        if seconds >= size:
+            parts.append(f"{seconds // size}{unit}")
+            seconds %= size
+    return "".join(parts)
+
+
+def format_age(moment: datetime | None, now: datetime) -> str:
+    """How long ago, coarsely (``3d``, ``5h``, ``never``)."""
+    if moment is None:
+        return "never"
+    delta = now - moment
+    if delta.total_seconds() < 0:
+        return "in " + format_duration(-delta)[:3]
+    text = format_duration(delta)
+    # keep the two most significant units only
+    head = re.findall(r"\d+[dhms]", text)[:2]
+    return "".join(head) or "0s"

@@ -1,0 +1,159 @@
+"""Where things are: the workspace root, its agents, and each agent's paths."""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+import orjson
+
+from orkas_tui.config import Settings, load_settings
+from orkas_tui.core.files import atomic_write
+
+AGENT_ID = re.compile(r"^[a-z0-9_-]{1,64}$")
+SLUG = AGENT_ID
+
+
+class WorkspaceError(RuntimeError):
+    """The workspace or an agent in it cannot be used; the message says why."""
+
+
+def resolve_root(explicit: str | os.PathLike | None = None) -> Path:
+    """``--workspace`` first, then ``$ORKAS_HOME``, then ``~/.orkas``."""
+    if explicit:
+        return Path(explicit).expanduser()
+    env = os.environ.get("ORKAS_HOME")
+    if env:
+        return Path(env).expanduser()
+    return Path.home() / ".orkas"
+
+
+@dataclass(frozen=True)
+class AgentPaths:
+    root: Path
+
+    @property
+    def id(self) -> str:
+        return self.root.name
+
+    @property
+    def conversations(self) -> Path:
+        return self.root / "conversations"
+
+    @property
+    def events(self) -> Path:
+        return self.root / "events.jsonl"
+
+    @property
+    def skills(self) -> Path:
+        return self.root / "skills"
+
+    @property
+    def self_dir(self) -> Path:
+        return self.root / "self"
+
+    @property
+    def private(self) -> Path:
+        return self.root / ".orkas"
+
+    @property
+    def state(self) -> Path:
+        return self.private / "state.json"
+
+    def note(self, note: str) -> Path:
+        return self.self_dir / f"{note}.md"
+
+    def skill(self, slug: str) -> Path:
+        if not SLUG.match(slug):
+            raise WorkspaceError(f"not a valid skill slug: {slug!r}")
+        return self.skills / f"{slug}.md"
+
+    def conversation_files(self) -> list[Path]:
+        try:
+            entries = sorted(self.conversations.iterdir())
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+        return [p for p in entries if p.suffix == ".jsonl" and not p.name.startswith(".") and p.is_file()]
+
+
+@dataclass(frozen=True)
+class AgentMeta:
+    name: str | None = None
+    description: str | None = None
+    problem: str | None = None
+
+
+def read_agent_meta(paths: AgentPaths) -> AgentMeta:
+    """``agent.toml`` is optional; a broken one is reported, not fatal."""
+    path = paths.root / "agent.toml"
+    try:
+        data = tomllib.loads(path.read_text("utf-8"))
+    except FileNotFoundError:
+        return AgentMeta()
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        return AgentMeta(problem=f"{path}: {exc}")
+    name, description = data.get("name"), data.get("description")
+    return AgentMeta(
+        name=name if isinstance(name, str) else None,
+        description=description if isinstance(description, str) else None,
+    )
+
+
+def read_state(paths: AgentPaths) -> dict:
+    """orkas-tui's per-agent state; missing or corrupt state reads as empty."""
+    try:
+        value = orjson.loads(paths.state.read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def write_state(paths: AgentPaths, **changes: object) -> dict:
+    state = read_state(paths)
+    state.update(changes)
+    atomic_write(paths.state, orjson.dumps(state, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n")
+    return state
+
+
+class Workspace:
+    def __init__(self, root: Path, settings: Settings | None = None) -> None:
+        self.root = root
+        self._settings = settings
+
+    @classmethod
+    def open(cls, explicit: str | os.PathLike | None = None) -> "Workspace":
+        root = resolve_root(explicit)
+        if not root.is_dir():
+            raise WorkspaceError(f"no workspace at {root} (create it, or pass --workspace PATH / set ORKAS_HOME)")
+        return cls(root)
+
+    @cached_property
+    def settings(self) -> Settings:
+        return self._settings if self._settings is not None else load_settings(self.root)
+
+    @property
+    def agents_dir(self) -> Path:
+        return self.root / "agents"
+
+    @property
+    def private(self) -> Path:
+        return self.root / ".orkas"
+
+    def agent_ids(self) -> list[str]:
+        try:
+            entries = sorted(self.agents_dir.iterdir())
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+        return [p.name for p in entries if AGENT_ID.match(p.name) and p.is_dir()]
+
+    def agent(self, agent_id: str) -> AgentPaths:
+        if not AGENT_ID.match(agent_id or ""):
+            raise WorkspaceError(f"not a valid agent id: {agent_id!r}")
+        path = self.agents_dir / agent_id
+        if not path.is_dir():
+            raise WorkspaceError(f"no agent {agent_id!r} in {self.root}")
+        return AgentPaths(path)
