@@ -1,0 +1,70 @@
+"""AgentScan: incremental refresh reads only new bytes and re-observes replaced files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from orkas_tui.config import Settings
+from orkas_tui.core.scan import AgentScan
+from orkas_tui.core.workspace import AgentPaths
+from tests.core.helpers import make_agent, turn, write_lines
+
+
+def test_refresh_reports_only_changed_turns(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path)
+    conv = agent / "conversations" / "c1.jsonl"
+    write_lines(conv, turn("t1") + turn("t2"))
+    scan = AgentScan(AgentPaths(agent), Settings())
+    assert [t.turn for t in scan.refresh().changed] == ["t1", "t2"]
+    assert not scan.refresh()
+    write_lines(conv, turn("t3", user="wrong"))
+    result = scan.refresh()
+    assert [t.turn for t in result.changed] == ["t3"] and not result.reset
+    assert [t.turn for t in scan.turns()] == ["t1", "t2", "t3"]
+
+
+def test_a_turn_grows_from_running_to_ended(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path)
+    conv = agent / "conversations" / "c1.jsonl"
+    events = turn("t1", calls=2)
+    write_lines(conv, events[:-1])
+    scan = AgentScan(AgentPaths(agent), Settings())
+    scan.refresh()
+    assert [t.status for t in scan.turns()] == ["running"]
+    write_lines(conv, events[-1:])
+    assert [t.status for t in scan.refresh().changed] == ["ok"]
+
+
+def test_truncated_conversation_is_observed_again(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path)
+    conv = agent / "conversations" / "c1.jsonl"
+    write_lines(conv, turn("t1") + turn("t2") + [b"garbage\n"])
+    scan = AgentScan(AgentPaths(agent), Settings())
+    scan.refresh()
+    assert scan.malformed_lines == 1
+    write_lines(conv, turn("only"), mode="wb")
+    result = scan.refresh()
+    assert result.reset == ["c1"]
+    assert [t.turn for t in scan.turns()] == ["only"] and scan.malformed_lines == 0
+
+
+def test_new_and_removed_conversations(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path)
+    write_lines(agent / "conversations" / "c1.jsonl", turn("t1"))
+    scan = AgentScan(AgentPaths(agent), Settings())
+    scan.refresh()
+    write_lines(agent / "conversations" / "c2.jsonl", turn("u1"))
+    (agent / "conversations" / "c1.jsonl").unlink()
+    (agent / "conversations" / "notes.txt").write_text("ignored")
+    result = scan.refresh()
+    assert result.removed == ["c1"] and [t.turn for t in scan.turns()] == ["u1"]
+
+
+def test_malformed_lines_are_counted_per_agent(tmp_path: Path) -> None:
+    a1, a2 = make_agent(tmp_path, "a1"), make_agent(tmp_path, "a2")
+    write_lines(a1 / "conversations" / "c.jsonl", [b"{bad\n", b"[]\n"] + turn("t1"))
+    write_lines(a2 / "conversations" / "c.jsonl", turn("t1"))
+    s1, s2 = AgentScan(AgentPaths(a1), Settings()), AgentScan(AgentPaths(a2), Settings())
+    s1.refresh(), s2.refresh()
+    assert (s1.malformed_lines, s2.malformed_lines) == (2, 0)
+    assert [t.turn for t in s1.turns()] == ["t1"]

@@ -1,0 +1,163 @@
+"""The spec's observation and scoring rules, including its worked examples."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from orkas_tui.config import Settings
+from orkas_tui.core.errors import TransientRule
+from orkas_tui.core.notes import SelfNotes
+from orkas_tui.core.report import scored_turns
+from orkas_tui.core.scan import AgentScan
+from orkas_tui.core.workspace import AgentPaths
+from tests.core.helpers import make_agent, turn, write_lines
+
+REAL = {"ok": False, "error": "exit 1: assertion failed"}
+TIMEOUT = {"ok": False, "error": "request timed out"}
+
+
+def score(tmp_path: Path, events: list[dict], profile: str | None = None, settings: Settings | None = None):
+    agent = make_agent(tmp_path)
+    if profile is not None:
+        (agent / "self").mkdir(exist_ok=True)
+        (agent / "self" / "profile.md").write_text(profile)
+    write_lines(agent / "conversations" / "c1.jsonl", events)
+    scan = AgentScan(AgentPaths(agent), settings or Settings())
+    scan.refresh()
+    rows = scored_turns(scan, SelfNotes(scan.paths, scan.settings))
+    return {row.record.turn: row for row in rows}
+
+
+def test_correction_plus_complexity_is_1_4_and_triggers(tmp_path: Path) -> None:
+    row = score(tmp_path, turn("t1", user="Actually, use the other branch", calls=8))["t1"]
+    assert row.score.signals == {"user_correction": 0.9, "complex_task": 0.5}
+    assert row.score.score == pytest.approx(1.4)
+    assert row.score.triggers
+    assert "'Actually'" in row.score.evidence["user_correction"]
+    assert "8 tool calls" in row.score.evidence["complex_task"]
+
+
+def test_complexity_alone_does_not_trigger(tmp_path: Path) -> None:
+    row = score(tmp_path, turn("t1", calls=9))["t1"]
+    assert row.score.score == pytest.approx(0.5) and not row.score.triggers
+
+
+def test_transient_timeout_alone_scores_zero(tmp_path: Path) -> None:
+    row = score(tmp_path, turn("t1", calls=1, results=[TIMEOUT], status="error", end={"error": "request timed out"}))["t1"]
+    assert row.score.score == 0 and row.score.signals == {} and not row.score.triggers
+    assert len(row.record.transient_errors) == 2 and not row.record.real_errors
+
+
+def test_transient_error_after_a_skill_read_is_not_ineffective(tmp_path: Path) -> None:
+    events = turn("t1", read=["deploy"], calls=1, results=[TIMEOUT], status="error", end={"error": "429 Too Many Requests"})
+    assert score(tmp_path, events)["t1"].score.signals == {}
+
+
+def test_real_error_after_a_skill_read_is_ineffective(tmp_path: Path) -> None:
+    events = turn("t1", read=["deploy"], status="error", end={"error": "deploy script failed: exit 3"})
+    row = score(tmp_path, events)["t1"]
+    assert row.score.signals == {"skill_ineffective": 0.8} and row.score.triggers
+    assert "deploy" in row.score.evidence["skill_ineffective"] and "exit 3" in row.score.evidence["skill_ineffective"]
+
+
+def test_error_recovery_needs_a_real_tool_error_and_an_ok_end(tmp_path: Path) -> None:
+    rows = score(tmp_path, turn("t1", calls=2, results=[REAL]) + turn("t2", calls=2, results=[REAL], status="error", end={"error": "gave up"})
+                 + turn("t3", calls=2, results=[TIMEOUT]))
+    assert rows["t1"].score.signals == {"error_recovery": 0.6}
+    assert "error_recovery" not in rows["t2"].score.signals
+    assert rows["t3"].score.signals == {}
+
+
+def test_known_weakness_comes_from_a_tool_named_in_backticks_in_the_profile(tmp_path: Path) -> None:
+    rows = score(tmp_path, turn("t1", calls=1, results=[REAL]) + turn("t2", calls=1, results=[TIMEOUT]),
+                 profile="I stumble with `bash` when quoting.\n")
+    assert rows["t1"].score.signals == {"error_recovery": 0.6, "known_weakness": 0.6}
+    assert "`bash`" in rows["t1"].score.evidence["known_weakness"]
+    assert rows["t2"].score.signals == {}
+
+
+def test_known_weakness_needs_the_backticks(tmp_path: Path) -> None:
+    rows = score(tmp_path, turn("t1", calls=1, results=[REAL]), profile="I stumble with bash.\n")
+    assert "known_weakness" not in rows["t1"].score.signals
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["That's wrong", "that’s not it", "I meant the other file", "It should be 3", "try again please", "use X instead",
+     "这个不对", "应该是二月", "请重新做", "错了", "Incorrecto", "En realidad no", "Debería ser azul", "en vez de eso", "otra vez"],
+)
+def test_corrections_in_english_chinese_and_spanish(tmp_path: Path, text: str) -> None:
+    assert score(tmp_path, turn("t1", user=text))["t1"].score.signals == {"user_correction": 0.9}
+
+
+@pytest.mark.parametrize("text", ["wrongly indexed? no", "instead_of is a variable", "please continue", "我们继续"])
+def test_no_correction_without_a_whole_phrase(tmp_path: Path, text: str) -> None:
+    assert score(tmp_path, turn("t1", user=text))["t1"].score.signals == {}
+
+
+def test_correction_phrases_are_a_setting(tmp_path: Path) -> None:
+    settings = Settings(correction_phrases=("nope",))
+    rows = score(tmp_path, turn("t1", user="Nope, do it differently") + turn("t2", user="actually fine"), settings=settings)
+    assert rows["t1"].score.signals == {"user_correction": 0.9} and rows["t2"].score.signals == {}
+
+
+def test_weights_and_threshold_are_settings(tmp_path: Path) -> None:
+    settings = Settings(weights={**Settings().weights, "complex_task": 0.75}, threshold=0.7)
+    assert score(tmp_path, turn("t1", calls=8), settings=settings)["t1"].score.triggers
+
+
+def test_aborted_and_running_turns(tmp_path: Path) -> None:
+    events = turn("t1", user="wrong", status="aborted")
+    events += [{"ts": "2026-11-20T11:00:00Z", "type": "turn_start", "turn": "t2", "skills_indexed": []},
+               {"ts": "2026-11-20T11:00:00Z", "type": "user", "text": "wrong again"}]
+    rows = score(tmp_path, events)
+    assert rows["t1"].record.status == "aborted" and rows["t1"].score.triggers
+    assert rows["t2"].record.status == "running" and rows["t2"].score.score == 0 and not rows["t2"].score.triggers
+
+
+@pytest.mark.parametrize(
+    ("message", "status", "flag", "transient"),
+    [
+        ("boom", None, True, True),
+        ("connection reset by peer", None, False, False),  # explicit false wins over the patterns
+        ("boom", 429, None, True),
+        ("boom", 503, None, True),
+        ("boom", 404, None, False),
+        ("ETIMEDOUT", None, None, True),
+        ("Connection refused", None, None, True),
+        ("getaddrinfo ENOTFOUND api.example.com", None, None, True),
+        ("Temporary failure in name resolution", None, None, True),
+        ("Resource temporarily unavailable", None, None, True),
+        ("rate limit exceeded", None, None, True),
+        ("Too Many Requests", None, None, True),
+        ("model is overloaded", None, None, True),
+        ("SyntaxError: invalid syntax", None, None, False),
+        ("", None, None, False),
+    ],
+)
+def test_transient_rule_order(message, status, flag, transient) -> None:
+    verdict = TransientRule.from_settings(Settings()).classify(message, status, flag)
+    assert verdict.transient is transient
+    assert verdict.reason
+
+
+def test_output_edited_marks_the_earlier_turn(tmp_path: Path) -> None:
+    events = turn("t1") + [{"ts": "2026-11-20T12:00:00Z", "type": "output_edited", "turn": "t1"}]
+    assert score(tmp_path, events)["t1"].record.edited
+
+
+def test_orphan_turn_end_and_unknown_events_are_tolerated(tmp_path: Path) -> None:
+    events = [{"ts": "2026-11-20T09:00:00Z", "type": "turn_end", "turn": "zz", "status": "ok"},
+              {"ts": "2026-11-20T09:00:00Z", "type": "mystery", "payload": [1]}] + turn("t1", user="fine", calls=1)
+    events[3]["extra_field"] = {"kept": True}
+    rows = score(tmp_path, events)
+    assert list(rows) == ["t1"] and rows["t1"].record.tool_calls == 1
+
+
+def test_read_skill_tool_call_counts_as_an_invocation(tmp_path: Path) -> None:
+    events = turn("t1", status="error", end={"error": "fatal"})
+    events.insert(2, {"ts": "2026-11-20T10:00:00Z", "type": "tool_call", "id": "r", "name": "read_skill", "args": {"name": "deploy"}})
+    row = score(tmp_path, events)["t1"]
+    assert row.record.skills_read == ["deploy"] and "skill_ineffective" in row.score.signals
