@@ -1,0 +1,169 @@
+"""Codex rollout files (``~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl``).
+
+Each line is ``{timestamp, type, payload}``: ``session_meta``, ``turn_context``,
+``response_item`` (messages, ``function_call`` / ``custom_tool_call`` /
+``local_shell_call`` and their outputs, reasoning) and ``event_msg`` (``user_message``
+is what the user typed; ``task_complete``, ``turn_aborted``, ``error`` and
+``stream_error`` with ``codex_error_info``). Response items also repeat injected
+context (``<environment_context>``, AGENTS.md) as user messages, so turns start at
+``user_message`` events only.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import orjson
+
+from orkas_tui.importers import tools
+from orkas_tui.importers.classify import codex_error_kind
+from orkas_tui.importers.writer import ConversationWriter
+
+NAME = "codex"
+INJECTED = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions", "<user_shell_command>", "<turn_aborted>")
+CALLS = ("function_call", "custom_tool_call", "local_shell_call")
+OUTPUTS = ("function_call_output", "custom_tool_call_output", "local_shell_call_output")
+QUIET_ITEMS = frozenset({"reasoning", "ghost_snapshot", "web_search_call", "compaction", "compaction_summary"})
+QUIET_EVENTS = frozenset({
+    "task_started", "token_count", "agent_message", "agent_reasoning", "agent_reasoning_raw_content",
+    "agent_reasoning_section_break", "exec_command_begin", "exec_command_end", "exec_command_output_delta",
+    "patch_apply_begin", "patch_apply_end", "turn_diff", "mcp_tool_call_begin", "mcp_tool_call_end",
+    "web_search_begin", "web_search_end", "view_image_tool_call", "plan_update", "context_compacted",
+    "entered_review_mode", "exited_review_mode", "warning", "background_event", "item_started", "item_completed",
+    "undo_started", "undo_completed", "deprecation_notice", "session_configured", "mcp_startup_complete",
+})
+RECORDS_IGNORED = frozenset({"session_meta", "turn_context", "compacted"})
+
+
+def default_sources(home: Path) -> list[Path]:
+    base = Path(os.environ["CODEX_HOME"]) if os.environ.get("CODEX_HOME") else home / ".codex"
+    return [base / "sessions"]
+
+
+def conversation_id(path: Path) -> str:
+    stem = path.stem
+    return "codex-" + (stem.split("rollout-", 1)[1] if "rollout-" in stem else stem)
+
+
+class Parser:
+    def __init__(self, writer: ConversationWriter, path: Path) -> None:
+        self.w = writer
+        writer.state.setdefault("complete", False)
+
+    @property
+    def complete(self) -> bool:
+        """``task_complete`` (or an abort) already ended the last turn."""
+        return bool(self.w.state["complete"])
+
+    def feed(self, record: dict) -> bool:
+        kind = record.get("type")
+        payload = record.get("payload")
+        ts = self.w.stamp(record.get("timestamp"))
+        if kind in RECORDS_IGNORED:
+            return True
+        if not isinstance(payload, dict):
+            return False
+        item = payload.get("type")
+        if kind == "event_msg":
+            return self._event(item, payload, ts)
+        if kind != "response_item":
+            return False
+        if item in QUIET_ITEMS:
+            return True
+        if item == "message":
+            if payload.get("role") == "assistant":
+                self.w.recover()
+                self.w.assistant(ts, _text(payload.get("content")))
+            return True
+        if item in CALLS:
+            self._call(item, payload, ts)
+            return True
+        if item in OUTPUTS:
+            self._output(payload, ts)
+            return True
+        return False
+
+    def _event(self, item: object, payload: dict, ts: str | None) -> bool:
+        if item == "user_message":
+            text = payload.get("message")
+            if isinstance(text, str) and text.strip() and not text.lstrip().startswith(INJECTED):
+                self.w.state["complete"] = False
+                self.w.start_turn(ts, text.strip())
+            return True
+        if item == "turn_aborted":
+            self.w.abort(ts)
+            self.w.state["complete"] = True
+            return True
+        if item == "task_complete":
+            self.w.end_turn(ts)
+            self.w.state["complete"] = True
+            return True
+        if item in ("error", "stream_error"):
+            kind, status = codex_error_kind(payload.get("codex_error_info"))
+            message = payload.get("message") if isinstance(payload.get("message"), str) else str(item)
+            self.w.fail(message, status, kind, retried=item == "stream_error")
+            return True
+        return item in QUIET_EVENTS
+
+    def _call(self, item: str, payload: dict, ts: str | None) -> None:
+        call_id = str(payload.get("call_id") or payload.get("id") or f"anon-{self.w.stats.tool_calls}")
+        if item == "local_shell_call":
+            action = payload.get("action") if isinstance(payload.get("action"), dict) else {}
+            name, args = "local_shell", {"command": action.get("command")}
+        elif item == "custom_tool_call":
+            name, args = str(payload.get("name") or "?"), {"input": payload.get("input")}
+        else:
+            name, args = str(payload.get("name") or "?"), _arguments(payload.get("arguments"))
+        self.w.recover()
+        self.w.tool_call(ts, call_id, name, args, tools.skill_reads(name, args), args.get("command") or args.get("cmd"))
+
+    def _output(self, payload: dict, ts: str | None) -> None:
+        call_id = str(payload.get("call_id") or "?")
+        text, code = _output(payload.get("output"))
+        name, command = self.w.call_info(call_id)
+        lowered = text.lower()
+        if "rejected by user" in lowered or "declined by user" in lowered:
+            self.w.tool_error(ts, call_id, "rejected by the user", True, "the user rejected the call; not a tool failure", rejected=True)
+        elif "aborted by user" in lowered:
+            self.w.tool_error(ts, call_id, "interrupted by the user", True, "the user interrupted the call; not a tool failure", interrupted=True)
+        elif code in (None, 0) or tools.no_match(command, code, text):
+            self.w.tool_ok(ts, call_id, text)
+        else:
+            self.w.tool_error(ts, call_id, f"exit code {code}: {text.strip()}" if text.strip() else f"exit code {code}", exit_code=code)
+
+
+def _arguments(raw: object) -> dict:
+    """Function arguments are a JSON string; anything else is kept as ``raw``."""
+    if isinstance(raw, dict):
+        return raw
+    if isinstance(raw, str):
+        try:
+            value = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            return {"raw": raw}
+        return value if isinstance(value, dict) else {"raw": raw}
+    return {}
+
+
+def _output(raw: object) -> tuple[str, int | None]:
+    """Output text and exit code: ``{"output", "metadata": {"exit_code"}}`` JSON, or plain text."""
+    if isinstance(raw, dict):
+        content = raw.get("content")
+        return _output(content) if content is not None else ("", None)
+    text = raw if isinstance(raw, str) else ""
+    try:
+        value = orjson.loads(text) if text.startswith("{") else None
+    except orjson.JSONDecodeError:
+        value = None
+    if isinstance(value, dict) and "output" in value:
+        meta = value.get("metadata") if isinstance(value.get("metadata"), dict) else {}
+        code = meta.get("exit_code")
+        return str(value.get("output") or ""), code if isinstance(code, int) else tools.exit_code(str(value["output"]))
+    return text, tools.exit_code(text)
+
+
+def _text(content: object) -> str:
+    if not isinstance(content, list):
+        return ""
+    return "\n".join(b["text"] for b in content if isinstance(b, dict) and isinstance(b.get("text"), str))

@@ -1,0 +1,138 @@
+"""Import sessions into an agent: idempotent, incremental, safe to interrupt.
+
+State lives in ``<agent>/.orkas/imports/<conversation>.json``, keyed by the session
+(its conversation id), not by path, so a moved file continues where it stopped. It
+holds how many bytes of the source were read, how large the conversation file was
+after the last import, and the parser's state. A crash between appending events and
+saving the state is undone on the next import (the conversation file is cut back
+to its recorded size), so no event is ever written twice.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import orjson
+
+from orkas_tui.config import Settings
+from orkas_tui.core.files import atomic_write
+from orkas_tui.core.workspace import AgentPaths
+from orkas_tui.importers import claude_code, codex
+from orkas_tui.importers.classify import ErrorClassifier
+from orkas_tui.importers.writer import ConversationWriter, ImportStats, new_state
+
+FORMATS = {claude_code.NAME: claude_code, codex.NAME: codex}
+DEFAULT_SETTLE = 300.0
+
+
+def discover(fmt: str, sources: Iterable[Path]) -> list[Path]:
+    """Transcript files: each file given, and every ``*.jsonl`` under each folder given."""
+    found: dict[Path, None] = {}
+    for source in sources:
+        source = source.expanduser()
+        if source.is_dir():
+            for path in sorted(source.rglob("*.jsonl")):
+                if path.is_file():
+                    found[path] = None
+        elif source.is_file():
+            found[source] = None
+    return list(found)
+
+
+def default_sources(fmt: str) -> list[Path]:
+    return FORMATS[fmt].default_sources(Path.home())
+
+
+def import_files(paths: AgentPaths, settings: Settings, fmt: str, files: Iterable[Path], settle: float = DEFAULT_SETTLE,
+                 clock: Callable[[], float] = time.time) -> ImportStats:
+    """Import new lines of every file; a turn still open at the end of a file quiet for ``settle`` seconds ends ``ok``."""
+    module = FORMATS[fmt]
+    classifier = ErrorClassifier(settings)
+    stats = ImportStats()
+    for path in files:
+        stats.files += 1
+        try:
+            _import_one(paths, module, classifier, stats, path, settle, clock)
+        except OSError as exc:
+            stats.problems.append(f"{path}: cannot read ({exc.strerror or exc})")
+    return stats
+
+
+def _import_one(paths: AgentPaths, module, classifier: ErrorClassifier, stats: ImportStats, path: Path, settle: float,
+                clock: Callable[[], float]) -> None:
+    conv = _safe_id(module.conversation_id(path))
+    state_path = paths.private / "imports" / f"{conv}.json"
+    saved = _load(state_path)
+    record = orjson.loads(orjson.dumps(saved)) if saved else {"source": str(path), "offset": 0, "conv_bytes": 0, "parser": new_state()}
+    conv_path = paths.conversations / f"{conv}.jsonl"
+    if not _rollback(conv_path, record["conv_bytes"], stats):
+        return
+    stat = path.stat()
+    if stat.st_size < record["offset"]:
+        stats.problems.append(f"{path}: shorter than the {record['offset']} bytes already imported; left as imported")
+        return
+    writer = ConversationWriter(conv_path, record["parser"], classifier, stats)
+    parser = module.Parser(writer, path)
+    with open(path, "rb") as handle:
+        handle.seek(record["offset"])
+        data = handle.read()
+    end = data.rfind(b"\n") + 1
+    quiet = clock() - stat.st_mtime >= settle
+    if end < len(data) and quiet:
+        stats.problems.append(f"{path}: last line is cut off ({len(data) - end} bytes, no newline); not imported")
+    for raw in data[:end].splitlines():
+        if not raw.strip():
+            continue
+        stats.lines += 1
+        try:
+            value = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            stats.malformed += 1
+            continue
+        if not isinstance(value, dict):
+            stats.malformed += 1
+        elif not parser.feed(value):
+            stats.unknown[_label(value)] += 1
+    if writer.open and (parser.complete or quiet):
+        writer.end_turn(writer.state["last_ts"])
+    record["offset"] += end
+    record["source"] = str(path)
+    record["conv_bytes"] = writer.flush()
+    if record != saved:
+        atomic_write(state_path, orjson.dumps(record, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n")
+
+
+def _rollback(conv_path: Path, size: int, stats: ImportStats) -> bool:
+    """Cut off events appended by an import that crashed before saving its state."""
+    try:
+        actual = conv_path.stat().st_size
+    except FileNotFoundError:
+        actual = 0
+    if actual < size:
+        stats.problems.append(f"{conv_path}: smaller than this importer left it; not appended to (delete its import state to start over)")
+        return False
+    if actual > size:
+        with open(conv_path, "r+b") as handle:
+            handle.truncate(size)
+    return True
+
+
+def _load(path: Path) -> dict | None:
+    try:
+        value = orjson.loads(path.read_bytes())
+    except (FileNotFoundError, orjson.JSONDecodeError):
+        return None
+    return value if isinstance(value, dict) and isinstance(value.get("parser"), dict) else None
+
+
+def _label(value: dict) -> str:
+    payload = value.get("payload")
+    inner = payload.get("type") if isinstance(payload, dict) else None
+    return f"{value.get('type')}/{inner}" if inner else str(value.get("type"))
+
+
+def _safe_id(value: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]", "-", value).lstrip(".")[:128] or "session"

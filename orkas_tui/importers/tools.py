@@ -1,0 +1,65 @@
+"""Reading meaning out of tool calls: exit codes, skill reads, user rejections."""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+from orkas_tui.core.skills import slugify
+
+EXIT_CODE = re.compile(r"^(?:Exit code:?|Process exited with code|exit status)\s*(-?\d+)", re.IGNORECASE | re.MULTILINE)
+SKILL_FILE = re.compile(r"([^\s'\"/\\]+)[/\\]SKILL\.md\b")
+WRITE_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "apply_patch"})
+SEARCH_COMMANDS = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack"})
+REJECTED = "The user doesn't want to proceed with this tool use"
+FEEDBACK_MARK = "the user said:"
+SIBLING = "sibling tool call errored"
+INTERRUPTED = "[Request interrupted by user"
+
+
+def exit_code(text: str) -> int | None:
+    """The exit code a shell tool printed at the start of a line, if any."""
+    found = EXIT_CODE.search(text or "")
+    return int(found.group(1)) if found else None
+
+
+def no_match(command: object, code: int | None, output: str) -> bool:
+    """``grep``/``rg`` exit 1 with no output means "nothing found", not a failure."""
+    if code != 1:
+        return False
+    words = command if isinstance(command, list) else _split(command)
+    if len(words) >= 3 and words[0] in ("bash", "sh", "zsh") and words[1] in ("-lc", "-c"):
+        words = _split(words[2])
+    body = re.sub(r"^(?:Exit code:?|Process exited with code)\s*1\s*", "", output or "").strip()
+    return bool(words) and words[0] in SEARCH_COMMANDS and not body
+
+
+def _split(command: object) -> list[str]:
+    if not isinstance(command, str):
+        return []
+    try:
+        return shlex.split(command)
+    except ValueError:
+        return command.split()
+
+
+def skill_reads(name: str, args: dict) -> list[str]:
+    """Slugs of skills a tool call reads: a skill tool, or a ``SKILL.md`` read by path."""
+    if name == "Skill":
+        skill = args.get("skill") or args.get("command") or args.get("name")
+        return [slugify(skill.rsplit(":", 1)[-1])] if isinstance(skill, str) and skill.strip() else []
+    if name in WRITE_TOOLS:
+        return []
+    text = " ".join(str(v) for v in args.values())
+    if "*** Begin Patch" in text or "apply_patch" in text:
+        return []
+    return list(dict.fromkeys(slugify(m) for m in SKILL_FILE.findall(text)))
+
+
+def rejection_feedback(text: str) -> str | None:
+    """The user's words attached to a rejected tool use, or ``None`` when there are none."""
+    at = text.find(FEEDBACK_MARK)
+    if at < 0:
+        return None
+    feedback = text[at + len(FEEDBACK_MARK):].strip()
+    return feedback or None

@@ -1,0 +1,190 @@
+"""Spec events out of a foreign transcript, with every verdict written explicitly.
+
+One :class:`ConversationWriter` per imported session. Its whole state is a plain
+dict (saved between imports) so an import can stop after any line and the next
+one continues exactly there. Events are buffered and appended in one write per
+import, after which the caller saves the state.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import orjson
+
+from orkas_tui.core.timefmt import format_ts, parse_ts
+from orkas_tui.importers.classify import ErrorClassifier
+
+OUTPUT_LIMIT = 2_000
+
+
+@dataclass
+class ImportStats:
+    """What an import read and wrote; ``unknown`` and ``malformed`` are skipped, never fatal."""
+
+    files: int = 0
+    lines: int = 0
+    turns: int = 0
+    tool_calls: int = 0
+    real_errors: int = 0
+    transient_errors: int = 0
+    interrupts: int = 0
+    skill_reads: int = 0
+    corrections: int = 0
+    malformed: int = 0
+    outside_turn: int = 0
+    sidechain: int = 0
+    unknown: Counter = field(default_factory=Counter)
+    problems: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        doc = {k: v for k, v in self.__dict__.items() if k not in ("unknown", "problems")}
+        doc["unknown"] = dict(sorted(self.unknown.items()))
+        doc["problems"] = list(self.problems)
+        return doc
+
+
+def new_state() -> dict:
+    return {"turns": 0, "open": None, "calls": {}, "error": None, "aborted": False, "last_ts": None}
+
+
+class ConversationWriter:
+    def __init__(self, path: Path, state: dict, classifier: ErrorClassifier, stats: ImportStats) -> None:
+        self.path = path
+        self.state = state
+        self.classifier = classifier
+        self.stats = stats
+        self.lines: list[bytes] = []
+
+    @property
+    def open(self) -> bool:
+        return self.state["open"] is not None
+
+    def stamp(self, raw: object) -> str | None:
+        """The event time: the source's own timestamp, else the last one seen."""
+        moment = parse_ts(raw)
+        if moment is not None:
+            self.state["last_ts"] = format_ts(moment)
+        return self.state["last_ts"]
+
+    def emit(self, ts: str | None, kind: str, **fields: object) -> None:
+        event = {"ts": ts or self.state["last_ts"] or "1970-01-01T00:00:00Z", "type": kind}
+        event.update(fields)
+        self.lines.append(orjson.dumps(event) + b"\n")
+
+    def start_turn(self, ts: str | None, text: str | None, **extra: object) -> None:
+        """Close any open turn and open the next; ``text=None`` means no user wrote it."""
+        if self.open:
+            self.end_turn(ts)
+        self.state["turns"] += 1
+        self.state.update(open=f"t{self.state['turns']}", calls={}, error=None, aborted=False)
+        self.emit(ts, "turn_start", turn=self.state["open"], skills_indexed=[], **extra)
+        if text is not None:
+            self.emit(ts, "user", text=text)
+        self.stats.turns += 1
+
+    def in_turn(self) -> bool:
+        """True inside a turn; agent activity outside one is counted, not written."""
+        if not self.open:
+            self.stats.outside_turn += 1
+        return self.open
+
+    def assistant(self, ts: str | None, text: str) -> None:
+        if text.strip() and self.in_turn():
+            self.emit(ts, "assistant", text=text)
+
+    def user_feedback(self, ts: str | None, text: str, call_id: str) -> None:
+        """A rejection's feedback is what the user wants instead: a correction."""
+        if not self.open:
+            return
+        self.emit(ts, "user", text=f"instead: {text}", rejected_call=call_id)
+        self.stats.corrections += 1
+
+    def tool_call(self, ts: str | None, call_id: str, name: str, args: dict, skills: list[str], command: object = None) -> None:
+        if not self.in_turn():
+            return
+        self.state["calls"][call_id] = [name, command]
+        self.emit(ts, "tool_call", id=call_id, name=name, args=args)
+        self.stats.tool_calls += 1
+        for slug in skills:
+            self.emit(ts, "skill_read", skill=slug)
+            self.stats.skill_reads += 1
+
+    def call_info(self, call_id: str) -> tuple[str | None, object]:
+        name, command = self.state["calls"].get(call_id, (None, None))
+        return name, command
+
+    def tool_ok(self, ts: str | None, call_id: str, output: str) -> None:
+        if self.in_turn():
+            self.emit(ts, "tool_result", id=call_id, ok=True, output=output[:OUTPUT_LIMIT])
+
+    def tool_error(self, ts: str | None, call_id: str, message: str, transient: bool | None = None, reason: str | None = None,
+                   status: int | None = None, **extra: object) -> None:
+        """A failed result; ``transient`` given means not the tool's own failure (``reason`` says why)."""
+        if not self.in_turn():
+            return
+        if transient is None:
+            verdict = self.classifier.classify(message, status)
+            transient, reason = verdict.transient, verdict.reason
+        fields: dict[str, object] = {"id": call_id, "ok": False, "error": message[:OUTPUT_LIMIT], "transient": transient, "reason": reason}
+        if status is not None:
+            fields["status"] = status
+        self.emit(ts, "tool_result", **fields, **{k: v for k, v in extra.items() if v is not None})
+        if transient:
+            self.stats.transient_errors += 1
+        else:
+            self.stats.real_errors += 1
+
+    def fail(self, message: str, status: int | None = None, kind: str | None = None, retried: bool = False) -> None:
+        """An agent-level error; it ends the turn in error unless the agent recovers."""
+        if self.in_turn():
+            verdict = self.classifier.classify(message, status, kind, retried)
+            self.state["error"] = {"error": message[:OUTPUT_LIMIT], "transient": verdict.transient, "reason": verdict.reason}
+
+    def recover(self) -> None:
+        self.state["error"] = None
+
+    def abort(self, ts: str | None) -> None:
+        """The user stopped the turn: it ends now, ``aborted``."""
+        if self.in_turn():
+            self.state["aborted"] = True
+            self.stats.interrupts += 1
+            self.end_turn(ts)
+
+    def end_turn(self, ts: str | None) -> None:
+        if not self.open:
+            return
+        fields: dict[str, object] = {"turn": self.state["open"], "status": "ok"}
+        error = self.state["error"]
+        if self.state["aborted"]:
+            fields["status"] = "aborted"
+        elif error:
+            fields.update(status="error", **error)
+            if error["transient"]:
+                self.stats.transient_errors += 1
+            else:
+                self.stats.real_errors += 1
+        self.emit(ts, "turn_end", **fields)
+        self.state.update(open=None, calls={}, error=None, aborted=False)
+
+    def flush(self) -> int:
+        """Append the buffered events in one write; return the conversation's new size."""
+        if self.lines:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                data = b"".join(self.lines)
+                written = 0
+                while written < len(data):
+                    written += os.write(fd, data[written:])
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            self.lines.clear()
+        try:
+            return self.path.stat().st_size
+        except FileNotFoundError:
+            return 0
