@@ -104,7 +104,7 @@ class Parser:
         command = COMMAND.search(text)
         if command:
             args = (command.group(2) or "").strip()
-            self.w.state["command"] = f"{command.group(1)} {args}".strip()
+            self.w.state["command"] = {"text": f"{command.group(1)} {args}".strip(), "ts": ts}
             return
         self.w.state["command"] = None
         if self.subagent:
@@ -114,8 +114,9 @@ class Parser:
         self.w.start_turn(ts, text)
 
     def _assistant(self, record: dict, blocks: list, ts: str | None) -> None:
-        if self.w.state["command"]:
-            self.w.start_turn(ts, self.w.state["command"])
+        command = self.w.state["command"]
+        if command:
+            self.w.start_turn(command["ts"], command["text"])
             self.w.state["command"] = None
         text = "\n".join(b["text"] for b in blocks if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str))
         if record.get("isApiErrorMessage") or text.startswith("API Error"):

@@ -162,7 +162,7 @@ class ConversationWriter:
         if self.state["aborted"]:
             fields["status"] = "aborted"
         elif error:
-            fields.update(status="error", **error)
+            fields.update(status="error", error=error["error"], transient=error["transient"], reason=error["reason"])
             if error["transient"]:
                 self.stats.transient_errors += 1
             else:
