@@ -1,0 +1,86 @@
+"""Export: SKILL.md per skill, and a notes block that never touches the rest of CLAUDE.md / AGENTS.md."""
+
+from __future__ import annotations
+
+import frontmatter
+import pytest
+
+from orkas_tui.core.notes import SelfNotes
+from orkas_tui.core.skills import SkillStore
+from orkas_tui.importers.export import ExportError, export_agent, markers, replace_block
+from tests.conftest import NOW
+
+
+@pytest.fixture
+def taught(workspace, agent):
+    store = SkillStore(agent, workspace.settings)
+    store.create("Docs deploy", "Deploy the docs site with make publish", "When deploying docs, always run `make publish`.\n", NOW)
+    store.create("pytest_fast", "", "Never run the full suite first; run `pytest -x tests/unit`.\n", NOW)
+    SelfNotes(agent, workspace.settings).write("profile", "I stumble on `make` targets.", None, NOW)
+    return agent
+
+
+def test_skills_have_the_front_matter_agents_read(tmp_path, workspace, taught):
+    dest = tmp_path / ".claude" / "skills"
+    result = export_agent(taught, workspace.settings, "claude-code", dest)
+    assert sorted(p.split("/")[-2] for p in result.written) == ["docs-deploy", "pytest_fast"]
+    post = frontmatter.loads((dest / "docs-deploy" / "SKILL.md").read_text())
+    assert post.metadata == {"name": "docs-deploy", "description": "Deploy the docs site with make publish"}
+    assert "always run `make publish`" in post.content
+    assert frontmatter.loads((dest / "pytest_fast" / "SKILL.md").read_text()).metadata["description"] == "pytest_fast"
+    memory = (tmp_path / ".claude" / "CLAUDE.md").read_text()
+    begin, end = markers("coder")
+    assert memory.startswith(begin) and memory.endswith(end + "\n") and "I stumble on `make` targets." in memory
+
+
+def test_manual_edit_outside_markers_survives_reexport(tmp_path, workspace, taught):
+    dest = tmp_path / "proj" / ".codex" / "skills"
+    agents_md = dest.parent / "AGENTS.md"
+    agents_md.parent.mkdir(parents=True)
+    agents_md.write_bytes(b"# House rules\r\nUse tabs.\r\n")
+    export_agent(taught, workspace.settings, "codex", dest)
+    text = agents_md.read_bytes()
+    head, rest = text.split(markers("coder")[0].encode(), 1)
+    assert head == b"# House rules\r\nUse tabs.\r\n\n"
+    agents_md.write_bytes(b"PREFIX edit\n" + text + b"\nTRAILING edit \xe2\x9c\x93\n")
+    SelfNotes(taught, workspace.settings).write("strategies", "Ask before deleting files.", None, NOW)
+    result = export_agent(taught, workspace.settings, "codex", dest)
+    after = agents_md.read_bytes()
+    assert result.memory_status == "updated"
+    assert after.startswith(b"PREFIX edit\n# House rules\r\nUse tabs.\r\n\n") and after.endswith(b"\nTRAILING edit \xe2\x9c\x93\n")
+    assert b"Ask before deleting files." in after and after.count(markers("coder")[0].encode()) == 1
+    again = export_agent(taught, workspace.settings, "codex", dest)
+    assert (again.memory_status, again.written, agents_md.read_bytes()) == ("unchanged", [], after)
+
+
+def test_hand_edited_skill_is_not_overwritten(tmp_path, workspace, taught):
+    dest = tmp_path / "skills"
+    export_agent(taught, workspace.settings, "claude-code", dest)
+    skill_md = dest / "docs-deploy" / "SKILL.md"
+    skill_md.write_text(skill_md.read_text() + "My own note.\n")
+    SkillStore(taught, workspace.settings).patch("docs-deploy", "make publish`.", "make publish` then check the URL.", NOW)
+    result = export_agent(taught, workspace.settings, "claude-code", dest)
+    assert result.conflicts == [str(skill_md.resolve())] and skill_md.read_text().endswith("My own note.\n")
+    forced = export_agent(taught, workspace.settings, "claude-code", dest, force=True)
+    assert str(skill_md.resolve()) in forced.written and "check the URL" in skill_md.read_text()
+
+
+def test_patched_skill_updates_in_place_and_deleted_one_is_reported(tmp_path, workspace, taught):
+    dest = tmp_path / "skills"
+    export_agent(taught, workspace.settings, "claude-code", dest)
+    store = SkillStore(taught, workspace.settings)
+    store.patch("docs-deploy", "make publish`.", "make publish` twice.", NOW)
+    store.delete("pytest_fast", NOW)
+    result = export_agent(taught, workspace.settings, "claude-code", dest)
+    assert result.written == [str((dest / "docs-deploy" / "SKILL.md").resolve())]
+    assert result.stale == [str((dest / "pytest_fast" / "SKILL.md").resolve())]
+    assert "twice" in (dest / "docs-deploy" / "SKILL.md").read_text()
+
+
+def test_broken_markers_are_refused():
+    begin, end = markers("coder")
+    with pytest.raises(ExportError):
+        replace_block(f"x\n{begin}\nold\n", "coder", "new")
+    with pytest.raises(ExportError):
+        replace_block(f"x\n{end}\n", "coder", "new")
+    assert replace_block(f"a{begin}\nold\n{end}b", "coder", "new") == f"a{begin}\nnew\n{end}b"
