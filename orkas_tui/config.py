@@ -105,6 +105,7 @@ class ModelSettings:
     api_key_env: str | None = None
     timeout_s: float = 120.0
     max_retries: int = 2
+    retry_backoff_s: float = 2.0
 
 
 @dataclass(frozen=True)
@@ -202,6 +203,7 @@ def parse_settings(data: dict[str, Any], path: Path) -> Settings:
         api_key_env=reader.optional_string("model.api_key_env", model_t.get("api_key_env")),
         timeout_s=reader.number("model.timeout_s", model_t.get("timeout_s", 120.0), minimum=0.1),
         max_retries=reader.integer("model.max_retries", model_t.get("max_retries", 2), minimum=0),
+        retry_backoff_s=reader.number("model.retry_backoff_s", model_t.get("retry_backoff_s", 2.0), minimum=0.0),
     )
 
     keys = {str(k): reader.string(f"keys.{k}", v) for k, v in reader.table("keys").items()}

@@ -100,12 +100,19 @@ def append_jsonl(path: Path, event: dict, sync: bool = True) -> None:
 
 
 @contextlib.contextmanager
-def file_lock(path: Path) -> Iterator[None]:
-    """An advisory exclusive lock held for the ``with`` block (between processes too)."""
+def file_lock(path: Path, blocking: bool = True) -> Iterator[None]:
+    """An advisory exclusive lock held for the ``with`` block (between processes too).
+
+    With ``blocking=False`` a lock held elsewhere raises :class:`BlockingIOError` at once.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        fcntl.flock(fd, fcntl.LOCK_EX if blocking else fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BaseException:
+        os.close(fd)
+        raise
+    try:
         yield
     finally:
         fcntl.flock(fd, fcntl.LOCK_UN)
