@@ -6,8 +6,8 @@ import argparse
 
 from orkas_tui.cli import add_json, add_now, add_workspace, now_arg, open_workspace, print_json
 from orkas_tui.core.notes import SelfNotes, prompt_block
+from orkas_tui.core.queue import refreshed_scans, workspace_queue
 from orkas_tui.core.report import agent_status
-from orkas_tui.core.scan import AgentScan
 from orkas_tui.core.skills import SkillStore
 from orkas_tui.core.textfmt import rate, table
 from orkas_tui.core.timefmt import format_ts
@@ -33,17 +33,27 @@ def register_prompt(sub: argparse._SubParsersAction) -> None:
 
 
 def workspace_status(workspace, now, agent_id: str | None = None) -> dict:
-    """The whole ``status --json`` document."""
-    ids = [workspace.agent(agent_id).id] if agent_id else workspace.agent_ids()
+    """The whole ``status --json`` document; each agent carries its queue decision as ``"queue"``.
+
+    The queue is planned over every agent (the per-cycle cap depends on all of them)
+    even when only one agent is shown.
+    """
+    if agent_id:
+        workspace.agent(agent_id)
+    scans = refreshed_scans(workspace)
+    plan = workspace_queue(workspace, now, scans)
     agents = []
-    for aid in ids:
-        scan = AgentScan(workspace.agent(aid), workspace.settings)
-        scan.refresh()
-        agents.append(agent_status(scan, now))
+    for scan in scans:
+        if agent_id and scan.id != agent_id:
+            continue
+        row = agent_status(scan, now)
+        row["queue"] = plan.decision(scan.id).to_json()
+        agents.append(row)
     return {
         "workspace": str(workspace.root),
         "now": format_ts(now),
         "threshold": workspace.settings.threshold,
+        "next_cycle_at": format_ts(plan.next_cycle_at),
         "agents": agents,
     }
 
@@ -74,6 +84,8 @@ def render_status(doc: dict, recent: int | None) -> str:
         if agent["malformed_lines"]:
             facts.append(f"{agent['malformed_lines']} malformed lines skipped")
         out += ["", f"== {title}: " + ", ".join(facts)]
+        if "queue" in agent:
+            out.append("queue: " + queue_phrase(agent["queue"]))
         shown = turns if recent is None else turns[:recent]
         if shown:
             rows = [
@@ -103,6 +115,15 @@ def render_status(doc: dict, recent: int | None) -> str:
         for problem in agent.get("problems", []):
             out.append(f"! {problem}")
     return "\n".join(out)
+
+
+def queue_phrase(decision: dict) -> str:
+    """One agent's queue decision in words (shared by ``status`` and ``queue``)."""
+    if decision["selected"]:
+        text = f"selected #{decision['rank']}" + (" (forced)" if decision["forced"] else "")
+    else:
+        text = decision["reason"]
+    return f"{text}; trigger score {decision['trigger_score']:g}"
 
 
 def run_prompt(args: argparse.Namespace) -> int:

@@ -1,0 +1,48 @@
+"""``orkas-tui history AGENT`` and ``orkas-tui revert CHANGE_ID``: every applied change, and undo."""
+
+from __future__ import annotations
+
+import argparse
+
+from orkas_tui.cli import add_json, add_now, add_workspace, now_arg, open_workspace, print_json
+from orkas_tui.core.history import list_changes
+from orkas_tui.core.proposals import revert_change
+from orkas_tui.core.textfmt import table
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("history", help="every change applied to an agent's skills and notes")
+    add_workspace(parser)
+    parser.add_argument("agent", metavar="AGENT")
+    add_json(parser)
+    parser.set_defaults(func=run_history)
+
+    parser = sub.add_parser("revert", help="undo one applied change (refused if the file changed since)")
+    add_workspace(parser)
+    parser.add_argument("change", metavar="CHANGE_ID")
+    add_now(parser)
+    add_json(parser)
+    parser.set_defaults(func=run_revert)
+
+
+def run_history(args: argparse.Namespace) -> int:
+    workspace = open_workspace(args)
+    changes = list_changes(workspace.agent(args.agent))
+    if args.json:
+        print_json([c.to_json() for c in changes])
+        return 0
+    if not changes:
+        print("no changes yet")
+        return 0
+    rows = [(c.id, c.at, c.action, c.target, c.by, c.proposal or "-", c.reverted_at or "") for c in changes]
+    print(table(("change", "at", "action", "target", "by", "proposal", "reverted"), rows))
+    return 0
+
+
+def run_revert(args: argparse.Namespace) -> int:
+    change = revert_change(open_workspace(args), args.change, now_arg(args.now))
+    if args.json:
+        print_json(change.to_json())
+    else:
+        print(f"reverted {change.id}: {change.action} {change.target}")
+    return 0

@@ -1,0 +1,127 @@
+"""``orkas-tui proposals list|show|approve|reject|edit``: review what reflections propose."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from orkas_tui.cli import CliError, add_json, add_now, add_workspace, now_arg, open_workspace, print_json
+from orkas_tui.core.proposals import Proposal, approve, edit_operation, list_proposals, load_proposal, reject
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("proposals", help="list, show, approve, reject or edit reflection proposals")
+    add_workspace(parser)
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+    p = actions.add_parser("list", help="every proposal, newest last")
+    add_workspace(p)
+    p.add_argument("--agent", metavar="ID", help="only this agent")
+    p.add_argument("--pending", action="store_true", help="only proposals with operations to review")
+    add_json(p)
+    p.set_defaults(func=run_list)
+
+    p = actions.add_parser("show", help="one proposal with every operation")
+    add_workspace(p)
+    p.add_argument("id", metavar="ID")
+    add_json(p)
+    p.set_defaults(func=run_show)
+
+    for name, func, text in (("approve", run_approve, "apply"), ("reject", run_reject, "reject")):
+        p = actions.add_parser(name, help=f"{text} every pending operation, or only --op N")
+        add_workspace(p)
+        p.add_argument("id", metavar="ID")
+        p.add_argument("--op", type=int, metavar="N", help="only operation N (0-based)")
+        add_now(p)
+        add_json(p)
+        p.set_defaults(func=func)
+
+    p = actions.add_parser("edit", help="change fields of operation N before approving it")
+    add_workspace(p)
+    p.add_argument("id", metavar="ID")
+    p.add_argument("--op", type=int, required=True, metavar="N")
+    p.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE", help="a new field value (repeatable)")
+    p.add_argument("--set-file", action="append", default=[], metavar="FIELD=PATH", help="a field value read from a file")
+    add_json(p)
+    p.set_defaults(func=run_edit)
+
+
+def render(proposal: Proposal, full: bool) -> str:
+    head = f"{proposal.id}  {proposal.status}  {proposal.created_at}  {len(proposal.operations)} op(s)  {proposal.summary}"
+    if not full:
+        return head
+    out = [head]
+    for item in proposal.operations:
+        op = item.op if isinstance(item.op, dict) else {"op": repr(item.op)}
+        out.append(f"  [{item.index}] {item.status}: " + json.dumps(op, ensure_ascii=False))
+        if item.reason:
+            out.append(f"      reason: {item.reason}")
+        if item.changes:
+            out.append(f"      changes: {', '.join(item.changes)}")
+    return "\n".join(out)
+
+
+def run_list(args: argparse.Namespace) -> int:
+    workspace = open_workspace(args)
+    ids = [workspace.agent(args.agent).id] if args.agent else workspace.agent_ids()
+    found = [p for aid in ids for p in list_proposals(workspace.agent(aid)) if not args.pending or p.status == "pending"]
+    if args.json:
+        print_json([p.to_json() for p in found])
+    else:
+        print("\n".join(render(p, False) for p in found) or "no proposals")
+    return 0
+
+
+def run_show(args: argparse.Namespace) -> int:
+    _, proposal = load_proposal(open_workspace(args), args.id)
+    if args.json:
+        print_json(proposal.to_json())
+    else:
+        print(render(proposal, True))
+    return 0
+
+
+def run_approve(args: argparse.Namespace) -> int:
+    proposal, result = approve(open_workspace(args), args.id, now_arg(args.now), args.op)
+    if args.json:
+        print_json({"proposal": proposal.to_json(), "applied": [c.id for c in result.applied],
+                    "skipped": result.skipped, "failed": result.failed})
+    else:
+        for change in result.applied:
+            print(f"applied {change.id}: {change.action} {change.target}")
+        for line in result.skipped:
+            print(line)
+        if not (result.applied or result.skipped or result.failed):
+            print(f"{proposal.id}: nothing pending to apply")
+    if result.failed:
+        raise CliError("; ".join(result.failed))
+    return 0
+
+
+def run_reject(args: argparse.Namespace) -> int:
+    proposal = reject(open_workspace(args), args.id, now_arg(args.now), args.op)
+    if args.json:
+        print_json(proposal.to_json())
+    else:
+        print(render(proposal, False))
+    return 0
+
+
+def run_edit(args: argparse.Namespace) -> int:
+    fields: dict[str, str] = {}
+    for pair, from_file in [(p, False) for p in args.set] + [(p, True) for p in args.set_file]:
+        name, sep, value = pair.partition("=")
+        if not sep or not name:
+            raise CliError(f"expected FIELD=VALUE, not {pair!r}")
+        if from_file:
+            with open(value, encoding="utf-8") as handle:
+                value = handle.read()
+        fields[name] = value
+    if not fields:
+        raise CliError("nothing to change: give --set FIELD=VALUE or --set-file FIELD=PATH")
+    proposal = edit_operation(open_workspace(args), args.id, args.op, fields)
+    if args.json:
+        print_json(proposal.to_json())
+    else:
+        print(render(proposal, True))
+    return 0

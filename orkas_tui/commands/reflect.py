@@ -1,0 +1,136 @@
+"""``orkas-tui reflect``, ``cycle`` and ``daemon``: run reflections now, once, or on the schedule."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+
+from orkas_tui.cli import add_json, add_now, add_workspace, now_arg, open_workspace, print_json
+from orkas_tui.commands.status import queue_phrase
+from orkas_tui.core.cycle import CycleReport, run_cycle
+from orkas_tui.core.queue import workspace_queue
+from orkas_tui.core.reflect import REFLECTED, Outcome, Prepared, Progress, prepare, reflect
+from orkas_tui.core.timefmt import format_ts, utc_now
+
+EXIT_TRANSIENT = 3
+EXIT_FAILED = 1
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("reflect", help="reflect on one agent now (or show exactly what would be sent)")
+    add_workspace(parser)
+    parser.add_argument("agent", metavar="AGENT")
+    parser.add_argument("--dry-run", action="store_true", help="print the messages, token count and redactions; send nothing")
+    add_now(parser)
+    add_json(parser)
+    parser.set_defaults(func=run_reflect)
+
+    parser = sub.add_parser("cycle", help="run one scheduled cycle over the selected agents")
+    add_workspace(parser)
+    add_now(parser)
+    add_json(parser)
+    parser.set_defaults(func=run_cycle_command)
+
+    parser = sub.add_parser("daemon", help="run cycles on the schedule until stopped, logging each decision")
+    add_workspace(parser)
+    parser.add_argument("--poll", type=float, default=60.0, metavar="SECONDS", help="longest sleep between checks (default 60)")
+    parser.add_argument("--cycles", type=int, default=0, metavar="N", help="stop after N cycles (default: run until stopped)")
+    parser.set_defaults(func=run_daemon)
+
+
+def progress_to_stderr(progress: Progress) -> None:
+    print(f"[{progress.agent}] {progress.stage}: {progress.message}", file=sys.stderr, flush=True)
+
+
+def exit_code(outcome: Outcome) -> int:
+    if outcome.status in REFLECTED:
+        return 0
+    return EXIT_TRANSIENT if outcome.status == "transient_failure" else EXIT_FAILED
+
+
+def render_dry_run(prepared: Prepared) -> str:
+    b = prepared.bundle
+    out = [
+        f"dry run for {b.agent}: nothing is sent",
+        f"period: since {format_ts(prepared.since) if prepared.since else 'the first turn'}",
+        f"bundle: {b.tokens} of {b.budget} tokens, {b.items_kept}/{b.items_total} events, "
+        f"{len(b.conversations)} conversation(s), {b.outputs_cut} tool output(s) cut",
+        f"prompt: {prepared.prompt.tokens} tokens, {prepared.prompt.redactions} redaction(s)",
+    ]
+    for message in prepared.prompt.messages:
+        out += ["", f"===== {message['role']} =====", message["content"]]
+    return "\n".join(out)
+
+
+def render_outcome(outcome: Outcome) -> str:
+    line = f"{outcome.agent}: {outcome.status}: {outcome.message}"
+    if outcome.summary:
+        line += f"\n  summary: {outcome.summary}"
+    for bad in outcome.invalid:
+        line += f"\n  invalid operation {bad['index']}: {bad['reason']}"
+    if outcome.prompt_tokens is not None:
+        cost = "unknown" if outcome.cost_usd is None else f"${outcome.cost_usd:.4f}"
+        line += f"\n  tokens: {outcome.prompt_tokens} in, {outcome.completion_tokens} out; cost {cost}"
+    return line
+
+
+def run_reflect(args: argparse.Namespace) -> int:
+    workspace = open_workspace(args)
+    workspace.agent(args.agent)
+    if args.dry_run:
+        prepared = prepare(workspace, args.agent)
+        if args.json:
+            print_json(prepared.to_json())
+        else:
+            print(render_dry_run(prepared))
+        return 0
+    outcome = reflect(workspace, args.agent, now_arg(args.now), None if args.json else progress_to_stderr)
+    if args.json:
+        print_json(outcome.to_json())
+    elif outcome.status in REFLECTED:
+        print(render_outcome(outcome))
+    else:
+        print(f"orkas-tui: {outcome.agent}: {outcome.status}: {outcome.message}", file=sys.stderr)
+    return exit_code(outcome)
+
+
+def render_cycle(report: CycleReport) -> str:
+    out = [f"cycle at {format_ts(report.plan.now)}"]
+    for decision in report.plan.decisions:
+        out.append(f"  {decision.id}: " + queue_phrase(decision.to_json()))
+    out += [render_outcome(o) for o in report.outcomes] or ["no agent selected"]
+    return "\n".join(out)
+
+
+def run_cycle_command(args: argparse.Namespace) -> int:
+    workspace = open_workspace(args)
+    report = run_cycle(workspace, now_arg(args.now), None if args.json else progress_to_stderr)
+    if args.json:
+        print_json(report.to_json())
+    else:
+        print(render_cycle(report))
+    return 0
+
+
+def run_daemon(args: argparse.Namespace) -> int:
+    workspace = open_workspace(args)
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    print(f"daemon: workspace {workspace.root}; cycle every {workspace.settings.schedule.cycle_interval}", flush=True)
+    cycles = 0
+    while not stop.is_set():
+        now = utc_now()
+        plan = workspace_queue(workspace, now)
+        if now < plan.next_cycle_at:
+            stop.wait(min((plan.next_cycle_at - now).total_seconds(), args.poll))
+            continue
+        report = run_cycle(workspace, now, lambda p: print(f"{format_ts(utc_now())} [{p.agent}] {p.stage}: {p.message}", flush=True), stop)
+        print(f"{format_ts(now)} " + render_cycle(report), flush=True)
+        cycles += 1
+        if args.cycles and cycles >= args.cycles:
+            break
+    print("daemon: stopped", flush=True)
+    return 0
