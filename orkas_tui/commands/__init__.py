@@ -1,6 +1,6 @@
 """Every CLI command, one module each; each exposes ``register(subparsers)``."""
 
-from orkas_tui.commands import demo, history, proposals, queue, reflect, status
+from orkas_tui.commands import demo, history, proposals, queue, reflect, status, transcripts
 
 REGISTRARS = [
     status.register,
@@ -10,4 +10,6 @@ REGISTRARS = [
     reflect.register,
     proposals.register,
     history.register,
+    transcripts.register,
+    transcripts.register_export,
 ]

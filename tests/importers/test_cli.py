@@ -1,0 +1,94 @@
+"""The import and export commands, and --watch: keeps importing, stops cleanly."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from orkas_tui.cli import main
+from orkas_tui.core.scan import AgentScan
+from orkas_tui.importers.watch import watch_import
+from tests.importers.test_claude_code import session
+from tests.importers.transcripts import write_lines
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_import_json_counts_and_second_run_adds_nothing(samples, workspace, capsys):
+    args = ["import", "claude-code", str(samples / "claude-code"), "--agent", "cc", "--workspace", str(workspace.root), "--json", "--settle", "0"]
+    assert main(args) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert (first["files"], first["turns"], first["tool_calls"], first["interrupts"], first["transient_errors"]) == (2, 3, 8, 3, 2)
+    assert main(args) == 0
+    second = json.loads(capsys.readouterr().out)
+    assert (second["lines"], second["turns"]) == (0, 0)
+
+
+def test_import_defaults_to_the_agents_own_folder(tmp_path, workspace, capsys):
+    write_lines(tmp_path / "home" / ".claude" / "projects" / "-home-me-proj" / "s1.jsonl", session())
+    assert main(["import", "claude-code", "--agent", "mine", "--workspace", str(workspace.root), "--settle", "0"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("1 files, 39 new lines -> agent mine: 5 turns, 7 tool calls, 2 real and 4 transient errors, 1 interrupts")
+    assert "skipped: 2 malformed, 1 mystery-record, 1 inline subagent (sidechain) records" in out
+
+
+def test_import_of_missing_source_is_one_line_error(workspace, capsys):
+    assert main(["import", "codex", "/nonexistent/x.jsonl", "--agent", "cc", "--workspace", str(workspace.root)]) == 2
+    assert capsys.readouterr().err.startswith("orkas-tui: no such file or folder")
+
+
+def test_export_command(workspace, agent, tmp_path, capsys):
+    dest = tmp_path / "codex-home" / "skills"
+    assert main(["export", "codex", "coder", str(dest), "--workspace", str(workspace.root), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["written"], doc["memory_status"], doc["memory"]) == ([], "created", str(dest.parent / "AGENTS.md"))
+
+
+def test_watch_imports_lines_as_they_arrive(tmp_path, workspace, agent):
+    lines = session()
+    source = write_lines(tmp_path / "src" / "s.jsonl", lines[:3])
+    reports, stop = [], threading.Event()
+    thread = threading.Thread(target=watch_import, args=(agent, workspace.settings, "claude-code", [source.parent], 0.0, reports.append, stop),
+                              kwargs={"tick": 0.2})
+    thread.start()
+    try:
+        _wait(lambda: reports, "the first import")
+        write_lines(source, lines)
+        scan = AgentScan(agent, workspace.settings)
+        _wait(lambda: (scan.refresh(), len(list(scan.turns())) == 5)[1], "the grown session's turns")
+    finally:
+        stop.set()
+        thread.join(10)
+    assert not thread.is_alive()
+    assert sum(r.turns for r in reports) == 5
+
+
+def test_watch_stops_cleanly_on_ctrl_c(tmp_path, workspace):
+    source = write_lines(tmp_path / "src" / "s.jsonl", session())
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen([sys.executable, "-m", "orkas_tui", "import", "claude-code", str(source.parent), "--agent", "w",
+                             "--workspace", str(workspace.root), "--watch", "--settle", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert proc.stdout.readline().startswith("watching ")
+        assert "5 turns" in proc.stdout.readline()
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=15)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0 and "Traceback" not in err
+
+
+def _wait(condition, what: str, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
