@@ -10,6 +10,7 @@ not when it ran locally (``<local-command-stdout>`` follows).
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -28,7 +29,8 @@ SYSTEM_IGNORED = frozenset({"local_command", "compact_boundary", "microcompact_b
 
 
 def default_sources(home: Path) -> list[Path]:
-    return [home / ".claude" / "projects"]
+    base = Path(os.environ["CLAUDE_CONFIG_DIR"]) if os.environ.get("CLAUDE_CONFIG_DIR") else home / ".claude"
+    return [base / "projects"]
 
 
 def conversation_id(path: Path) -> str:

@@ -22,9 +22,9 @@ from orkas_tui.importers.writer import ConversationWriter
 
 NAME = "codex"
 INJECTED = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions", "<user_shell_command>", "<turn_aborted>")
-CALLS = ("function_call", "custom_tool_call", "local_shell_call")
+CALLS = ("function_call", "custom_tool_call", "local_shell_call", "web_search_call")
 OUTPUTS = ("function_call_output", "custom_tool_call_output", "local_shell_call_output")
-QUIET_ITEMS = frozenset({"reasoning", "ghost_snapshot", "web_search_call", "compaction", "compaction_summary"})
+QUIET_ITEMS = frozenset({"reasoning", "ghost_snapshot", "compaction", "compaction_summary"})
 QUIET_EVENTS = frozenset({
     "task_started", "token_count", "agent_message", "agent_reasoning", "agent_reasoning_raw_content",
     "agent_reasoning_section_break", "exec_command_begin", "exec_command_end", "exec_command_output_delta",
@@ -111,6 +111,8 @@ class Parser:
         if item == "local_shell_call":
             action = payload.get("action") if isinstance(payload.get("action"), dict) else {}
             name, args = "local_shell", {"command": action.get("command")}
+        elif item == "web_search_call":
+            name, args = "web_search", payload.get("action") if isinstance(payload.get("action"), dict) else {}
         elif item == "custom_tool_call":
             name, args = str(payload.get("name") or "?"), {"input": payload.get("input")}
         else:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from pathlib import PurePath
 
 from orkas_tui.core.skills import slugify
 
@@ -50,6 +51,9 @@ def skill_reads(name: str, args: dict) -> list[str]:
         return [slugify(skill.rsplit(":", 1)[-1])] if isinstance(skill, str) and skill.strip() else []
     if name in WRITE_TOOLS:
         return []
+    paths = [v for v in args.values() if isinstance(v, str) and v.replace("\\", "/").endswith("/SKILL.md")]
+    if paths:
+        return list(dict.fromkeys(slugify(PurePath(v.replace("\\", "/")).parent.name) for v in paths))
     text = " ".join(str(v) for v in args.values())
     if "*** Begin Patch" in text or "apply_patch" in text:
         return []

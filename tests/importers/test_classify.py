@@ -1,0 +1,56 @@
+"""The agents' error vocabulary: transient when waiting helps, real when it cannot."""
+
+from __future__ import annotations
+
+import pytest
+
+from orkas_tui.config import Settings
+from orkas_tui.importers.classify import ErrorClassifier, codex_error_kind
+from orkas_tui.importers.tools import exit_code, no_match, rejection_feedback, skill_reads
+
+CASES = [
+    ('API Error: 529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}', None, None, False, True),
+    ("API Error: 500 Internal server error", None, None, False, True),
+    ("API Error: Connection error.", None, None, False, True),
+    ("API Error (Request timed out.)", None, None, False, True),
+    ("API Error: 429 rate_limit_error", None, None, False, True),
+    ("stream disconnected before completion: error sending request", None, None, False, True),
+    ("something odd", None, None, True, True),
+    ("Claude AI usage limit reached|1767261600", None, None, False, False),
+    ("API Error: 401 invalid x-api-key · Please run /login", None, None, False, False),
+    ("OAuth token has expired. Please obtain a new token", 401, None, True, False),
+    ("You've hit your usage limit. Upgrade to Pro", None, "usage_limit_exceeded", True, False),
+    ("error", None, "context_window_exceeded", False, False),
+    ("exceeded retry limit, last status: 502", 502, "response_too_many_failed_attempts", False, True),
+    ("unexpected status 500", 500, "internal_server_error", False, True),
+    ("make: *** No rule to make target 'docs'.", None, None, False, False),
+]
+
+
+@pytest.mark.parametrize(("message", "status", "kind", "retried", "transient"), CASES)
+def test_verdicts(message, status, kind, retried, transient):
+    assert ErrorClassifier(Settings()).classify(message, status, kind, retried).transient is transient
+
+
+def test_codex_error_info_shapes():
+    assert codex_error_kind("internal_server_error") == ("internal_server_error", None)
+    assert codex_error_kind({"http_connection_failed": {"http_status_code": 503}}) == ("http_connection_failed", 503)
+    assert codex_error_kind({"a": 1, "b": 2}) == (None, None)
+    assert codex_error_kind(None) == (None, None)
+
+
+def test_tool_text_helpers():
+    assert exit_code("Exit code 127\nbash: foo: command not found") == 127
+    assert exit_code("Process exited with code 2\nOutput:") == 2
+    assert exit_code("all fine, exit code 3 in prose") is None
+    assert no_match(["bash", "-lc", "rg -n OLLAMA"], 1, "")
+    assert not no_match("rg -n OLLAMA", 1, "rg: regex parse error")
+    assert not no_match("make", 1, "")
+    assert skill_reads("Read", {"file_path": "/h/.claude/skills/Docs Deploy/SKILL.md"}) == ["docs-deploy"]
+    assert skill_reads("shell", {"command": ["bash", "-lc", "sed -n 1,80p ~/.codex/skills/build-fix/SKILL.md"]}) == ["build-fix"]
+    assert skill_reads("shell", {"command": ["bash", "-lc", "apply_patch <<'P'\n*** Update File: skills/x/SKILL.md"]}) == []
+    assert skill_reads("Read", {"file_path": "/h/.claude/skills/docs-deploy/SKILL.md"}) == ["docs-deploy"]
+    assert skill_reads("Edit", {"file_path": "/h/.claude/skills/docs-deploy/SKILL.md"}) == []
+    assert skill_reads("Skill", {"skill": "plugin:Release Notes"}) == ["release-notes"]
+    assert rejection_feedback("...rejected. To tell you how to proceed, the user said:\n  use uv  ") == "use uv"
+    assert rejection_feedback("The user doesn't want to proceed with this tool use.") is None
