@@ -17,6 +17,7 @@ from pathlib import Path
 
 import orjson
 
+from orkas_tui.config import Settings
 from orkas_tui.core.files import atomic_write
 from orkas_tui.core.notes import SelfNotes
 from orkas_tui.core.report import last_reflection_at
@@ -139,9 +140,9 @@ def next_cycle_at(last_cycle_at: datetime | None, now: datetime, interval: timed
     return max(now, last_cycle_at + interval)
 
 
-def plan_queue(scans: Iterable[AgentScan], now: datetime, last_cycle_at: datetime | None = None) -> QueuePlan:
-    """Decide the next cycle for refreshed scans (all sharing one workspace's settings)."""
-    scans = list(scans)
+def plan_queue(scans: Iterable[AgentScan], now: datetime, settings: Settings, last_cycle_at: datetime | None = None) -> QueuePlan:
+    """Decide the next cycle for one workspace's refreshed scans under its ``settings``."""
+    schedule = settings.schedule
     facts = sorted((_facts(scan, now) for scan in scans), key=lambda f: f.id)
     eligible: list[_Facts] = []
     reasons: dict[str, str] = {}
@@ -156,9 +157,8 @@ def plan_queue(scans: Iterable[AgentScan], now: datetime, last_cycle_at: datetim
             eligible.append(f)
     never = datetime.min.replace(tzinfo=now.tzinfo)
     eligible.sort(key=lambda f: (not f.forced, -f.trigger_score, f.last or never, f.id))
-    cap = scans[0].settings.schedule.max_agents_per_cycle if scans else 0
-    chosen = eligible[:cap]
-    for f in eligible[cap:]:
+    chosen = eligible[: schedule.max_agents_per_cycle]
+    for f in eligible[schedule.max_agents_per_cycle :]:
         reasons[f.id] = OVER_CAP
     ranks = {f.id: i + 1 for i, f in enumerate(chosen)}
     decisions = [
@@ -176,9 +176,7 @@ def plan_queue(scans: Iterable[AgentScan], now: datetime, last_cycle_at: datetim
         for f in facts
     ]
     decisions.sort(key=lambda d: (d.rank is None, d.rank or 0, d.id))
-    interval = scans[0].settings.schedule.cycle_interval if scans else None
-    upcoming = now if interval is None else next_cycle_at(last_cycle_at, now, interval)
-    return QueuePlan(now, last_cycle_at, upcoming, decisions)
+    return QueuePlan(now, last_cycle_at, next_cycle_at(last_cycle_at, now, schedule.cycle_interval), decisions)
 
 
 def workspace_state_path(workspace: Workspace) -> Path:
@@ -216,4 +214,5 @@ def refreshed_scans(workspace: Workspace) -> list[AgentScan]:
 
 def workspace_queue(workspace: Workspace, now: datetime, scans: Iterable[AgentScan] | None = None) -> QueuePlan:
     """:func:`plan_queue` with the workspace's last cycle; reads the agents when no scans are given."""
-    return plan_queue(refreshed_scans(workspace) if scans is None else scans, now, last_cycle_at(workspace))
+    chosen = refreshed_scans(workspace) if scans is None else scans
+    return plan_queue(chosen, now, workspace.settings, last_cycle_at(workspace))

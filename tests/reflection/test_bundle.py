@@ -1,0 +1,145 @@
+"""The bundle: the token budget is never exceeded, cuts come in the spec's order, secrets never leave."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from datetime import timedelta
+
+from hypothesis import given, settings as hsettings, strategies as st
+
+from orkas_tui.core.bundle import build_bundle
+from orkas_tui.core.events import log_event
+from orkas_tui.core.reflect import prepare
+from orkas_tui.core.scan import AgentScan
+from orkas_tui.core.tokens import count_tokens
+from orkas_tui.core.workspace import AgentPaths, Workspace
+from tests.reflection.conftest import NOW, add_events, add_turn, configure, set_reflected, ts
+
+M = timedelta(minutes=1)
+SECRET = "sk-proj-" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4"
+
+
+def scan_of(root, agent="a"):
+    ws = Workspace(root)
+    scan = AgentScan(ws.agent(agent), ws.settings)
+    scan.refresh()
+    return scan
+
+
+def test_tiktoken_loads_offline_from_litellms_folder_without_importing_litellm():
+    import os
+
+    assert count_tokens("hello world") == 2
+    assert "litellm_core_utils" in os.environ["TIKTOKEN_CACHE_DIR"]
+    assert importlib.util.find_spec("litellm") is not None
+
+
+def test_a_conversation_far_over_the_budget_is_cut_to_fit(root):
+    long_output = "log line with some words 12345\n" * 400  # ~4k tokens each
+    for i in range(60):
+        add_turn(root, "a", NOW - timedelta(hours=60 - i), user=f"request number {i}", calls=2, output=long_output)
+    raw = (root / "agents" / "a" / "conversations" / "c1.jsonl").read_text()
+    assert count_tokens(raw) > 30 * 12_000
+    bundle = build_bundle(scan_of(root), None)
+    assert bundle.items_total == 60 * 8
+    assert bundle.tokens <= 12_000 and count_tokens(bundle.text) == bundle.tokens
+    assert bundle.outputs_cut == 120  # long tool outputs are cut first...
+    assert bundle.items_kept < bundle.items_total  # ...then the oldest lines dropped
+    assert "request number 59" in bundle.text and "request number 0\n" not in bundle.text
+    assert "older line(s) dropped to fit the token budget" in bundle.text
+    assert "… [cut" in bundle.text
+
+
+def test_cutting_outputs_alone_can_be_enough_and_nothing_is_dropped(root):
+    add_turn(root, "a", NOW - M, calls=3, output="x y z " * 3000)
+    bundle = build_bundle(scan_of(root), None)
+    assert bundle.outputs_cut == 3 and bundle.items_kept == bundle.items_total
+    assert bundle.tokens <= 12_000
+
+
+def test_under_budget_nothing_is_cut(root):
+    add_turn(root, "a", NOW - M, calls=2, output="short output")
+    bundle = build_bundle(scan_of(root), None)
+    assert bundle.outputs_cut == 0 and bundle.items_kept == bundle.items_total
+    assert "short output" in bundle.text
+
+
+def test_one_message_bigger_than_the_budget_is_truncated_not_sent_whole(root):
+    add_turn(root, "a", NOW - M, user="word " * 30_000)
+    bundle = build_bundle(scan_of(root), None)
+    assert bundle.tokens <= 12_000
+
+
+@hsettings(max_examples=15, deadline=None)
+@given(budget=st.integers(min_value=500, max_value=3000), sizes=st.lists(st.integers(0, 4000), min_size=1, max_size=12))
+def test_never_over_any_budget(tmp_path_factory, budget, sizes):
+    root = tmp_path_factory.mktemp("ws")
+    configure(root, extra=f"[bundle]\nmax_tokens = {budget}\n")
+    for i, size in enumerate(sizes):
+        add_turn(root, "a", NOW - timedelta(hours=len(sizes) - i), user="déjà vu 不对 " * (size // 10), calls=1, output="é" * size)
+    bundle = build_bundle(scan_of(root), None)
+    assert count_tokens(bundle.text) <= budget
+
+
+def test_only_the_period_since_the_last_reflection_and_at_most_five_conversations(root):
+    add_turn(root, "a", NOW - timedelta(days=3), conversation="old", user="before the reflection")
+    set_reflected(root, "a", NOW - timedelta(days=2))
+    for i in range(7):
+        add_turn(root, "a", NOW - timedelta(hours=10 - i), conversation=f"conv{i}", user=f"message in conv{i}")
+    bundle = build_bundle(scan_of(root), NOW - timedelta(days=2))
+    assert bundle.conversations == ["conv6", "conv5", "conv4", "conv3", "conv2"]
+    assert "before the reflection" not in bundle.text and "conv0" not in bundle.text and "message in conv6" in bundle.text
+
+
+def test_system_events_of_the_period_are_interleaved_in_time_order(root):
+    add_turn(root, "a", NOW - 30 * M, user="first request")
+    add_turn(root, "a", NOW - 10 * M, user="second request")
+    paths = AgentPaths(root / "agents" / "a")
+    log_event(paths, "skill_created", NOW - 20 * M, skill="deploy-docs", by="reflection")
+    log_event(paths, "skill_deleted", NOW - timedelta(days=9), skill="ancient", by="user")
+    set_reflected(root, "a", NOW - timedelta(days=1))
+    text = build_bundle(scan_of(root), NOW - timedelta(days=1)).text
+    first, event, second = text.index("first request"), text.index("system skill_created"), text.index("second request")
+    assert first < event < second
+    assert "ancient" not in text
+
+
+def test_secrets_are_redacted_before_counting_and_sending(root):
+    add_events(root, "a", "c1", [
+        {"ts": ts(NOW - M), "type": "turn_start", "turn": "t1", "skills_indexed": []},
+        {"ts": ts(NOW - M), "type": "user", "text": f"use key {SECRET} and https://bob:hunter2@example.com/x"},
+        {"ts": ts(NOW - M), "type": "tool_call", "id": "c", "name": "http", "args": {"headers": "Authorization: Bearer abcdefghijklmnopqrstuvwxyz012345"}},
+        {"ts": ts(NOW - M), "type": "tool_result", "id": "c", "ok": True, "output": "-----BEGIN RSA PRIVATE KEY-----\nMIIEabc\n-----END RSA PRIVATE KEY-----"},
+        {"ts": ts(NOW), "type": "turn_end", "turn": "t1", "status": "ok"},
+    ])
+    (root / "agents" / "a" / "self").mkdir()
+    (root / "agents" / "a" / "self" / "profile.md").write_text(f"my token is {SECRET}")
+    prepared = prepare(Workspace(root), "a")
+    assert prepared.bundle.redactions == 4
+    assert prepared.prompt.redactions == 5
+    sent = "".join(m["content"] for m in prepared.prompt.messages)
+    for secret in (SECRET, "hunter2", "abcdefghijklmnopqrstuvwxyz012345", "MIIEabc"):
+        assert secret not in sent
+    assert sent.count("[REDACTED]") == 5
+
+
+def test_custom_redact_patterns_are_a_setting(root):
+    configure(root, extra='[bundle]\nredact_patterns = ["ACME-[0-9]+"]\n')
+    add_turn(root, "a", NOW - M, user="ticket ACME-12345 please")
+    bundle = build_bundle(scan_of(root), None)
+    assert bundle.redactions == 1 and "ACME-12345" not in bundle.text
+
+
+def test_transient_errors_are_labelled_as_the_environments(root):
+    add_turn(root, "a", NOW - M, errors=[{"error": "ETIMEDOUT registry"}, {"error": "exit status 2"}])
+    text = build_bundle(scan_of(root), None).text
+    assert "TRANSIENT error (the environment's, not the agent's) (call" in text
+    assert "] c1 tool_result: error (call" in text
+
+
+def test_building_a_bundle_does_not_import_litellm(root):
+    add_turn(root, "a", NOW - M)
+    already = "litellm" in sys.modules
+    prepare(Workspace(root), "a")
+    assert ("litellm" in sys.modules) == already
