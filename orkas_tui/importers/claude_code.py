@@ -134,7 +134,7 @@ class Parser:
             if isinstance(block, dict) and block.get("type") == "tool_use":
                 name = block.get("name") if isinstance(block.get("name"), str) else "?"
                 args = block.get("input") if isinstance(block.get("input"), dict) else {}
-                call_id = str(block.get("id") or f"anon-{self.w.stats.tool_calls}")
+                call_id = str(block.get("id") or self.w.anon_id())
                 self.w.tool_call(ts, call_id, name, args, tools.skill_reads(name, args), args.get("command"))
 
     def _tool_result(self, block: dict, ts: str | None) -> None:

@@ -107,7 +107,7 @@ class Parser:
         return item in QUIET_EVENTS
 
     def _call(self, item: str, payload: dict, ts: str | None) -> None:
-        call_id = str(payload.get("call_id") or payload.get("id") or f"anon-{self.w.stats.tool_calls}")
+        call_id = str(payload.get("call_id") or payload.get("id") or self.w.anon_id())
         if item == "local_shell_call":
             action = payload.get("action") if isinstance(payload.get("action"), dict) else {}
             name, args = "local_shell", {"command": action.get("command")}

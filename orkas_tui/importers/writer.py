@@ -48,7 +48,7 @@ class ImportStats:
 
 
 def new_state() -> dict:
-    return {"turns": 0, "open": None, "calls": {}, "error": None, "aborted": False, "last_ts": None}
+    return {"turns": 0, "open": None, "calls": {}, "error": None, "aborted": False, "last_ts": None, "anon": 0}
 
 
 class ConversationWriter:
@@ -112,6 +112,11 @@ class ConversationWriter:
         for slug in skills:
             self.emit(ts, "skill_read", skill=slug)
             self.stats.skill_reads += 1
+
+    def anon_id(self) -> str:
+        """An id for a call the transcript gave none, stable across incremental imports."""
+        self.state["anon"] += 1
+        return f"anon-{self.state['anon']}"
 
     def call_info(self, call_id: str) -> tuple[str | None, object]:
         name, command = self.state["calls"].get(call_id, (None, None))

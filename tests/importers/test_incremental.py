@@ -37,7 +37,7 @@ def one_shot(tmp: Path, fmt: str, data: bytes) -> dict[str, bytes]:
     return conversation_bytes(agent)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(fmt=st.sampled_from(sorted(FORMATS)), cuts=st.lists(st.floats(0, 1), max_size=5))
 def test_growing_file_adds_only_new_events(tmp_path_factory, fmt, cuts):
     tmp = tmp_path_factory.mktemp("grow")
