@@ -27,16 +27,20 @@ EXTRA_TRANSIENT = (
     r"overloaded_error",
     r"api_error",
     r"request (?:was )?aborted",
+    r"mid-(?:stream|response)",
+    r"stalled",
+    r"failedtoopensocket",
 )
 
 REAL_FIRST = re.compile(
-    r"usage limit|usage_limit|quota|insufficient_quota|credit balance|billing|"
+    r"(?<!not your )usage[ _]limit|(?:session|weekly|daily|monthly) limit|hit your limit|quota|credit balance|billing|"
     r"invalid api key|invalid x-api-key|authentication|unauthori[sz]ed|"
     r"please run /login|oauth token|permission_error|forbidden|context[_ ]window|prompt is too long",
     re.IGNORECASE,
 )
 
 CODEX_TRANSIENT_KINDS = frozenset({
+    "server_overloaded",
     "http_connection_failed",
     "response_stream_connection_failed",
     "response_stream_disconnected",
@@ -49,7 +53,14 @@ CODEX_REAL_KINDS = frozenset({
     "unauthorized",
     "bad_request",
     "sandbox_error",
+    "session_budget_exceeded",
+    "cyber_policy",
+    "thread_rollback_failed",
+    "active_turn_not_steerable",
 })
+# Claude Code's ``error`` code on an API error record; ``rate_limit`` is decided by its text
+CLAUDE_REAL_CODES = frozenset({"authentication_failed", "billing_error", "invalid_request", "permission_error"})
+CLAUDE_TRANSIENT_CODES = frozenset({"server_error", "overloaded", "overloaded_error", "api_error", "connection_error", "timeout"})
 
 API_STATUS = re.compile(r"API Error:?\s*\(?(\d{3})\b")
 
@@ -65,6 +76,10 @@ class ErrorClassifier:
             return ErrorVerdict(False, f"codex error kind {kind} is real")
         if kind in CODEX_TRANSIENT_KINDS:
             return ErrorVerdict(True, f"codex error kind {kind} is transient")
+        if kind in CLAUDE_REAL_CODES:
+            return ErrorVerdict(False, f"API error {kind} is real")
+        if kind in CLAUDE_TRANSIENT_CODES:
+            return ErrorVerdict(True, f"API error {kind} is transient")
         if REAL_FIRST.search(message or "") or status in (401, 403):
             return ErrorVerdict(False, "usage cap or authentication failure is real")
         if retried:
@@ -78,11 +93,19 @@ class ErrorClassifier:
 
 
 def codex_error_kind(info: object) -> tuple[str | None, int | None]:
-    """``codex_error_info`` is a bare kind (``"internal_server_error"``) or ``{kind: {http_status_code}}``."""
+    """``codex_error_info`` is a bare kind (``"internal_server_error"``) or ``{kind: {http_status_code}}``.
+
+    Rollouts write snake_case; the app-server protocol writes camelCase: both are read.
+    """
     if isinstance(info, str):
-        return info, None
+        return _snake(info), None
     if isinstance(info, dict) and len(info) == 1:
         kind, detail = next(iter(info.items()))
-        status = detail.get("http_status_code") if isinstance(detail, dict) else None
-        return kind, status if isinstance(status, int) else None
+        detail = detail if isinstance(detail, dict) else {}
+        status = detail.get("http_status_code", detail.get("httpStatusCode"))
+        return _snake(str(kind)), status if isinstance(status, int) and not isinstance(status, bool) else None
     return None, None
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()

@@ -23,9 +23,10 @@ INJECTED = (
     "<user-prompt-submit-hook>", "Caveat: The messages below", "This session is being continued from a previous conversation",
 )
 COMMAND = re.compile(r"<command-name>\s*(/?[^<\s]+)\s*</command-name>(?:.*?<command-args>(.*?)</command-args>)?", re.DOTALL)
-BOOKKEEPING = frozenset({"summary", "file-history-snapshot", "progress", "queue-operation", "custom-title", "tag", "agent-name", "pr-link", "last-prompt"})
-SYSTEM_IGNORED = frozenset({"local_command", "compact_boundary", "microcompact_boundary", "turn_duration", "informational",
-                            "stop_hook_summary", "away_summary", "bridge_status"})
+BOOKKEEPING = frozenset({"summary", "file-history-snapshot", "progress", "queue-operation", "custom-title", "tag", "agent-name",
+                         "pr-link", "last-prompt", "attachment"})
+SYSTEM_IGNORED = frozenset({"init", "local_command", "compact_boundary", "microcompact_boundary", "turn_duration", "informational",
+                            "stop_hook_summary", "away_summary", "bridge_status", "agents_killed", "model_refusal_fallback"})
 
 
 def default_sources(home: Path) -> list[Path]:
@@ -79,8 +80,9 @@ class Parser:
         if subtype == "api_error":
             error = record.get("error")
             status = error.get("status") if isinstance(error, dict) else None
-            message = record.get("content") or _error_text(error) or "API error"
-            self.w.fail(str(message), status if isinstance(status, int) else None, retried="retryAttempt" in record)
+            status = status if isinstance(status, int) else None
+            message = record.get("content") or _error_text(error) or (f"API error {status}" if status else "API error")
+            self.w.fail(str(message), status, retried="retryAttempt" in record)
             return True
         return subtype in SYSTEM_IGNORED
 
@@ -124,7 +126,9 @@ class Parser:
         if record.get("isApiErrorMessage") or text.startswith("API Error"):
             if text.startswith(tools.INTERRUPTED) or "Request was aborted" in text:
                 return
-            self.w.fail(text or str(record.get("error") or "API error"))
+            status = record.get("apiErrorStatus")
+            code = record.get("error")
+            self.w.fail(text or str(code or "API error"), status if isinstance(status, int) else None, code if isinstance(code, str) else None)
             return
         if not self.w.in_turn():
             return

@@ -26,7 +26,7 @@ CALLS = ("function_call", "custom_tool_call", "local_shell_call", "web_search_ca
 OUTPUTS = ("function_call_output", "custom_tool_call_output", "local_shell_call_output")
 QUIET_ITEMS = frozenset({"reasoning", "ghost_snapshot", "compaction", "compaction_summary"})
 QUIET_EVENTS = frozenset({
-    "task_started", "token_count", "agent_message", "agent_reasoning", "agent_reasoning_raw_content",
+    "task_started", "turn_started", "token_count", "agent_message", "agent_reasoning", "agent_reasoning_raw_content",
     "agent_reasoning_section_break", "exec_command_begin", "exec_command_end", "exec_command_output_delta",
     "patch_apply_begin", "patch_apply_end", "turn_diff", "mcp_tool_call_begin", "mcp_tool_call_end",
     "web_search_begin", "web_search_end", "view_image_tool_call", "plan_update", "context_compacted",
@@ -95,16 +95,23 @@ class Parser:
             self.w.abort(ts)
             self.w.state["complete"] = True
             return True
-        if item == "task_complete":
+        if item in ("task_complete", "turn_complete"):
+            error = payload.get("error")
+            if isinstance(error, dict):
+                self._fail(error, "error")
             self.w.end_turn(ts)
             self.w.state["complete"] = True
             return True
         if item in ("error", "stream_error"):
-            kind, status = codex_error_kind(payload.get("codex_error_info"))
-            message = payload.get("message") if isinstance(payload.get("message"), str) else str(item)
-            self.w.fail(message, status, kind, retried=item == "stream_error")
+            self._fail(payload, item)
             return True
         return item in QUIET_EVENTS
+
+    def _fail(self, error: dict, item: str) -> None:
+        """``stream_error`` is a retry in progress; ``error`` and a failed ``task_complete`` end the turn."""
+        kind, status = codex_error_kind(error.get("codex_error_info"))
+        message = error.get("message") if isinstance(error.get("message"), str) else item
+        self.w.fail(message, status, kind, retried=item == "stream_error")
 
     def _call(self, item: str, payload: dict, ts: str | None) -> None:
         call_id = str(payload.get("call_id") or payload.get("id") or self.w.anon_id())

@@ -130,7 +130,7 @@ def _load(path: Path) -> dict | None:
 
 def _label(value: dict) -> str:
     payload = value.get("payload")
-    inner = payload.get("type") if isinstance(payload, dict) else None
+    inner = payload.get("type") if isinstance(payload, dict) else value.get("subtype")
     return f"{value.get('type')}/{inner}" if inner else str(value.get("type"))
 
 

@@ -24,6 +24,17 @@ CASES = [
     ("exceeded retry limit, last status: 502", 502, "response_too_many_failed_attempts", False, True),
     ("unexpected status 500", 500, "internal_server_error", False, True),
     ("make: *** No rule to make target 'docs'.", None, None, False, False),
+    # Claude Code API error records: the ``error`` code and ``apiErrorStatus``
+    ("You've hit your session limit · resets 9:50pm (Asia/Saigon)", 429, "rate_limit", False, False),
+    ("Server is temporarily limiting requests (not your usage limit). Retry in 156s.", 429, "rate_limit", False, True),
+    ("API Error: 529 Overloaded. This is a server-side issue", 529, "server_error", False, True),
+    ("Please run /login · API Error: 401 OAuth access token has expired.", 401, "authentication_failed", False, False),
+    ("API Error: Connection closed mid-response", None, None, False, True),
+    ("Credit balance is too low", None, "billing_error", False, False),
+    # Codex kinds, snake_case (rollouts) as codex_error_kind returns them
+    ("server overloaded", None, "server_overloaded", False, True),
+    ("budget", None, "session_budget_exceeded", False, False),
+    ("temporary capacity", None, "other", False, False),
 ]
 
 
@@ -35,6 +46,8 @@ def test_verdicts(message, status, kind, retried, transient):
 def test_codex_error_info_shapes():
     assert codex_error_kind("internal_server_error") == ("internal_server_error", None)
     assert codex_error_kind({"http_connection_failed": {"http_status_code": 503}}) == ("http_connection_failed", 503)
+    assert codex_error_kind({"responseStreamDisconnected": {"httpStatusCode": 502}}) == ("response_stream_disconnected", 502)
+    assert codex_error_kind("usageLimitExceeded") == ("usage_limit_exceeded", None)
     assert codex_error_kind({"a": 1, "b": 2}) == (None, None)
     assert codex_error_kind(None) == (None, None)
 

@@ -50,6 +50,7 @@ def session() -> list[object]:
         cc_result(62, "b4", "[Request interrupted by user for tool use]", True),
         cc_user(62, [{"type": "text", "text": "[Request interrupted by user for tool use]"}]),
         {"type": "mystery-record", "timestamp": "2026-03-01T10:01:03.000Z"},
+        {"type": "system", "subtype": "brand_new_subtype", "timestamp": "2026-03-01T10:01:03.000Z"},
         "{not json",
         "[1, 2]",
     ]
@@ -75,7 +76,7 @@ def test_every_known_line_kind(tmp_path, workspace, agent):
     assert (t4.status, t4.end_error.transient) == ("error", False)
     assert (t5.status, len(t5.transient_errors)) == ("aborted", 1)
     assert (stats.turns, stats.interrupts, stats.corrections, stats.sidechain) == (5, 1, 1, 1)
-    assert (stats.malformed, dict(stats.unknown)) == (2, {"mystery-record": 1})
+    assert (stats.malformed, dict(stats.unknown)) == (2, {"mystery-record": 1, "system/brand_new_subtype": 1})
     assert scan.malformed_lines == 0
 
 

@@ -62,6 +62,24 @@ def test_rollout_turns(tmp_path, workspace, agent):
     assert dict(stats.unknown) == {"response_item/future_item": 1, "event_msg/brand_new_event": 1, "weird": 1}
 
 
+def test_failed_task_complete_ends_the_turn_in_error(tmp_path, workspace, agent):
+    error = {"message": "You've hit your usage limit. Upgrade to Pro", "codex_error_info": "usage_limit_exceeded"}
+    source = write_lines(tmp_path / "rollout-y.jsonl", [
+        cx_user(1, "summarize the repo"),
+        cx(2, "event_msg", {"type": "task_complete", "last_agent_message": None, "error": error}),
+        cx_user(3, "summarize it again"),
+        cx(4, "event_msg", {"type": "stream_error", "message": "idle timeout", "additional_details": "retry 2/5",
+                            "codex_error_info": "response_stream_disconnected"}),
+        cx(5, "event_msg", {"type": "turn_complete", "last_agent_message": None}),
+    ])
+    import_files(agent, workspace.settings, "codex", [source], settle=3600)
+    scan = AgentScan(agent, workspace.settings)
+    scan.refresh()
+    first, second = scan.turns()
+    assert (first.status, first.end_error.transient, first.end_error.message) == ("error", False, error["message"])
+    assert (second.status, second.end_error.transient) == ("error", True)
+
+
 def test_unfinished_last_turn_waits_for_the_file_to_settle(tmp_path, workspace, agent):
     source = write_lines(tmp_path / "rollout-x.jsonl", rollout()[:8])
     import_files(agent, workspace.settings, "codex", [source], settle=3600)
