@@ -12,7 +12,8 @@ EXIT_CODE = re.compile(r"^(?:Exit code:?|Process exited with code|exit status)\s
 SKILL_FILE = re.compile(r"([^\s'\"/\\]+)[/\\]SKILL\.md\b")
 WRITE_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "apply_patch"})
 SEARCH_COMMANDS = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack"})
-REJECTED = "The user doesn't want to proceed with this tool use"
+REJECTED = ("The user doesn't want to proceed with this tool use", "Permission for this tool use was denied")
+NOT_FEEDBACK = ("The user wants to clarify these questions",)
 FEEDBACK_MARK = "the user said:"
 SIBLING = "sibling tool call errored"
 INTERRUPTED = "[Request interrupted by user"
@@ -65,5 +66,6 @@ def rejection_feedback(text: str) -> str | None:
     at = text.find(FEEDBACK_MARK)
     if at < 0:
         return None
-    feedback = text[at + len(FEEDBACK_MARK):].strip()
-    return feedback or None
+    paragraphs = text[at + len(FEEDBACK_MARK):].strip().split("\n\n")
+    feedback = "\n\n".join(p for p in paragraphs if "to memory for future sessions" not in p).strip()
+    return None if not feedback or feedback.startswith(NOT_FEEDBACK) else feedback

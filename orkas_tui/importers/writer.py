@@ -104,14 +104,12 @@ class ConversationWriter:
         self.stats.corrections += 1
 
     def tool_call(self, ts: str | None, call_id: str, name: str, args: dict, skills: list[str], command: object = None) -> None:
+        """``skills`` are written as read when the call succeeds (a rejected read read nothing)."""
         if not self.in_turn():
             return
-        self.state["calls"][call_id] = [name, command]
+        self.state["calls"][call_id] = [name, command, skills]
         self.emit(ts, "tool_call", id=call_id, name=name, args=args)
         self.stats.tool_calls += 1
-        for slug in skills:
-            self.emit(ts, "skill_read", skill=slug)
-            self.stats.skill_reads += 1
 
     def anon_id(self) -> str:
         """An id for a call the transcript gave none, stable across incremental imports."""
@@ -119,12 +117,16 @@ class ConversationWriter:
         return f"anon-{self.state['anon']}"
 
     def call_info(self, call_id: str) -> tuple[str | None, object]:
-        name, command = self.state["calls"].get(call_id, (None, None))
+        name, command, _skills = self.state["calls"].get(call_id, (None, None, []))
         return name, command
 
     def tool_ok(self, ts: str | None, call_id: str, output: str) -> None:
-        if self.in_turn():
-            self.emit(ts, "tool_result", id=call_id, ok=True, output=output[:OUTPUT_LIMIT])
+        if not self.in_turn():
+            return
+        self.emit(ts, "tool_result", id=call_id, ok=True, output=output[:OUTPUT_LIMIT])
+        for slug in self.state["calls"].get(call_id, (None, None, []))[2]:
+            self.emit(ts, "skill_read", skill=slug)
+            self.stats.skill_reads += 1
 
     def tool_error(self, ts: str | None, call_id: str, message: str, transient: bool | None = None, reason: str | None = None,
                    status: int | None = None, **extra: object) -> None:

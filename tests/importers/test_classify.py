@@ -67,3 +67,6 @@ def test_tool_text_helpers():
     assert skill_reads("Skill", {"skill": "plugin:Release Notes"}) == ["release-notes"]
     assert rejection_feedback("...rejected. To tell you how to proceed, the user said:\n  use uv  ") == "use uv"
     assert rejection_feedback("The user doesn't want to proceed with this tool use.") is None
+    note = "If the user said what went wrong, consider saving that to memory for future sessions."
+    assert rejection_feedback(f"x. To tell you how to proceed, the user said:\nuse uv\n\n{note}") == "use uv"
+    assert rejection_feedback("x the user said:\nThe user wants to clarify these questions.\n    Questions asked:") is None

@@ -106,3 +106,19 @@ def test_subagent_file_is_its_own_delegated_conversation(tmp_path, workspace, ag
     got, _ = turns(agent, workspace)
     assert [(t.conversation, t.status, t.tool_calls, t.correction) for t in got] == [("claude-sess9-agent-a1", "ok", 1, None)]
     assert b'"type":"user"' not in (agent.conversations / "claude-sess9-agent-a1.jsonl").read_bytes()
+
+
+def test_rejected_skill_read_reads_nothing(tmp_path, workspace, agent):
+    source = write_lines(tmp_path / "s2.jsonl", [
+        cc_user(1, "release it"),
+        cc_call(2, "k1", "Skill", {"skill": "release"}),
+        cc_result(3, "k1", REJECTED + "not now", True),
+        cc_call(4, "q1", "AskUserQuestion", {"questions": []}),
+        cc_result(5, "q1", REJECTED + "The user wants to clarify these questions.\n    Questions asked:", True),
+        cc_call(6, "p1", "Read", {"file_path": "/s/deploy/SKILL.md"}),
+        cc_result(7, "p1", "Permission for this tool use was denied. The tool use was rejected.", True),
+    ])
+    stats = import_files(agent, workspace.settings, "claude-code", [source], settle=0)
+    (turn,), _ = turns(agent, workspace)
+    assert (turn.skills_read, turn.correction, len(turn.transient_errors), turn.real_errors) == ([], "instead", 3, [])
+    assert (stats.corrections, stats.skill_reads) == (1, 0)
