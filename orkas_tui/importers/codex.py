@@ -136,6 +136,8 @@ class Parser:
             self.w.tool_error(ts, call_id, "rejected by the user", True, "the user rejected the call; not a tool failure", rejected=True)
         elif "aborted by user" in lowered:
             self.w.tool_error(ts, call_id, "interrupted by the user", True, "the user interrupted the call; not a tool failure", interrupted=True)
+        elif text.startswith("Script failed"):
+            self.w.tool_error(ts, call_id, text.strip())
         elif code in (None, 0) or tools.no_match(command, code, text):
             self.w.tool_ok(ts, call_id, text)
         else:
@@ -160,6 +162,8 @@ def _output(raw: object) -> tuple[str, int | None]:
     if isinstance(raw, dict):
         content = raw.get("content")
         return _output(content) if content is not None else ("", None)
+    if isinstance(raw, list):
+        return _output(_text(raw))
     text = raw if isinstance(raw, str) else ""
     try:
         value = orjson.loads(text) if text.startswith("{") else None

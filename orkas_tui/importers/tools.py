@@ -8,7 +8,8 @@ from pathlib import PurePath
 
 from orkas_tui.core.skills import slugify
 
-EXIT_CODE = re.compile(r"^(?:Exit code:?|Process exited with code|exit status)\s*(-?\d+)", re.IGNORECASE | re.MULTILINE)
+EXIT_CODE = re.compile(r"^(?:Exit code:?|Process exited with code)\s*(-?\d+)", re.IGNORECASE | re.MULTILINE)
+HEADER_CHARS = 400
 SKILL_FILE = re.compile(r"([^\s'\"/\\]+)[/\\]SKILL\.md\b")
 WRITE_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "apply_patch"})
 SEARCH_COMMANDS = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack"})
@@ -20,8 +21,9 @@ INTERRUPTED = "[Request interrupted by user"
 
 
 def exit_code(text: str) -> int | None:
-    """The exit code a shell tool printed at the start of a line, if any."""
-    found = EXIT_CODE.search(text or "")
+    """The exit code in a shell tool's header (before ``Output:``), never in the command's own output."""
+    header = (text or "").split("\nOutput:", 1)[0][:HEADER_CHARS]
+    found = EXIT_CODE.search(header)
     return int(found.group(1)) if found else None
 
 

@@ -56,6 +56,8 @@ def test_tool_text_helpers():
     assert exit_code("Exit code 127\nbash: foo: command not found") == 127
     assert exit_code("Process exited with code 2\nOutput:") == 2
     assert exit_code("all fine, exit code 3 in prose") is None
+    assert exit_code("Chunk ID: ab\nWall time: 1 s\nProcess exited with code 0\nOutput:\nExit code: 9") == 0
+    assert exit_code("Chunk ID: ab\nWall time: 10.0 seconds\nProcess running with session ID 4867\nOutput:\n") is None
     assert no_match(["bash", "-lc", "rg -n OLLAMA"], 1, "")
     assert not no_match("rg -n OLLAMA", 1, "rg: regex parse error")
     assert not no_match("make", 1, "")

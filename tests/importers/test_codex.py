@@ -25,6 +25,9 @@ def rollout() -> list[object]:
         cx(10, "response_item", {"type": "local_shell_call", "call_id": "c4", "status": "completed",
                                  "action": {"type": "exec", "command": ["rg", "nothing-here"]}}),
         cx_output(11, "c4", cx_exec("", 1)),
+        cx(11, "response_item", {"type": "custom_tool_call", "name": "exec", "call_id": "c6", "input": "text(await tools.ls())"}),
+        cx_output(11, "c6", [{"type": "input_text", "text": "Script failed\nWall time: 0.1 seconds"}, {"type": "input_text", "text": "boom"}],
+                  "custom_tool_call_output"),
         cx(11, "response_item", {"type": "web_search_call", "status": "completed", "action": {"type": "search", "query": "ts2304"}}),
         cx(12, "event_msg", {"type": "stream_error", "message": "stream disconnected before completion; Reconnecting... 1/5",
                              "codex_error_info": {"response_stream_disconnected": {"http_status_code": None}}}),
@@ -52,13 +55,13 @@ def test_rollout_turns(tmp_path, workspace, agent):
     scan.refresh()
     t1, t2, t3, t4 = scan.turns()
     assert t1.conversation == "codex-2026-03-01T10-00-00-019a"
-    assert (t1.status, t1.tool_calls, len(t1.real_errors), len(t1.transient_errors)) == ("ok", 5, 1, 0)
+    assert (t1.status, t1.tool_calls, len(t1.real_errors), len(t1.transient_errors)) == ("ok", 6, 2, 0)
     assert t1.real_errors[0].source == "exec_command" and "TS2304" in t1.real_errors[0].message
     assert t1.skills_read == ["build-fix"]
     assert (t2.status, t2.tool_calls, len(t2.transient_errors)) == ("aborted", 1, 1)
     assert (t3.status, t3.end_error.transient) == ("error", False)
     assert (t4.status, t4.end_error.transient) == ("error", True)
-    assert (stats.turns, stats.tool_calls, stats.interrupts, stats.real_errors, stats.transient_errors) == (4, 6, 1, 2, 2)
+    assert (stats.turns, stats.tool_calls, stats.interrupts, stats.real_errors, stats.transient_errors) == (4, 7, 1, 3, 2)
     assert dict(stats.unknown) == {"response_item/future_item": 1, "event_msg/brand_new_event": 1, "weird": 1}
 
 

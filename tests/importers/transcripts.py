@@ -59,7 +59,7 @@ def cx_call(second: int, call_id: str, name: str, args: dict) -> dict:
     return cx(second, "response_item", {"type": "function_call", "name": name, "arguments": json.dumps(args), "call_id": call_id})
 
 
-def cx_output(second: int, call_id: str, output: str, kind: str = "function_call_output") -> dict:
+def cx_output(second: int, call_id: str, output: object, kind: str = "function_call_output") -> dict:
     return cx(second, "response_item", {"type": kind, "call_id": call_id, "output": output})
 
 
