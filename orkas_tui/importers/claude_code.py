@@ -41,10 +41,15 @@ def conversation_id(path: Path) -> str:
     return f"claude-{path.stem}"
 
 
+def is_subagent(path: Path) -> bool:
+    """Subagent transcripts: ``<session>/subagents/agent-*.jsonl``, or ``agent-*.jsonl`` beside sessions (older versions)."""
+    return path.parent.name == "subagents" or path.stem.startswith("agent-")
+
+
 class Parser:
     def __init__(self, writer: ConversationWriter, path: Path) -> None:
         self.w = writer
-        self.subagent = path.parent.name == "subagents"
+        self.subagent = is_subagent(path)
         writer.state.setdefault("command", None)
 
     @property

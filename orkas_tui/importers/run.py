@@ -98,6 +98,8 @@ def _import_one(paths: AgentPaths, module, classifier: ErrorClassifier, stats: I
             stats.unknown[_label(value)] += 1
     if writer.open and (parser.complete or quiet):
         writer.end_turn(writer.state["last_ts"])
+    if writer.open:
+        stats.running.append(str(path))
     record["offset"] += end
     record["source"] = str(path)
     record["conv_bytes"] = writer.flush()

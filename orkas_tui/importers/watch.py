@@ -1,7 +1,8 @@
 """Keep importing while the agent writes: one import per batch of file changes.
 
-A quiet tick also re-imports, so the last turn of a session ends once its file
-has been quiet for the settle time even when nothing else changes.
+Each batch imports the files that changed plus those whose last turn is still
+open; a quiet tick imports only the latter, so a session's last turn ends once its
+file has been quiet for the settle time, without rereading every session.
 """
 
 from __future__ import annotations
@@ -24,10 +25,17 @@ def watch_import(paths: AgentPaths, settings: Settings, fmt: str, sources: list[
     targets = [s for s in sources if s.exists()]
     if not targets:
         raise FileNotFoundError(f"nothing to watch: none of {', '.join(map(str, sources))} exists")
-    on_import(import_files(paths, settings, fmt, discover(fmt, targets), settle))
-    for _changes in watchfiles.watch(*targets, watch_filter=lambda _change, path: path.endswith(".jsonl"),
-                                     stop_event=stop, yield_on_timeout=True, rust_timeout=int(tick * 1000),
-                                     raise_interrupt=False):
-        stats = import_files(paths, settings, fmt, discover(fmt, targets), settle)
+    stats = import_files(paths, settings, fmt, discover(fmt, targets), settle)
+    on_import(stats)
+    running = {Path(p) for p in stats.running}
+    for changes in watchfiles.watch(*targets, watch_filter=lambda _change, path: path.endswith(".jsonl"),
+                                    stop_event=stop, yield_on_timeout=True, rust_timeout=int(tick * 1000),
+                                    raise_interrupt=False):
+        changed = {Path(p) for _change, p in changes if Path(p).is_file()}
+        batch = sorted(changed | running)
+        if not batch:
+            continue
+        stats = import_files(paths, settings, fmt, batch, settle)
+        running = {Path(p) for p in stats.running}
         if stats.lines or stats.turns:
             on_import(stats)

@@ -23,7 +23,10 @@ OUTPUT_LIMIT = 2_000
 
 @dataclass
 class ImportStats:
-    """What an import read and wrote; ``unknown`` and ``malformed`` are skipped, never fatal."""
+    """What an import read and wrote; ``unknown`` and ``malformed`` are skipped, never fatal.
+
+    ``running`` lists the sources whose last turn is still open (not yet settled).
+    """
 
     files: int = 0
     lines: int = 0
@@ -39,11 +42,11 @@ class ImportStats:
     sidechain: int = 0
     unknown: Counter = field(default_factory=Counter)
     problems: list[str] = field(default_factory=list)
+    running: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
-        doc = {k: v for k, v in self.__dict__.items() if k not in ("unknown", "problems")}
+        doc = dict(self.__dict__)
         doc["unknown"] = dict(sorted(self.unknown.items()))
-        doc["problems"] = list(self.problems)
         return doc
 
 

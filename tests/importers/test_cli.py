@@ -69,6 +69,23 @@ def test_watch_imports_lines_as_they_arrive(tmp_path, workspace, agent):
     assert sum(r.turns for r in reports) == 5
 
 
+def test_watch_ends_a_quiet_running_turn_on_a_tick(tmp_path, workspace, agent):
+    source = write_lines(tmp_path / "src" / "s.jsonl", session()[:12])
+    reports, stop = [], threading.Event()
+    thread = threading.Thread(target=watch_import, args=(agent, workspace.settings, "claude-code", [source.parent], 0.5, reports.append, stop),
+                              kwargs={"tick": 0.1})
+    thread.start()
+    try:
+        _wait(lambda: reports, "the first import")
+        assert reports[0].running == [str(source)]
+        scan = AgentScan(agent, workspace.settings)
+        _wait(lambda: (scan.refresh(), [t.status for t in scan.turns()] == ["ok"])[1], "the quiet turn to end")
+    finally:
+        stop.set()
+        thread.join(10)
+    assert not thread.is_alive()
+
+
 def test_watch_stops_cleanly_on_ctrl_c(tmp_path, workspace):
     source = write_lines(tmp_path / "src" / "s.jsonl", session())
     env = {**os.environ, "PYTHONPATH": str(REPO)}

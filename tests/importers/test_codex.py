@@ -85,7 +85,8 @@ def test_failed_task_complete_ends_the_turn_in_error(tmp_path, workspace, agent)
 
 def test_unfinished_last_turn_waits_for_the_file_to_settle(tmp_path, workspace, agent):
     source = write_lines(tmp_path / "rollout-x.jsonl", rollout()[:8])
-    import_files(agent, workspace.settings, "codex", [source], settle=3600)
+    stats = import_files(agent, workspace.settings, "codex", [source], settle=3600)
+    assert stats.running == [str(source)]
     scan = AgentScan(agent, workspace.settings)
     scan.refresh()
     assert [t.status for t in scan.turns()] == ["running"]
