@@ -18,7 +18,7 @@ from pathlib import Path
 import orjson
 
 from orkas_tui.config import Settings
-from orkas_tui.core.files import atomic_write
+from orkas_tui.core.files import atomic_write, file_lock
 from orkas_tui.core.workspace import AgentPaths
 from orkas_tui.importers import claude_code, codex
 from orkas_tui.importers.classify import ErrorClassifier
@@ -63,7 +63,14 @@ def import_files(paths: AgentPaths, settings: Settings, fmt: str, files: Iterabl
 
 def _import_one(paths: AgentPaths, module, classifier: ErrorClassifier, stats: ImportStats, path: Path, settle: float,
                 clock: Callable[[], float]) -> None:
+    """One session, under a lock so a ``--watch`` and a manual import never both append it."""
     conv = _safe_id(module.conversation_id(path))
+    with file_lock(paths.private / "imports" / f".{conv}.lock"):
+        _import_locked(paths, module, classifier, stats, path, settle, clock, conv)
+
+
+def _import_locked(paths: AgentPaths, module, classifier: ErrorClassifier, stats: ImportStats, path: Path, settle: float,
+                   clock: Callable[[], float], conv: str) -> None:
     state_path = paths.private / "imports" / f"{conv}.json"
     saved = _load(state_path)
     record = orjson.loads(orjson.dumps(saved)) if saved else {"source": str(path), "offset": 0, "conv_bytes": 0, "parser": new_state()}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import threading
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -86,3 +87,20 @@ def test_shrunk_source_is_reported_not_reimported(tmp_path, workspace, agent):
     write_lines(source, session()[:3])
     stats = import_files(agent, workspace.settings, "claude-code", [source], settle=0)
     assert "shorter than" in stats.problems[0] and conversation_bytes(agent) == before
+
+
+def test_concurrent_imports_write_each_event_once(tmp_path, workspace, agent):
+    data = write_lines(tmp_path / "full.jsonl", session()).read_bytes()
+    sources = []
+    for n in range(3):
+        source = tmp_path / f"src{n}" / "s.jsonl"
+        source.parent.mkdir()
+        source.write_bytes(data)
+        sources.append(source)
+    threads = [threading.Thread(target=import_files, args=(agent, workspace.settings, "claude-code", sources), kwargs={"settle": 0})
+               for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert conversation_bytes(agent) == one_shot(tmp_path, "claude-code", data)
