@@ -20,7 +20,8 @@ from orkas_tui.importers.writer import ConversationWriter
 NAME = "claude-code"
 INJECTED = (
     "<local-command-", "<bash-input>", "<bash-stdout>", "<bash-stderr>", "<system-reminder>",
-    "<user-prompt-submit-hook>", "Caveat: The messages below", "This session is being continued from a previous conversation",
+    "<user-prompt-submit-hook>", "<ide_opened_file>", "<ide_selection>", "<ide_diagnostics>", "<task-notification>",
+    "<user-memory-input>", "Caveat: The messages below", "This session is being continued from a previous conversation",
 )
 COMMAND = re.compile(r"<command-name>\s*(/?[^<\s]+)\s*</command-name>(?:.*?<command-args>(.*?)</command-args>)?", re.DOTALL)
 BOOKKEEPING = frozenset({"summary", "file-history-snapshot", "progress", "queue-operation", "custom-title", "tag", "agent-name",
