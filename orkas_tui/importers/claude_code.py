@@ -26,6 +26,7 @@ INJECTED = (
 COMMAND = re.compile(r"<command-name>\s*(/?[^<\s]+)\s*</command-name>(?:.*?<command-args>(.*?)</command-args>)?", re.DOTALL)
 BOOKKEEPING = frozenset({"summary", "file-history-snapshot", "progress", "queue-operation", "custom-title", "tag", "agent-name",
                          "pr-link", "last-prompt", "attachment"})
+KNOWN_BLOCKS = frozenset({"text", "thinking", "redacted_thinking", "tool_use", "tool_result", "image", "document"})
 SYSTEM_IGNORED = frozenset({"init", "local_command", "compact_boundary", "microcompact_boundary", "turn_duration", "informational",
                             "stop_hook_summary", "away_summary", "bridge_status", "agents_killed", "model_refusal_fallback"})
 
@@ -75,6 +76,10 @@ class Parser:
             return False
         content = message.get("content")
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content if isinstance(content, list) else []
+        for block in blocks:
+            block_type = block.get("type") if isinstance(block, dict) else None
+            if block_type not in KNOWN_BLOCKS:
+                self.w.stats.unknown[f"{kind} block/{block_type}"] += 1
         if kind == "user":
             self._user(record, blocks, ts)
         else:

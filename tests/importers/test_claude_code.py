@@ -27,6 +27,7 @@ def session() -> list[object]:
         cc_user(10, [{"type": "text", "text": "<system-reminder>todo list is empty</system-reminder>"}]),
         {"type": "user", "isSidechain": True, "timestamp": "2026-03-01T10:00:11.000Z", "message": {"role": "user", "content": "sub task"}},
         cc_text(12, "Docs deployed after fixing the target."),
+        {**cc_text(12, ""), "message": {"role": "assistant", "content": [{"type": "hologram", "data": 1}]}},
         cc_user(19, [{"type": "text", "text": "<task-notification>background job bae407b finished</task-notification>"}]),
         cc_user(20, [{"type": "text", "text": "<ide_opened_file>The user opened tests/test_a.py</ide_opened_file>"},
                      {"type": "text", "text": "run the tests"}]),
@@ -78,7 +79,7 @@ def test_every_known_line_kind(tmp_path, workspace, agent):
     assert (t4.status, t4.end_error.transient) == ("error", False)
     assert (t5.status, len(t5.transient_errors)) == ("aborted", 1)
     assert (stats.turns, stats.interrupts, stats.corrections, stats.sidechain) == (5, 1, 1, 1)
-    assert (stats.malformed, dict(stats.unknown)) == (2, {"mystery-record": 1, "system/brand_new_subtype": 1})
+    assert (stats.malformed, dict(stats.unknown)) == (2, {"mystery-record": 1, "system/brand_new_subtype": 1, "assistant block/hologram": 1})
     assert scan.malformed_lines == 0
 
 
