@@ -22,6 +22,7 @@ from orkas_tui.core.skills import Skill, SkillStore
 from orkas_tui.core.workspace import AgentPaths
 
 MEMORY_FILES = {"claude-code": "CLAUDE.md", "codex": "AGENTS.md"}
+DESCRIPTION_LIMIT = 500
 
 
 class ExportError(ValueError):
@@ -49,8 +50,12 @@ def memory_path(target: str, dest: Path) -> Path:
 
 
 def render_skill(skill: Skill) -> str:
-    description = skill.description or skill.name
-    head = f"---\nname: {orjson.dumps(skill.slug).decode()}\ndescription: {orjson.dumps(description).decode()}\n---\n\n"
+    """Front matter both agents accept: a hyphenated name, a one-line description of at most 500 characters."""
+    description = " ".join((skill.description or skill.name).split())
+    if len(description) > DESCRIPTION_LIMIT:
+        description = description[: DESCRIPTION_LIMIT - 1] + "…"
+    name = skill.slug.replace("_", "-")
+    head = f"---\nname: {orjson.dumps(name).decode()}\ndescription: {orjson.dumps(description).decode()}\n---\n\n"
     body = skill.body if skill.body.endswith("\n") else skill.body + "\n"
     return head + f"# {skill.name}\n\n" + body
 

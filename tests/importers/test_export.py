@@ -27,10 +27,17 @@ def test_skills_have_the_front_matter_agents_read(tmp_path, workspace, taught):
     post = frontmatter.loads((dest / "docs-deploy" / "SKILL.md").read_text())
     assert post.metadata == {"name": "docs-deploy", "description": "Deploy the docs site with make publish"}
     assert "always run `make publish`" in post.content
-    assert frontmatter.loads((dest / "pytest_fast" / "SKILL.md").read_text()).metadata["description"] == "pytest_fast"
+    assert frontmatter.loads((dest / "pytest_fast" / "SKILL.md").read_text()).metadata == {"name": "pytest-fast", "description": "pytest_fast"}
     memory = (tmp_path / ".claude" / "CLAUDE.md").read_text()
     begin, end = markers("coder")
     assert memory.startswith(begin) and memory.endswith(end + "\n") and "I stumble on `make` targets." in memory
+
+
+def test_long_multiline_description_is_one_line_of_500(tmp_path, workspace, agent):
+    SkillStore(agent, workspace.settings).create("Long", "line one\nline two " + "x" * 600, "Always be brief.\n", NOW)
+    export_agent(agent, workspace.settings, "codex", tmp_path / "skills")
+    description = frontmatter.loads((tmp_path / "skills" / "long" / "SKILL.md").read_text()).metadata["description"]
+    assert len(description) == 500 and description.startswith("line one line two x") and description.endswith("…")
 
 
 def test_manual_edit_outside_markers_survives_reexport(tmp_path, workspace, taught):
