@@ -50,6 +50,20 @@ def test_export_command(workspace, agent, tmp_path, capsys):
     assert (doc["written"], doc["memory_status"], doc["memory"]) == ([], "created", str(dest.parent / "AGENTS.md"))
 
 
+def test_export_exits_1_when_a_hand_edit_is_kept(workspace, agent, tmp_path, capsys):
+    from orkas_tui.core.skills import SkillStore
+    from tests.conftest import NOW
+
+    SkillStore(agent, workspace.settings).create("Deploy", "Deploy safely", "Always dry-run first.\n", NOW)
+    args = ["export", "claude-code", "coder", str(tmp_path / "skills"), "--workspace", str(workspace.root)]
+    assert main(args) == 0
+    skill_md = tmp_path / "skills" / "deploy" / "SKILL.md"
+    skill_md.write_text("mine\n")
+    capsys.readouterr()
+    assert main(args) == 1
+    assert "was edited since the last export; left as is" in capsys.readouterr().out and skill_md.read_text() == "mine\n"
+
+
 def test_watch_imports_lines_as_they_arrive(tmp_path, workspace, agent):
     lines = session()
     source = write_lines(tmp_path / "src" / "s.jsonl", lines[:3])
