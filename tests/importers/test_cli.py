@@ -13,7 +13,9 @@ from pathlib import Path
 
 from orkas_tui.cli import main
 from orkas_tui.core.scan import AgentScan
+from orkas_tui.core.skills import SkillStore
 from orkas_tui.importers.watch import watch_import
+from tests.conftest import NOW
 from tests.importers.test_claude_code import session
 from tests.importers.transcripts import write_lines
 
@@ -51,9 +53,6 @@ def test_export_command(workspace, agent, tmp_path, capsys):
 
 
 def test_export_exits_1_when_a_hand_edit_is_kept(workspace, agent, tmp_path, capsys):
-    from orkas_tui.core.skills import SkillStore
-    from tests.conftest import NOW
-
     SkillStore(agent, workspace.settings).create("Deploy", "Deploy safely", "Always dry-run first.\n", NOW)
     args = ["export", "claude-code", "coder", str(tmp_path / "skills"), "--workspace", str(workspace.root)]
     assert main(args) == 0
