@@ -99,7 +99,7 @@ def _import_locked(paths: AgentPaths, module, classifier: ErrorClassifier, stats
         except orjson.JSONDecodeError:
             stats.malformed += 1
             continue
-        if not isinstance(value, dict):
+        if not isinstance(value, dict) or not isinstance(value.get("type"), str):
             stats.malformed += 1
         elif not parser.feed(value):
             stats.unknown[_label(value)] += 1

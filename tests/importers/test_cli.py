@@ -36,8 +36,8 @@ def test_import_defaults_to_the_agents_own_folder(tmp_path, workspace, capsys):
     write_lines(tmp_path / "home" / ".claude" / "projects" / "-home-me-proj" / "s1.jsonl", session())
     assert main(["import", "claude-code", "--agent", "mine", "--workspace", str(workspace.root), "--settle", "0"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("1 files, 42 new lines -> agent mine: 5 turns, 7 tool calls, 2 real and 4 transient errors, 1 interrupts")
-    assert "skipped: 2 malformed, 1 assistant block/hologram, 1 mystery-record, 1 system/brand_new_subtype, 1 inline subagent (sidechain) records" in out
+    assert out.startswith("1 files, 43 new lines -> agent mine: 5 turns, 7 tool calls, 2 real and 4 transient errors, 1 interrupts")
+    assert "skipped: 3 malformed, 1 assistant block/hologram, 1 mystery-record, 1 system/brand_new_subtype, 1 inline subagent (sidechain) records" in out
 
 
 def test_import_of_missing_source_is_one_line_error(workspace, capsys):
