@@ -66,13 +66,16 @@ def markers(agent: str) -> tuple[str, str]:
 
 
 def notes_block(notes: SelfNotes) -> str:
-    parts = [f"## {TITLES[n]}\n\n{notes.read(n).text.strip()}" for n in NOTES if notes.read(n).text.strip()]
+    texts = {n: notes.read(n).text.strip() for n in NOTES}
+    parts = [f"## {TITLES[n]}\n\n{text}" for n, text in texts.items() if text]
     return "\n\n".join(parts) if parts else "(no self notes yet)"
 
 
 def replace_block(text: str, agent: str, content: str) -> str:
     """Put ``content`` between this agent's markers; everything else stays byte for byte."""
     begin, end = markers(agent)
+    if begin in content or end in content:
+        raise ExportError("the self notes contain an orkas-tui marker line; remove it from the note")
     block = f"{begin}\n{content}\n{end}"
     start = text.find(begin)
     if start < 0:

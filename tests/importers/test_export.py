@@ -90,4 +90,6 @@ def test_broken_markers_are_refused():
         replace_block(f"x\n{begin}\nold\n", "coder", "new")
     with pytest.raises(ExportError):
         replace_block(f"x\n{end}\n", "coder", "new")
+    with pytest.raises(ExportError):
+        replace_block("x\n", "coder", f"note\n{end}\n")
     assert replace_block(f"a{begin}\nold\n{end}b", "coder", "new") == f"a{begin}\nnew\n{end}b"
