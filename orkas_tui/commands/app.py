@@ -1,21 +1,50 @@
-"""No command: open the app. Until the TUI lands this prints the status table."""
+"""``orkas-tui`` with no command: open the app on a workspace, the demo, or the simulated demo."""
 
 from __future__ import annotations
 
 import argparse
 import tempfile
+from datetime import timedelta
 from pathlib import Path
 
-from orkas_tui.cli import open_workspace
-from orkas_tui.commands.status import RECENT_TURNS, render_status, workspace_status
 from orkas_tui.core.demo import write_demo
 from orkas_tui.core.timefmt import utc_now
+from orkas_tui.core.workspace import Workspace
+
+
+def demo_root(base: Path) -> Path:
+    """A fresh demo workspace whose 'now' is this minute, so its ages look live."""
+    now = utc_now()
+    anchor = now - timedelta(seconds=now.second)
+    return write_demo(base / "orkas-demo", anchor=anchor)
 
 
 def run_app(args: argparse.Namespace) -> int:
-    now = utc_now().replace(second=0)
-    if args.demo:
-        args.workspace = str(write_demo(Path(tempfile.mkdtemp(prefix="orkas-demo-")) / "workspace", anchor=now))
-    workspace = open_workspace(args)
-    print(render_status(workspace_status(workspace, now), RECENT_TURNS))
+    from orkas_tui.tui.app import make_app
+
+    if args.simulate and not args.demo:
+        raise ValueError("--simulate needs --demo (it appends made-up turns to the demo workspace)")
+    if not args.demo:
+        make_app(workspace=_open(args.workspace)).run()
+        return 0
+    with tempfile.TemporaryDirectory(prefix="orkas-demo-") as base:
+        root = demo_root(Path(base))
+        app = make_app(root)
+        if args.simulate:
+            from orkas_tui.tui.simulate import start_simulator
+
+            stop = start_simulator(root)
+            try:
+                app.run()
+            finally:
+                stop()
+        else:
+            app.run()
+        print(f"the demo workspace was {root} (removed)")
     return 0
+
+
+def _open(explicit: str | None) -> Workspace:
+    workspace = Workspace.open(explicit)
+    workspace.settings  # noqa: B018 - a bad orkas.toml fails here, on one line, before the screen opens
+    return workspace

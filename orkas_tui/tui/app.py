@@ -1,0 +1,350 @@
+"""The app: layout, bindings with ids (rebindable), the watch worker and the load path.
+
+Data flows one way: a file changes, the watcher names the agent and the area, a
+thread worker re-reads just that (new bytes only) and hands an :class:`AgentView`
+to the UI, which updates table rows by key. A person's intent (save a note, edit a
+skill) is a call into the core from a thread worker; its result comes back through
+the same load path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import replace
+from datetime import datetime
+from pathlib import Path
+
+from rich.text import Text
+from textual import on, work
+from textual.app import App, ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Static, TabbedContent, TabPane
+
+from orkas_tui.config import Settings
+from orkas_tui.core.files import ConflictError
+from orkas_tui.core.notes import NOTES, Note, NoteError
+from orkas_tui.core.skills import SkillError
+from orkas_tui.core.timefmt import utc_now
+from orkas_tui.core.workspace import Workspace
+from orkas_tui.tui.data import AgentView, WorkspaceData
+from orkas_tui.tui.palette import AgentsAndSkills
+from orkas_tui.tui.screens.confirm import Choose
+from orkas_tui.tui.screens.help import HelpScreen
+from orkas_tui.tui.screens.skill_editor import SkillEditor
+from orkas_tui.tui.watch import ALL_AGENTS, watch_workspace
+from orkas_tui.tui.widgets.events import EventsPane
+from orkas_tui.tui.widgets.self_notes import SelfPane
+from orkas_tui.tui.widgets.sidebar import Sidebar
+from orkas_tui.tui.widgets.skills import SkillsPane
+from orkas_tui.tui.widgets.turns import TurnsPane
+
+Clock = Callable[[], datetime]
+STYLES = Path(__file__).resolve().parents[2] / "styles"
+TABS = [("turns", "Turns"), ("skills", "Skills"), ("self", "Self"), ("events", "Events")]
+
+
+def style_paths() -> list[Path]:
+    """``styles/*.tcss`` at the top of the source tree (a checkout or an editable install)."""
+    paths = sorted(STYLES.glob("*.tcss"))
+    if not paths:
+        raise FileNotFoundError(f"no styles found in {STYLES}")
+    return paths
+
+
+class OrkasApp(App[None]):
+    TITLE = "orkas-tui"
+    CSS_PATH = style_paths()
+    COMMANDS = App.COMMANDS | {AgentsAndSkills}
+    BINDINGS = [
+        Binding("q", "quit", "Quit", id="quit"),
+        Binding("question_mark,f1", "help", "Help", id="help"),
+        Binding("1", "tab('turns')", "Turns", id="tab_turns", show=False),
+        Binding("2", "tab('skills')", "Skills", id="tab_skills", show=False),
+        Binding("3", "tab('self')", "Self", id="tab_self", show=False),
+        Binding("4", "tab('events')", "Events", id="tab_events", show=False),
+        Binding("ctrl+b", "toggle_sidebar", "Sidebar", id="toggle_sidebar", show=False),
+        Binding("f5", "reload", "Reload", id="reload", show=False),
+    ]
+
+    def __init__(self, workspace: Workspace, clock: Clock = utc_now, watch: bool = True, blink: bool = True) -> None:
+        super().__init__()
+        self.blink = blink
+        self.workspace = workspace
+        self.settings: Settings = workspace.settings
+        self.clock = clock
+        self.watching = watch
+        self.data = WorkspaceData(workspace)
+        self.views: dict[str, AgentView] = {}
+        self.badges: dict[str, Text] = {}
+        self.agent: str | None = None
+        self.loaded = False
+
+    def now(self) -> datetime:
+        return self.clock()
+
+    # layout ---------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="main"):
+            yield Sidebar(id="sidebar")
+            with Vertical(id="agent"):
+                yield Static("Reading the workspace…", id="agent-header")
+                with TabbedContent(id="tabs"):
+                    with TabPane("Turns", id="turns"):
+                        yield TurnsPane(id="turns-pane")
+                    with TabPane("Skills", id="skills"):
+                        yield SkillsPane(id="skills-pane")
+                    with TabPane("Self", id="self"):
+                        yield SelfPane({n: self.settings.note_cap(n) for n in NOTES}, id="self-pane")
+                    with TabPane("Events", id="events"):
+                        yield EventsPane(id="events-pane")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = str(self.workspace.root)
+        self._apply_settings()
+        self.load(None)
+        if self.watching:
+            self.watch_files()
+
+    def _apply_settings(self) -> None:
+        known = {b.id for _, section in self.key_sections() for b in section if b.id}
+        unknown = sorted(set(self.settings.keys) - known)
+        if unknown:
+            self.notify(f"orkas.toml [keys]: unknown binding id(s) {', '.join(unknown)}; see the help screen (?)",
+                        severity="warning", timeout=10)
+        self.set_keymap({k: v for k, v in self.settings.keys.items() if k in known})
+        theme = self.settings.theme
+        if theme:
+            if theme in self.available_themes:
+                self.theme = theme
+            else:
+                self.notify(f"orkas.toml theme: no theme {theme!r} (try {', '.join(sorted(self.available_themes)[:4])}…)",
+                            severity="warning", timeout=10)
+
+    def key_sections(self) -> list[tuple[str, list[Binding]]]:
+        """The help screen's sections; every binding id here can be rebound under ``[keys]``."""
+        return [
+            ("Everywhere", list(OrkasApp.BINDINGS)),
+            ("Skills tab", list(SkillsPane.BINDINGS)),
+            ("Self tab", list(SelfPane.BINDINGS)),
+            ("Skill editor", list(SkillEditor.BINDINGS)),
+        ]
+
+    # loading --------------------------------------------------------------
+
+    @work(thread=True, group="load")
+    def load(self, touched: dict[str, set[str]] | None) -> None:
+        """Re-read the touched agents' areas (all when ``None``) and hand the views to the UI."""
+        with self.data.lock:
+            views, gone = self.data.load(touched)
+            if views or gone:
+                self.call_from_thread(self.apply_views, views, gone)
+
+    @work(group="watch", exclusive=True)
+    async def watch_files(self) -> None:
+        async for touched in watch_workspace(self.workspace.root):
+            if ALL_AGENTS in touched:
+                self.notify("orkas.toml changed; restart orkas-tui to apply new settings", severity="warning")
+                touched.pop(ALL_AGENTS)
+            if touched:
+                self.load(touched)
+
+    def reload_agent(self, agent: str, *areas: str) -> None:
+        self.load({agent: set(areas)})
+
+    def apply_views(self, views: dict[str, AgentView], gone: Iterable[str]) -> None:
+        for agent_id in gone:
+            self.views.pop(agent_id, None)
+        self.views.update(views)
+        self.update_badges()
+        self.query_one(Sidebar).show(self.views, self.badges, self.now())
+        if self.agent not in self.views:
+            self.agent = None
+            if self.views:
+                self.select_agent(sorted(self.views)[0])
+            else:
+                self.query_one("#agent-header", Static).update(f"No agents in {self.workspace.root / 'agents'} yet.")
+        elif self.agent in views:
+            self.show_agent(views[self.agent])
+        for view in views.values():
+            if "skills" in view.areas:
+                self._tell_skill_editors(view)
+        self.loaded = True
+
+    def update_badges(self) -> None:
+        """Badges come from the reflection queue; without it every agent shows its turn count."""
+        self.badges = {aid: Text(f"{len(v.turns)} turns", style="dim") for aid, v in self.views.items()}
+
+    def _tell_skill_editors(self, view: AgentView) -> None:
+        versions = {row.skill.slug: row.skill.version for row in view.skills}
+        for screen in self.screen_stack:
+            if isinstance(screen, SkillEditor) and screen.agent == view.id:
+                screen.disk_changed(versions.get(screen.skill.slug))
+
+    def select_agent(self, agent: str) -> None:
+        if agent == self.agent or agent not in self.views:
+            return
+        if self.agent is not None and self.query_one(SelfPane).dirty_notes():
+            self.notify("Unsaved self-note edits: save (ctrl+s) or reload (ctrl+r) them before switching agents.",
+                        severity="warning")
+            self.query_one(Sidebar).move_cursor(row=self.query_one(Sidebar).get_row_index(self.agent))
+            return
+        self.agent = agent
+        self.show_agent(self.views[agent])
+
+    def show_agent(self, view: AgentView) -> None:
+        now = self.now()
+        header = Text()
+        header.append(view.name, style="bold")
+        if view.meta.name:
+            header.append(f" ({view.id})", style="dim")
+        if view.meta.description:
+            header.append(f" · {view.meta.description}")
+        triggering = sum(1 for t in view.turns if t.score.triggers)
+        header.append(f"\n{len(view.turns)} turns · {triggering} triggering · {len(view.skills)} skills", style="dim")
+        if view.malformed:
+            header.append(f" · ⚠ {view.malformed} malformed lines skipped", style="yellow")
+        self.query_one("#agent-header", Static).update(header)
+        self.query_one(TurnsPane).show(view, self.settings, now)
+        self.query_one(SkillsPane).show(view, now)
+        for note in self.query_one(SelfPane).show(view):
+            self.notify(f"{note}.md changed on disk while you were editing it. Your edits are kept; saving will ask.",
+                        title="Changed on disk", severity="warning", timeout=8)
+        self.query_one(EventsPane).show(view, now)
+
+    def select_agent_from_palette(self, agent: str) -> None:
+        sidebar = self.query_one(Sidebar)
+        if agent in self.views:
+            sidebar.move_cursor(row=sidebar.get_row_index(agent))
+
+    @on(Sidebar.AgentSelected)
+    def _agent_selected(self, event: Sidebar.AgentSelected) -> None:
+        self.select_agent(event.agent)
+
+    # actions --------------------------------------------------------------
+
+    def action_tab(self, tab: str) -> None:
+        self.query_one(TabbedContent).active = tab
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen(self.key_sections()))
+
+    def action_toggle_sidebar(self) -> None:
+        sidebar = self.query_one(Sidebar)
+        sidebar.display = not sidebar.display
+
+    def action_reload(self) -> None:
+        self.load(None)
+
+    async def action_quit(self) -> None:
+        unsaved = self.unsaved_edits()
+        if not unsaved:
+            self.exit()
+            return
+
+        def answer(choice: str | None) -> None:
+            if choice == "quit":
+                self.exit()
+
+        self.push_screen(Choose("Unsaved edits: " + ", ".join(unsaved) + ".\nQuit and lose them?",
+                                [("stay", "Stay"), ("quit", "Quit without saving")], danger="quit"), answer)
+
+    def unsaved_edits(self) -> list[str]:
+        edits = [f"self/{note}.md" for note in self.query_one(SelfPane).dirty_notes()]
+        edits += [f"skills/{s.skill.slug}.md" for s in self.screen_stack if isinstance(s, SkillEditor) and s.dirty]
+        return edits
+
+    # skills ---------------------------------------------------------------
+
+    @on(SkillsPane.OpenSkill)
+    def _open_skill(self, event: SkillsPane.OpenSkill) -> None:
+        self.open_skill(event.agent, event.slug)
+
+    @work(thread=True, group="skill-io")
+    def open_skill(self, agent: str, slug: str) -> None:
+        store = self.data.agents[agent].store
+        try:
+            skill = store.get(slug)
+        except SkillError as exc:
+            self.call_from_thread(self.notify, str(exc), severity="error")
+            return
+        self.call_from_thread(self.push_screen, SkillEditor(agent, store, skill), lambda _: self.reload_agent(agent, "skills", "events"))
+
+    # self notes -----------------------------------------------------------
+
+    @on(SelfPane.SaveNote)
+    def _save_note(self, event: SelfPane.SaveNote) -> None:
+        self.save_note(event.agent, event.note, event.text, event.expected, force=False)
+
+    @work(thread=True, group="note-io")
+    def save_note(self, agent: str, note: str, text: str, expected: str | None, force: bool) -> None:
+        notes = self.data.agents[agent].notes
+        try:
+            version = notes.write(note, text, expected, self.now(), force=force)
+        except NoteError as exc:
+            self.call_from_thread(self.notify, str(exc), title="Not saved", severity="error", timeout=10)
+            return
+        except ConflictError:
+            self.call_from_thread(self._ask_note_conflict, agent, note, text)
+            return
+        self.call_from_thread(self._note_saved, agent, Note(note, text, version))
+
+    def _note_saved(self, agent: str, saved: Note) -> None:
+        pane = self.query_one(SelfPane)
+        if pane.agent == agent:
+            editor = pane.editor(saved.note)
+            editor.loaded = saved
+            editor.changed_on_disk = False
+            editor.update_count()
+        self.notify(f"{saved.note}.md saved", title="Self")
+        self.reload_agent(agent, "self", "events")
+
+    def _ask_note_conflict(self, agent: str, note: str, text: str) -> None:
+        def answer(choice: str | None) -> None:
+            if choice == "overwrite":
+                self.save_note(agent, note, text, None, force=True)
+            elif choice == "reload":
+                self._discard_note(note)
+
+        self.push_screen(Choose(f"self/{note}.md changed on disk since you opened it.\n"
+                                "Overwrite it with your version, reload the version on disk, or keep editing?",
+                                [("keep", "Keep editing"), ("reload", "Reload from disk"), ("overwrite", "Overwrite")],
+                                danger="overwrite"), answer)
+
+    def action_reload_note(self, note: str) -> None:
+        editor = self.query_one(SelfPane).editor(note)
+        if not editor.dirty and not editor.changed_on_disk:
+            return
+        self.push_screen(Choose(f"Discard your edits to {note}.md and reload it from disk?",
+                                [("keep", "Keep editing"), ("reload", "Reload")], danger="reload"),
+                         lambda choice: self._discard_note(note) if choice == "reload" else None)
+
+    def _discard_note(self, note: str) -> None:
+        editor = self.query_one(SelfPane).editor(note)
+        editor.area.load_text(editor.loaded.text)
+        if self.agent:
+            editor.loaded = replace(editor.loaded, version="")  # forces the next view to load
+            self.reload_agent(self.agent, "self")
+
+    # palette --------------------------------------------------------------
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield SystemCommand("Help: keys", "Every key and its binding id", self.action_help)
+        for tab, title in TABS:
+            yield SystemCommand(f"Tab: {title}", f"Show the {title} tab", lambda tab=tab: self.action_tab(tab))
+        yield SystemCommand("Toggle sidebar", "Hide or show the agents list", self.action_toggle_sidebar)
+        yield SystemCommand("Reload workspace", "Read every agent again (new bytes only)", self.action_reload)
+
+
+def make_app(root: str | Path | None = None, clock: Clock = utc_now, watch: bool = True, blink: bool = True,
+             workspace: Workspace | None = None) -> OrkasApp:
+    """The one factory the CLI, the tests and the screenshot script share.
+
+    Tests and screenshots pass a fixed ``clock``, ``watch=False`` and ``blink=False``
+    so every run paints the same picture.
+    """
+    return OrkasApp(workspace or Workspace.open(root), clock=clock, watch=watch, blink=blink)

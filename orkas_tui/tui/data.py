@@ -1,0 +1,130 @@
+"""Per-agent state the app renders, loaded in thread workers.
+
+An :class:`AgentData` owns one :class:`AgentScan` (only new bytes are read on each
+refresh), a tail of ``events.jsonl`` and the skill and note stores. :meth:`AgentData.load`
+re-reads only the areas a file change touched and returns an :class:`AgentView`:
+plain data the widgets turn into rows. Nothing here imports Textual.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from orkas_tui.core.notes import NOTES, Note, SelfNotes, prompt_block
+from orkas_tui.core.report import ScoredTurn, SkillRow, last_reflection_at, scored_turns
+from orkas_tui.core.scan import AgentScan
+from orkas_tui.core.metrics import SkillMetrics, skill_metrics
+from orkas_tui.core.skills import Skill, SkillStore
+from orkas_tui.core.tail import JsonlTail
+from orkas_tui.core.workspace import AgentMeta, AgentPaths, Workspace, read_agent_meta
+
+AREAS = frozenset({"conversations", "events", "skills", "self", "state", "meta", "private"})
+EVENTS_KEPT = 2_000
+
+
+@dataclass(frozen=True)
+class AgentView:
+    """One consistent picture of an agent, handed from a worker thread to the UI."""
+
+    id: str
+    meta: AgentMeta
+    malformed: int
+    last_reflection: datetime | None
+    turns: list[ScoredTurn]
+    skills: list[SkillRow]
+    skill_problems: list[str]
+    events: list[tuple[int, dict]]
+    notes: dict[str, Note]
+    prompt: str
+    areas: frozenset[str] = field(default_factory=frozenset)
+
+    @property
+    def name(self) -> str:
+        return self.meta.name or self.id
+
+
+class AgentData:
+    def __init__(self, paths: AgentPaths, workspace: Workspace) -> None:
+        settings = workspace.settings
+        self.paths = paths
+        self.scan = AgentScan(paths, settings)
+        self.store = SkillStore(paths, settings)
+        self.notes = SelfNotes(paths, settings)
+        self._loaded = False
+        self._events_tail = JsonlTail(paths.events)
+        self._events: deque[tuple[int, dict]] = deque(maxlen=EVENTS_KEPT)
+        self._skills: list[Skill] = []
+        self._skill_problems: list[str] = []
+        self._notes: dict[str, Note] = {}
+        self._meta = AgentMeta()
+
+    @property
+    def id(self) -> str:
+        return self.paths.id
+
+    def load(self, areas: frozenset[str] = AREAS) -> AgentView:
+        """Re-read the touched areas (everything the first time); call from a worker thread."""
+        if not self._loaded:
+            areas, self._loaded = AREAS, True
+        if "conversations" in areas:
+            self.scan.refresh()
+        if "events" in areas:
+            reset, lines = self._events_tail.poll()
+            if reset:
+                self._events.clear()
+            self._events.extend((line.start, line.event) for line in lines if line.event is not None)
+        if "skills" in areas:
+            self._skills, self._skill_problems = self.store.load_all()
+        if "self" in areas:
+            self._notes = {note: self.notes.read(note) for note in NOTES}
+        if "meta" in areas:
+            self._meta = read_agent_meta(self.paths)
+        table = skill_metrics(self.scan.turns())
+        return AgentView(
+            id=self.id,
+            meta=self._meta,
+            malformed=self.scan.malformed_lines,
+            last_reflection=last_reflection_at(self.scan),
+            turns=scored_turns(self.scan, self.notes),
+            skills=[SkillRow(s, table.get(s.slug, SkillMetrics())) for s in self._skills],
+            skill_problems=list(self._skill_problems),
+            events=list(self._events),
+            notes=dict(self._notes),
+            prompt=prompt_block(self.notes, self._skills),
+            areas=areas,
+        )
+
+
+class WorkspaceData:
+    """Every agent's data behind one lock: loads run in order, one at a time, off the UI thread."""
+
+    def __init__(self, workspace: Workspace) -> None:
+        self.workspace = workspace
+        self.agents: dict[str, AgentData] = {}
+        self.lock = threading.RLock()
+
+    def sync_agents(self) -> list[str]:
+        """Pick up agents that appeared or went away; return the ones that went away."""
+        ids = self.workspace.agent_ids()
+        gone = [a for a in self.agents if a not in ids]
+        for agent_id in gone:
+            del self.agents[agent_id]
+        for agent_id in ids:
+            if agent_id not in self.agents:
+                self.agents[agent_id] = AgentData(self.workspace.agent(agent_id), self.workspace)
+        return gone
+
+    def load(self, touched: dict[str, set[str]] | None) -> tuple[dict[str, AgentView], list[str]]:
+        """Views of the touched agents (every agent when ``touched`` is ``None``), and the removed ids."""
+        gone: list[str] = []
+        if touched is None or any(a not in self.agents for a in touched) or any("agent" in s for s in touched.values()):
+            gone = self.sync_agents()
+        views = {}
+        for agent_id, data in self.agents.items():
+            if touched is None or agent_id in touched:
+                areas = AREAS if touched is None or "agent" in touched[agent_id] else frozenset(touched[agent_id])
+                views[agent_id] = data.load(areas)
+        return views, gone

@@ -1,0 +1,31 @@
+"""Command palette provider: jump to an agent or open a skill of the selected agent by name."""
+
+from __future__ import annotations
+
+from functools import partial
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+
+class AgentsAndSkills(Provider):
+    def _commands(self) -> list[tuple[str, str, object]]:
+        app = self.app
+        commands = []
+        for agent_id, view in sorted(app.views.items()):
+            commands.append((f"Agent: {agent_id}", view.meta.description or view.name, partial(app.select_agent_from_palette, agent_id)))
+        view = app.views.get(app.agent) if app.agent else None
+        if view is not None:
+            for row in view.skills:
+                commands.append((f"Skill: {row.skill.slug}", row.skill.description, partial(app.open_skill, view.id, row.skill.slug)))
+        return commands
+
+    async def discover(self) -> Hits:
+        for title, help_text, callback in self._commands():
+            yield DiscoveryHit(title, callback, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for title, help_text, callback in self._commands():
+            score = matcher.match(title)
+            if score > 0:
+                yield Hit(score, matcher.highlight(title), callback, help=help_text)

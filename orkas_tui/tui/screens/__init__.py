@@ -1,0 +1,1 @@
+"""Screens pushed over the main view: help, confirmations, the skill editor, text viewers."""

@@ -1,0 +1,187 @@
+"""Edit one skill inline: description and Markdown body, saved through :class:`SkillStore`
+with the version read at open, so an edit made on disk meanwhile is never overwritten
+silently; delete asks first; closing with unsaved edits asks first."""
+
+from __future__ import annotations
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Label, Static, TextArea
+
+from orkas_tui.core.files import ConflictError
+from orkas_tui.core.skills import Skill, SkillError, SkillStore
+from orkas_tui.tui.screens.confirm import Choose
+
+
+class SkillEditor(Screen[None]):
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Save", id="skill_save"),
+        Binding("ctrl+d", "delete", "Delete", id="skill_delete"),
+        Binding("escape", "close", "Close", id="skill_close"),
+    ]
+
+    def __init__(self, agent: str, store: SkillStore, skill: Skill) -> None:
+        super().__init__()
+        self.agent = agent
+        self.store = store
+        self.skill = skill
+        self.changed_on_disk = False
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="skill-editor"):
+            yield Label(f"{self.agent} / skills/{self.skill.slug}.md · {self.skill.name}", classes="editor-title")
+            yield Static("", id="skill-status")
+            yield Label("Description")
+            yield Input(self.skill.description, id="skill-description")
+            yield Label("Body (Markdown)")
+            yield TextArea(self.skill.body, language="markdown", soft_wrap=True, id="skill-body")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#skill-description", Input).cursor_blink = self.app.blink
+        body = self.query_one("#skill-body", TextArea)
+        body.cursor_blink = self.app.blink
+        body.focus()
+        self._update_status()
+
+    @property
+    def description(self) -> str:
+        return self.query_one("#skill-description", Input).value
+
+    @property
+    def body(self) -> str:
+        return self.query_one("#skill-body", TextArea).text
+
+    @property
+    def dirty(self) -> bool:
+        return self.description.strip() != self.skill.description or self.body != self.skill.body
+
+    def _update_status(self) -> None:
+        s = self.skill
+        parts = [f"patches {s.patch_count}", f"updated {s.updated_at}", f"{len(self.body):,} chars"]
+        if self.dirty:
+            parts.append("modified")
+        if self.changed_on_disk:
+            parts.append("CHANGED ON DISK: saving will ask")
+        self.query_one("#skill-status", Static).update(" · ".join(parts))
+
+    @on(Input.Changed)
+    @on(TextArea.Changed)
+    def _edited(self) -> None:
+        self._update_status()
+
+    def disk_changed(self, version: str | None) -> None:
+        """The app saw this skill's file change; reload if clean, else announce and keep the edits."""
+        if version == self.skill.version or self.changed_on_disk:
+            return
+        if not self.dirty and version is not None:
+            self._reload()
+            self.notify(f"{self.skill.slug}.md changed on disk; reloaded", title="Skill")
+            return
+        self.changed_on_disk = True
+        self._update_status()
+        self.notify(f"{self.skill.slug}.md changed on disk. Your edits are kept; saving will ask before overwriting.",
+                    title="Skill changed on disk", severity="warning", timeout=8)
+
+    @work(thread=True, group="skill-io")
+    def _reload(self) -> None:
+        try:
+            skill = self.store.get(self.skill.slug)
+        except SkillError as exc:
+            self.app.call_from_thread(self.notify, str(exc), severity="error")
+            return
+        self.app.call_from_thread(self._apply, skill)
+
+    def _apply(self, skill: Skill) -> None:
+        self.skill = skill
+        self.changed_on_disk = False
+        self.query_one("#skill-description", Input).value = skill.description
+        self.query_one("#skill-body", TextArea).load_text(skill.body)
+        self._update_status()
+
+    def action_save(self) -> None:
+        self._save(force=False)
+
+    @work(thread=True, exclusive=True, group="skill-io")
+    def _save(self, force: bool) -> None:
+        app = self.app
+        try:
+            saved = self.store.edit(self.skill.slug, self.description, self.body, self.skill.version, app.now(), force=force)
+        except ConflictError:
+            app.call_from_thread(self._ask_conflict)
+            return
+        except (SkillError, OSError) as exc:
+            app.call_from_thread(self.notify, str(exc), title="Not saved", severity="error", timeout=8)
+            return
+        app.call_from_thread(self._saved, saved)
+
+    def _saved(self, skill: Skill) -> None:
+        self._apply(skill)
+        self.notify(f"{skill.slug}.md saved", title="Skill")
+
+    def _ask_conflict(self) -> None:
+        def answer(choice: str | None) -> None:
+            if choice == "overwrite":
+                self._save(force=True)
+            elif choice == "reload":
+                self._reload()
+
+        self.changed_on_disk = True
+        self._update_status()
+        self.app.push_screen(
+            Choose(
+                f"{self.skill.slug}.md changed on disk since you opened it.\n"
+                "Overwrite it with your version, reload the version on disk (your edits are lost), or keep editing?",
+                [("keep", "Keep editing"), ("reload", "Reload from disk"), ("overwrite", "Overwrite")],
+                danger="overwrite",
+            ),
+            answer,
+        )
+
+    def action_delete(self) -> None:
+        def answer(choice: str | None) -> None:
+            if choice == "delete":
+                self._delete()
+
+        self.app.push_screen(
+            Choose(f"Delete the skill {self.skill.slug!r}? Its file is removed (the event is logged).",
+                   [("cancel", "Cancel"), ("delete", "Delete")], danger="delete"),
+            answer,
+        )
+
+    @work(thread=True, exclusive=True, group="skill-io")
+    def _delete(self) -> None:
+        app = self.app
+        try:
+            self.store.delete(self.skill.slug, app.now(), expected=self.skill.version)
+        except ConflictError:
+            app.call_from_thread(self.notify, f"{self.skill.slug}.md changed on disk; not deleted. Reload it first.",
+                                 severity="error", timeout=8)
+            return
+        except (SkillError, OSError) as exc:
+            app.call_from_thread(self.notify, str(exc), severity="error")
+            return
+        app.call_from_thread(self._deleted)
+
+    def _deleted(self) -> None:
+        self.notify(f"{self.skill.slug} deleted", title="Skill")
+        self.dismiss(None)
+
+    def action_close(self) -> None:
+        if not self.dirty:
+            self.dismiss(None)
+            return
+
+        def answer(choice: str | None) -> None:
+            if choice == "discard":
+                self.dismiss(None)
+            elif choice == "save":
+                self._save(force=False)
+
+        self.app.push_screen(
+            Choose("This skill has unsaved edits.", [("keep", "Keep editing"), ("save", "Save"), ("discard", "Discard")], danger="discard"),
+            answer,
+        )

@@ -1,0 +1,28 @@
+"""Which skills look useless, and why: a reading aid on top of the spec's metrics.
+
+The thresholds are deliberately simple and need a minimum of evidence, so a new
+skill is not flagged after one bad turn.
+"""
+
+from __future__ import annotations
+
+from orkas_tui.core.report import SkillRow
+
+MIN_IMPRESSIONS = 10
+MIN_INVOCATIONS = 3
+LOW_INVOCATION = 0.1
+HIGH_RATE = 0.5
+
+
+def useless_reasons(row: SkillRow) -> list[str]:
+    m, s = row.metrics, row.skill
+    reasons = []
+    if s.last_used_at is None and m.invocations == 0:
+        reasons.append("never used")
+    elif m.impressions >= MIN_IMPRESSIONS and (m.invocation_rate or 0) < LOW_INVOCATION:
+        reasons.append("rarely invoked")
+    if m.invocations >= MIN_INVOCATIONS and (m.edit_rate or 0) >= HIGH_RATE:
+        reasons.append("output often edited")
+    if m.effective_base >= MIN_INVOCATIONS and (m.ineffective_rate or 0) >= HIGH_RATE:
+        reasons.append("often ineffective")
+    return reasons

@@ -1,0 +1,1 @@
+"""Widgets: the sidebar, one pane per tab, and the keyed table they share."""

@@ -1,0 +1,45 @@
+"""The Events tab: the agent's ``events.jsonl``, newest first, live (rows keyed by byte offset)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import orjson
+from textual.app import ComposeResult
+from textual.containers import Vertical
+
+from orkas_tui.tui.cells import clock_time
+from orkas_tui.tui.data import EVENTS_KEPT, AgentView
+from orkas_tui.tui.widgets.keyed_table import Cell, KeyedTable
+
+COLUMNS = [("time", "Time"), ("type", "Event"), ("source", "Source"), ("details", "Details")]
+HIDDEN = ("ts", "type", "source")
+
+
+def event_cells(offset: int, event: dict, now: datetime) -> list[Cell]:
+    details = {k: v for k, v in event.items() if k not in HIDDEN}
+    text = " ".join(f"{k}={v if isinstance(v, str) else orjson.dumps(v).decode()}" for k, v in details.items())
+    kind = str(event.get("type"))
+    return [
+        Cell(clock_time(event.get("ts"), now), sort=offset),
+        Cell(kind, sort=kind, style="bold" if kind.startswith(("reflection", "proposal")) else ""),
+        Cell(str(event.get("source", "runtime")), sort=str(event.get("source", ""))),
+        Cell(text, sort=text),
+    ]
+
+
+class EventsPane(Vertical):
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.agent: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield KeyedTable(COLUMNS, sort=("time", True), id="events-table")
+
+    def show(self, view: AgentView, now: datetime) -> None:
+        table = self.query_one(KeyedTable)
+        if self.agent != view.id:
+            table.clear()
+            self.agent = view.id
+        table.border_subtitle = f"last {EVENTS_KEPT:,} kept" if len(view.events) >= EVENTS_KEPT else ""
+        table.sync({str(offset): event_cells(offset, event, now) for offset, event in view.events})

@@ -1,0 +1,139 @@
+"""The Skills tab: every skill with its rates, sortable, filterable, suspects marked."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.widgets import DataTable, Input, Static
+
+from orkas_tui.core.report import SkillRow
+from orkas_tui.tui.cells import age, rate_text
+from orkas_tui.tui.data import AgentView
+from orkas_tui.tui.skill_flags import useless_reasons
+from orkas_tui.tui.widgets.keyed_table import Cell, KeyedTable
+
+COLUMNS = [
+    ("name", "Skill"),
+    ("impressions", "Impr"),
+    ("invocations", "Inv"),
+    ("invocation_rate", "Inv%"),
+    ("edit_rate", "Edit%"),
+    ("ineffective_rate", "Ineff%"),
+    ("patches", "Patch"),
+    ("last_used", "Used"),
+    ("created", "Created"),
+    ("flag", "Looks useless"),
+]
+SORTABLE = [key for key, _ in COLUMNS]
+
+
+def skill_cells(row: SkillRow, now: datetime) -> list[Cell]:
+    s, m = row.skill, row.metrics
+    reasons = useless_reasons(row)
+
+    def rate_cell(value: float | None) -> Cell:
+        return Cell.of(rate_text(value), sort=value if value is not None else -1.0)
+
+    return [
+        Cell(s.slug, sort=s.slug, style="yellow" if reasons else ""),
+        Cell(str(m.impressions), sort=m.impressions, justify="right"),
+        Cell(str(m.invocations), sort=m.invocations, justify="right"),
+        rate_cell(m.invocation_rate),
+        rate_cell(m.edit_rate),
+        rate_cell(m.ineffective_rate),
+        Cell(str(s.patch_count), sort=s.patch_count, justify="right"),
+        Cell(age(s.last_used_at, now), sort=s.last_used_at or ""),
+        Cell(age(s.created_at, now), sort=s.created_at),
+        Cell("⚑ " + ", ".join(reasons) if reasons else "", sort=len(reasons), style="yellow"),
+    ]
+
+
+class SkillsPane(Vertical):
+    BINDINGS = [
+        Binding("slash", "filter", "Filter", id="skills_filter"),
+        Binding("s", "cycle_sort", "Sort", id="skills_sort"),
+        Binding("o", "open", "Open skill", id="skills_open"),
+    ]
+
+    class OpenSkill(Message):
+        def __init__(self, agent: str, slug: str) -> None:
+            super().__init__()
+            self.agent = agent
+            self.slug = slug
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.view: AgentView | None = None
+        self.now: datetime | None = None
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="skills-bar"):
+            yield Input(placeholder="filter skills (name, description)…  /", id="skills-filter")
+            yield Static("", id="skills-summary")
+        yield KeyedTable(COLUMNS, sort=("name", False), id="skills-table")
+        yield Static("", id="skills-problems")
+
+    @property
+    def table(self) -> KeyedTable:
+        return self.query_one("#skills-table", KeyedTable)
+
+    def show(self, view: AgentView, now: datetime) -> None:
+        fresh = self.view is None or self.view.id != view.id
+        self.view, self.now = view, now
+        if fresh:
+            self.table.clear()
+        self._sync()
+        problems = self.query_one("#skills-problems", Static)
+        problems.update("\n".join(f"⚠ {p}" for p in view.skill_problems))
+        problems.display = bool(view.skill_problems)
+
+    def _sync(self) -> None:
+        if self.view is None or self.now is None:
+            return
+        needle = self.query_one("#skills-filter", Input).value.strip().lower()
+        rows = {
+            row.skill.slug: skill_cells(row, self.now)
+            for row in self.view.skills
+            if not needle or needle in f"{row.skill.slug} {row.skill.name} {row.skill.description}".lower()
+        }
+        self.table.sync(rows)
+        flagged = sum(1 for row in self.view.skills if useless_reasons(row))
+        column, reverse = self.table.sort_spec
+        self.query_one("#skills-summary", Static).update(
+            f"{len(rows)}/{len(self.view.skills)} skills · {flagged} flagged · sort: {column} {'↓' if reverse else '↑'}"
+        )
+
+    @on(Input.Changed, "#skills-filter")
+    def _filter_changed(self) -> None:
+        self._sync()
+
+    @on(Input.Submitted, "#skills-filter")
+    def _filter_done(self) -> None:
+        self.table.focus()
+
+    @on(DataTable.HeaderSelected, "#skills-table")
+    def _header(self, event: DataTable.HeaderSelected) -> None:
+        self.table.sort_by(event.column_key.value)
+        self._sync()
+
+    @on(DataTable.RowSelected, "#skills-table")
+    def _selected(self, event: DataTable.RowSelected) -> None:
+        self.action_open()
+
+    def action_filter(self) -> None:
+        self.query_one("#skills-filter", Input).focus()
+
+    def action_cycle_sort(self) -> None:
+        column, _ = self.table.sort_spec
+        self.table.sort_by(SORTABLE[(SORTABLE.index(column) + 1) % len(SORTABLE)])
+        self._sync()
+
+    def action_open(self) -> None:
+        key = self.table.current_key()
+        if key and self.view is not None:
+            self.post_message(self.OpenSkill(self.view.id, key))

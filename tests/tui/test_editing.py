@@ -1,0 +1,128 @@
+"""Self notes and skills edited in the app go through the core stores: caps, conflicts, no lost edits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Input, TextArea
+
+from orkas_tui.core.skills import parse_skill
+from orkas_tui.tui.screens.confirm import Choose
+from orkas_tui.tui.screens.skill_editor import SkillEditor
+from orkas_tui.tui.widgets.self_notes import SelfPane
+from orkas_tui.tui.widgets.skills import SkillsPane
+from tests.tui.conftest import SIZE, settle
+
+
+async def _select(pilot, agent: str) -> None:
+    await settle(pilot)
+    app = pilot.app
+    app.select_agent_from_palette(agent)
+    await settle(pilot)
+    assert app.agent == agent
+
+
+async def test_over_cap_self_note_is_refused_and_says_by_how_much(app_factory, demo_ws: Path) -> None:
+    app = app_factory()
+    profile = demo_ws / "agents" / "coder" / "self" / "profile.md"
+    before = profile.read_bytes()
+    async with app.run_test(size=SIZE) as pilot:
+        await _select(pilot, "coder")
+        await pilot.press("3")
+        pane = app.query_one(SelfPane)
+        area = pane.editor("profile").area
+        area.focus()
+        area.load_text("x" * 2_050)
+        await pilot.pause()
+        assert "50 over the cap" in str(pane.editor("profile").query_one(".note-count").render())
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        messages = [n.message for n in app._notifications]
+        assert any("2,050 characters, 50 over its 2,000-character cap; not saved" in m for m in messages), messages
+    assert profile.read_bytes() == before
+
+
+async def test_saving_a_note_under_the_cap_writes_it_and_logs_the_event(app_factory, demo_ws: Path) -> None:
+    app = app_factory()
+    agent = demo_ws / "agents" / "coder"
+    async with app.run_test(size=SIZE) as pilot:
+        await _select(pilot, "coder")
+        await pilot.press("3")
+        area = app.query_one(SelfPane).editor("strategies").area
+        area.focus()
+        area.load_text("- Always run `pnpm test` before saying it works.\n")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert not app.query_one(SelfPane).dirty_notes()
+    assert (agent / "self" / "strategies.md").read_text() == "- Always run `pnpm test` before saying it works.\n"
+    assert b'"type":"self_updated"' in (agent / "events.jsonl").read_bytes()
+
+
+async def _open_first_skill(pilot) -> tuple[SkillEditor, str]:
+    app = pilot.app
+    await pilot.press("2")
+    pane = app.query_one(SkillsPane)
+    pane.table.focus()
+    slug = pane.table.current_key()
+    await pilot.press("enter")
+    await settle(pilot)
+    assert isinstance(app.screen, SkillEditor)
+    return app.screen, slug
+
+
+async def test_editing_and_saving_a_skill(app_factory, demo_ws: Path) -> None:
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await _select(pilot, "coder")
+        editor, slug = await _open_first_skill(pilot)
+        editor.query_one("#skill-description", Input).value = "When building, always use pnpm"
+        editor.query_one("#skill-body", TextArea).load_text("Always run `pnpm install` first.\n")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert not editor.dirty
+    path = demo_ws / "agents" / "coder" / "skills" / f"{slug}.md"
+    skill = parse_skill(slug, path.read_bytes())
+    assert skill.description == "When building, always use pnpm"
+    assert skill.body == "Always run `pnpm install` first.\n"
+    assert b'"type":"skill_edited"' in (demo_ws / "agents" / "coder" / "events.jsonl").read_bytes()
+
+
+async def test_an_external_edit_is_announced_and_never_overwritten_silently(app_factory, demo_ws: Path) -> None:
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await _select(pilot, "coder")
+        editor, slug = await _open_first_skill(pilot)
+        editor.query_one("#skill-body", TextArea).load_text("My local edit.\n")
+        path = demo_ws / "agents" / "coder" / "skills" / f"{slug}.md"
+        external = path.read_text().replace("---\n\n", "---\n\nEdited by hand in vim.\n", 1)
+        path.write_text(external)
+        app.reload_agent("coder", "skills")  # what the watcher does when the file changes
+        await settle(pilot)
+        assert editor.changed_on_disk
+        assert any("changed on disk" in n.message for n in app._notifications)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert isinstance(app.screen, Choose)  # asks: keep editing / reload / overwrite
+        assert path.read_text() == external
+        await pilot.click("#answer-keep")
+        await settle(pilot)
+        assert app.screen is editor
+        assert editor.body == "My local edit.\n"
+    assert path.read_text() == external
+
+
+async def test_quit_with_unsaved_edits_asks_first(app_factory) -> None:
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await _select(pilot, "coder")
+        await pilot.press("3")
+        area = app.query_one(SelfPane).editor("profile").area
+        area.load_text("unsaved thoughts")
+        app.query_one("#skills-table").focus()
+        await pilot.press("q")
+        await pilot.pause()
+        assert isinstance(app.screen, Choose)
+        assert "self/profile.md" in app.screen.question
+        await pilot.click("#answer-stay")
+        await pilot.pause()
+        assert app.is_running and area.text == "unsaved thoughts"

@@ -1,0 +1,70 @@
+"""A turn appended to a conversation file shows up without a keypress, keeping the cursor."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from orkas_tui.core.runtime import AgentRuntime
+from orkas_tui.tui.watch import classify, group_changes
+from orkas_tui.tui.widgets.turns import TurnsPane
+from tests.conftest import NOW
+from tests.tui.conftest import SIZE, fixed_clock, settle
+
+
+async def _wait_for(pilot, predicate, timeout: float = 8.0) -> None:
+    for _ in range(int(timeout / 0.05)):
+        if predicate():
+            return
+        await asyncio.sleep(0.05)
+        await pilot.pause()
+    raise AssertionError("the condition never held")
+
+
+async def test_appended_turn_appears_without_a_keypress(app_factory, demo_ws: Path) -> None:
+    app = app_factory(watch=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.select_agent_from_palette("ops")
+        await settle(pilot)
+        pane = app.query_one(TurnsPane)
+        table = pane.table
+        table.focus()
+        await pilot.press("down", "down")
+        cursor_key = table.current_key()
+        rows_before = table.row_count
+        scanned_before = {c: s.tail.offset for c, s in app.data.agents["ops"].scan.conversations.items()}
+        await asyncio.sleep(0.3)  # let the watcher start
+
+        conv = AgentRuntime(demo_ws, "ops", clock=fixed_clock).conversation("live-check")
+        conv.start_turn()
+        conv.user("Actually, that's not the right cluster; try again on staging")
+        call = conv.tool_call("kubectl", {"cmd": "get pods"})
+        conv.tool_result(call, ok=True, output="3 pods")
+        conv.end_turn("ok")
+
+        await _wait_for(pilot, lambda: "live-check#0" in pane.rows)
+        await settle(pilot)
+        assert table.row_count == rows_before + 1
+        assert table.current_key() == cursor_key  # the cursor stayed on the same turn
+        assert table.get_row_index("live-check#0") == 0  # newest first
+        assert pane.rows["live-check#0"].score.triggers
+        # only new bytes were read: every old file's offset is where it was
+        after = app.data.agents["ops"].scan.conversations
+        assert all(after[c].tail.offset == offset for c, offset in scanned_before.items())
+
+
+def test_changes_are_grouped_by_agent_and_area(tmp_path: Path) -> None:
+    root = tmp_path
+    paths = [
+        root / "agents" / "coder" / "conversations" / "a.jsonl",
+        root / "agents" / "coder" / "skills" / "x.md",
+        root / "agents" / "ops" / "self" / "profile.md",
+        root / "agents" / "ops" / "skills" / ".x.md.abc.tmp",
+        root / "agents" / "ops" / ".orkas" / "state.json",
+        root / "elsewhere.txt",
+    ]
+    assert group_changes(root, paths) == {"coder": {"conversations", "skills"}, "ops": {"self", "state"}}
+    assert classify(root, root / "orkas.toml") == ("*", "settings")
+    assert classify(root, root / "agents" / "new-agent") == ("new-agent", "agent")
+    assert NOW  # the fixed clock the app runs on in these tests

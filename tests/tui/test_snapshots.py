@@ -1,0 +1,27 @@
+"""Every tab and the help screen on the demo workspace (fixed clock, fixed size)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.tui.conftest import SIZE, settle
+
+
+async def _ready(pilot) -> None:
+    await settle(pilot)
+
+
+@pytest.mark.parametrize("key", ["1", "2", "3", "4", "question_mark"])
+def test_tab_snapshot(snap_compare, app_factory, key) -> None:
+    async def run_before(pilot) -> None:
+        await settle(pilot)
+        await pilot.press("down", "down")  # the coder agent: the busiest one
+        await settle(pilot)
+        await pilot.press(key)
+        await settle(pilot)
+
+    assert snap_compare(app_factory(), terminal_size=SIZE, run_before=run_before)
+
+
+def test_narrow_terminal_snapshot(snap_compare, app_factory) -> None:
+    assert snap_compare(app_factory(), terminal_size=(80, 24), run_before=_ready)
