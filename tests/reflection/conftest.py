@@ -78,12 +78,13 @@ def root(tmp_path: Path) -> Path:
     return path
 
 
-def configure(root: Path, server: ModelServer | None = None, *, auto_apply: bool = False, extra: str = "") -> Workspace:
+def configure(root: Path, server: ModelServer | None = None, *, auto_apply: bool = False, extra: str = "",
+              timeout_s: float = 2.0) -> Workspace:
     """Write ``orkas.toml`` (model pointed at ``server``, short time-outs and back-off) and open it."""
     lines = [f"[reflection]\nauto_apply = {'true' if auto_apply else 'false'}\n"]
     if server is not None:
         lines.append(f'[model]\nname = "openai/test-model"\napi_base = "{server.url}"\n'
-                     "timeout_s = 2.0\nmax_retries = 2\nretry_backoff_s = 0.01\n")
+                     f"timeout_s = {timeout_s}\nmax_retries = 2\nretry_backoff_s = 0.01\n")
     lines.append(extra)
     (root / "orkas.toml").write_text("\n".join(lines), "utf-8")
     return Workspace(root)
