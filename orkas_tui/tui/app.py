@@ -29,12 +29,17 @@ from orkas_tui.core.skills import SkillError
 from orkas_tui.core.timefmt import utc_now
 from orkas_tui.core.workspace import Workspace
 from orkas_tui.tui.data import AgentView, WorkspaceData
+from orkas_tui.core.queue import QueuePlan
 from orkas_tui.tui.palette import AgentsAndSkills
+from orkas_tui.tui.reflection_actions import ReflectionActions
+from orkas_tui.tui.screens.op_editor import OpEditor
 from orkas_tui.tui.screens.confirm import Choose
 from orkas_tui.tui.screens.help import HelpScreen
 from orkas_tui.tui.screens.skill_editor import SkillEditor
 from orkas_tui.tui.watch import ALL_AGENTS, watch_workspace
 from orkas_tui.tui.widgets.events import EventsPane
+from orkas_tui.tui.widgets.proposals import ProposalsPane
+from orkas_tui.tui.widgets.queue import QueuePane, badge
 from orkas_tui.tui.widgets.self_notes import SelfPane
 from orkas_tui.tui.widgets.sidebar import Sidebar
 from orkas_tui.tui.widgets.skills import SkillsPane
@@ -42,7 +47,7 @@ from orkas_tui.tui.widgets.turns import TurnsPane
 
 Clock = Callable[[], datetime]
 STYLES = Path(__file__).resolve().parents[2] / "styles"
-TABS = [("turns", "Turns"), ("skills", "Skills"), ("self", "Self"), ("events", "Events")]
+TABS = [("turns", "Turns"), ("queue", "Queue"), ("skills", "Skills"), ("proposals", "Proposals"), ("self", "Self"), ("events", "Events")]
 
 
 def style_paths() -> list[Path]:
@@ -53,17 +58,18 @@ def style_paths() -> list[Path]:
     return paths
 
 
-class OrkasApp(App[None]):
+class OrkasApp(ReflectionActions, App[None]):
     TITLE = "orkas-tui"
     CSS_PATH = style_paths()
     COMMANDS = App.COMMANDS | {AgentsAndSkills}
     BINDINGS = [
         Binding("q", "quit", "Quit", id="quit"),
         Binding("question_mark,f1", "help", "Help", id="help"),
-        Binding("1", "tab('turns')", "Turns", id="tab_turns", show=False),
-        Binding("2", "tab('skills')", "Skills", id="tab_skills", show=False),
-        Binding("3", "tab('self')", "Self", id="tab_self", show=False),
-        Binding("4", "tab('events')", "Events", id="tab_events", show=False),
+        *[Binding(str(n), f"tab('{tab}')", title, id=f"tab_{tab}", show=False) for n, (tab, title) in enumerate(TABS, 1)],
+        Binding("r", "reflect_now", "Reflect now", id="reflect_now"),
+        Binding("c", "run_cycle", "Run cycle", id="run_cycle"),
+        Binding("x", "cancel_reflection", "Cancel", id="cancel_reflection"),
+        Binding("b", "show_bundle", "Bundle", id="show_bundle"),
         Binding("ctrl+b", "toggle_sidebar", "Sidebar", id="toggle_sidebar", show=False),
         Binding("f5", "reload", "Reload", id="reload", show=False),
     ]
@@ -79,6 +85,8 @@ class OrkasApp(App[None]):
         self.views: dict[str, AgentView] = {}
         self.badges: dict[str, Text] = {}
         self.agent: str | None = None
+        self.plan: QueuePlan | None = None
+        self.progress_lines: list[Text] = []
         self.loaded = False
 
     def now(self) -> datetime:
@@ -94,8 +102,12 @@ class OrkasApp(App[None]):
                 with TabbedContent(id="tabs"):
                     with TabPane("Turns", id="turns"):
                         yield TurnsPane(id="turns-pane")
+                    with TabPane("Queue", id="queue"):
+                        yield QueuePane(id="queue-pane")
                     with TabPane("Skills", id="skills"):
                         yield SkillsPane(id="skills-pane")
+                    with TabPane("Proposals", id="proposals"):
+                        yield ProposalsPane(id="proposals-pane")
                     with TabPane("Self", id="self"):
                         yield SelfPane({n: self.settings.note_cap(n) for n in NOTES}, id="self-pane")
                     with TabPane("Events", id="events"):
@@ -129,6 +141,8 @@ class OrkasApp(App[None]):
         return [
             ("Everywhere", list(OrkasApp.BINDINGS)),
             ("Skills tab", list(SkillsPane.BINDINGS)),
+            ("Proposals tab", list(ProposalsPane.BINDINGS)),
+            ("Editing an operation", list(OpEditor.BINDINGS)),
             ("Self tab", list(SelfPane.BINDINGS)),
             ("Skill editor", list(SkillEditor.BINDINGS)),
         ]
@@ -140,26 +154,29 @@ class OrkasApp(App[None]):
         """Re-read the touched agents' areas (all when ``None``) and hand the views to the UI."""
         with self.data.lock:
             views, gone = self.data.load(touched)
-            if views or gone:
-                self.call_from_thread(self.apply_views, views, gone)
+            plan = self.data.plan(self.now())
+            self.call_from_thread(self.apply_views, views, gone, plan)
 
     @work(group="watch", exclusive=True)
     async def watch_files(self) -> None:
         async for touched in watch_workspace(self.workspace.root):
-            if ALL_AGENTS in touched:
+            workspace_wide = touched.pop(ALL_AGENTS, set())
+            if "settings" in workspace_wide:
                 self.notify("orkas.toml changed; restart orkas-tui to apply new settings", severity="warning")
-                touched.pop(ALL_AGENTS)
-            if touched:
+            if touched or "cycle" in workspace_wide:
                 self.load(touched)
 
     def reload_agent(self, agent: str, *areas: str) -> None:
         self.load({agent: set(areas)})
 
-    def apply_views(self, views: dict[str, AgentView], gone: Iterable[str]) -> None:
+    def apply_views(self, views: dict[str, AgentView], gone: Iterable[str], plan: QueuePlan) -> None:
         for agent_id in gone:
             self.views.pop(agent_id, None)
         self.views.update(views)
-        self.update_badges()
+        self.plan = plan
+        now = self.now()
+        self.badges = {aid: badge(plan.decision(aid), now) for aid in self.views}
+        self.query_one(QueuePane).show(plan, self.settings, now)
         self.query_one(Sidebar).show(self.views, self.badges, self.now())
         if self.agent not in self.views:
             self.agent = None
@@ -173,10 +190,6 @@ class OrkasApp(App[None]):
             if "skills" in view.areas:
                 self._tell_skill_editors(view)
         self.loaded = True
-
-    def update_badges(self) -> None:
-        """Badges come from the reflection queue; without it every agent shows its turn count."""
-        self.badges = {aid: Text(f"{len(v.turns)} turns", style="dim") for aid, v in self.views.items()}
 
     def _tell_skill_editors(self, view: AgentView) -> None:
         versions = {row.skill.slug: row.skill.version for row in view.skills}
@@ -210,6 +223,7 @@ class OrkasApp(App[None]):
         self.query_one("#agent-header", Static).update(header)
         self.query_one(TurnsPane).show(view, self.settings, now)
         self.query_one(SkillsPane).show(view, now)
+        self.query_one(ProposalsPane).show(view)
         for note in self.query_one(SelfPane).show(view):
             self.notify(f"{note}.md changed on disk while you were editing it. Your edits are kept; saving will ask.",
                         title="Changed on disk", severity="warning", timeout=8)
@@ -336,6 +350,10 @@ class OrkasApp(App[None]):
         yield SystemCommand("Help: keys", "Every key and its binding id", self.action_help)
         for tab, title in TABS:
             yield SystemCommand(f"Tab: {title}", f"Show the {title} tab", lambda tab=tab: self.action_tab(tab))
+        yield SystemCommand("Reflect now", "Reflect on the selected agent now (shows the bundle first)", self.action_reflect_now)
+        yield SystemCommand("Run a cycle now", "Reflect on every agent the queue selects", self.action_run_cycle)
+        yield SystemCommand("Cancel reflection", "Stop the running reflection; nothing is written", self.action_cancel_reflection)
+        yield SystemCommand("Show bundle", "The exact text a reflection would send for the selected agent", self.action_show_bundle)
         yield SystemCommand("Toggle sidebar", "Hide or show the agents list", self.action_toggle_sidebar)
         yield SystemCommand("Reload workspace", "Read every agent again (new bytes only)", self.action_reload)
 

@@ -13,7 +13,10 @@ from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from orkas_tui.core.history import Change, list_changes
 from orkas_tui.core.notes import NOTES, Note, SelfNotes, prompt_block
+from orkas_tui.core.proposals import Proposal, list_proposals
+from orkas_tui.core.queue import QueuePlan, workspace_queue
 from orkas_tui.core.report import ScoredTurn, SkillRow, last_reflection_at, scored_turns
 from orkas_tui.core.scan import AgentScan
 from orkas_tui.core.metrics import SkillMetrics, skill_metrics
@@ -39,6 +42,8 @@ class AgentView:
     events: list[tuple[int, dict]]
     notes: dict[str, Note]
     prompt: str
+    proposals: list[Proposal]
+    changes: list[Change]
     areas: frozenset[str] = field(default_factory=frozenset)
 
     @property
@@ -60,6 +65,8 @@ class AgentData:
         self._skill_problems: list[str] = []
         self._notes: dict[str, Note] = {}
         self._meta = AgentMeta()
+        self._proposals: list[Proposal] = []
+        self._changes: list[Change] = []
 
     @property
     def id(self) -> str:
@@ -82,6 +89,9 @@ class AgentData:
             self._notes = {note: self.notes.read(note) for note in NOTES}
         if "meta" in areas:
             self._meta = read_agent_meta(self.paths)
+        if "private" in areas:
+            self._proposals = list_proposals(self.paths)
+            self._changes = list_changes(self.paths)
         table = skill_metrics(self.scan.turns())
         return AgentView(
             id=self.id,
@@ -94,6 +104,8 @@ class AgentData:
             events=list(self._events),
             notes=dict(self._notes),
             prompt=prompt_block(self.notes, self._skills),
+            proposals=list(self._proposals),
+            changes=list(self._changes),
             areas=areas,
         )
 
@@ -128,3 +140,7 @@ class WorkspaceData:
                 areas = AREAS if touched is None or "agent" in touched[agent_id] else frozenset(touched[agent_id])
                 views[agent_id] = data.load(areas)
         return views, gone
+
+    def plan(self, now: datetime) -> QueuePlan:
+        """The next cycle's decision for every agent, from the scans already read."""
+        return workspace_queue(self.workspace, now, [data.scan for data in self.agents.values()])

@@ -26,6 +26,8 @@ def classify(root: Path, path: Path) -> tuple[str, str] | None:
         return None
     if parts == ("orkas.toml",):
         return ALL_AGENTS, "settings"
+    if parts[:1] == (".orkas",):
+        return (ALL_AGENTS, "cycle") if parts[-1] == "state.json" else None
     if len(parts) < 2 or parts[0] != "agents":
         return None
     if len(parts) == 2:

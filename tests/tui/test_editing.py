@@ -28,7 +28,7 @@ async def test_over_cap_self_note_is_refused_and_says_by_how_much(app_factory, d
     before = profile.read_bytes()
     async with app.run_test(size=SIZE) as pilot:
         await _select(pilot, "coder")
-        await pilot.press("3")
+        await pilot.press("5")
         pane = app.query_one(SelfPane)
         area = pane.editor("profile").area
         area.focus()
@@ -47,7 +47,7 @@ async def test_saving_a_note_under_the_cap_writes_it_and_logs_the_event(app_fact
     agent = demo_ws / "agents" / "coder"
     async with app.run_test(size=SIZE) as pilot:
         await _select(pilot, "coder")
-        await pilot.press("3")
+        await pilot.press("5")
         area = app.query_one(SelfPane).editor("strategies").area
         area.focus()
         area.load_text("- Always run `pnpm test` before saying it works.\n")
@@ -60,7 +60,7 @@ async def test_saving_a_note_under_the_cap_writes_it_and_logs_the_event(app_fact
 
 async def _open_first_skill(pilot) -> tuple[SkillEditor, str]:
     app = pilot.app
-    await pilot.press("2")
+    await pilot.press("3")
     pane = app.query_one(SkillsPane)
     pane.table.focus()
     slug = pane.table.current_key()
@@ -115,7 +115,7 @@ async def test_quit_with_unsaved_edits_asks_first(app_factory) -> None:
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
         await _select(pilot, "coder")
-        await pilot.press("3")
+        await pilot.press("5")
         area = app.query_one(SelfPane).editor("profile").area
         area.load_text("unsaved thoughts")
         app.query_one("#skills-table").focus()

@@ -11,7 +11,8 @@ async def _ready(pilot) -> None:
     await settle(pilot)
 
 
-@pytest.mark.parametrize("key", ["1", "2", "3", "4", "question_mark"])
+# 1 Turns, 2 Queue, 3 Skills, 4 Proposals, 5 Self, 6 Events, ? help
+@pytest.mark.parametrize("key", ["1", "2", "3", "4", "5", "6", "question_mark"])
 def test_tab_snapshot(snap_compare, app_factory, key) -> None:
     async def run_before(pilot) -> None:
         await settle(pilot)

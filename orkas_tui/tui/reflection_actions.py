@@ -1,0 +1,177 @@
+"""Reflect now, run a cycle, cancel, show the bundle, and decide on proposals: each one a
+call into the core (reflect, run_cycle, prepare, approve, reject, edit_operation) from a
+thread worker, with progress coming back to the Queue tab."""
+
+from __future__ import annotations
+
+import threading
+
+from rich.text import Text
+from textual import work
+
+from orkas_tui.core.cycle import run_cycle
+from orkas_tui.core.history import HistoryError
+from orkas_tui.core.proposals import ProposalError, approve, edit_operation, reject
+from orkas_tui.core.reflect import DONE, Outcome, Prepared, Progress, prepare, reflect
+from orkas_tui.tui.screens.confirm import Choose
+from orkas_tui.tui.screens.op_editor import OpEditor
+from orkas_tui.tui.screens.text_view import TextView
+from orkas_tui.tui.widgets.proposals import ProposalsPane
+from orkas_tui.tui.widgets.queue import QueuePane
+
+STAGE_STYLE = {"bundle": "cyan", "waiting": "yellow", "retrying": "magenta", "validating": "cyan", "applying": "green", DONE: "bold"}
+
+
+def bundle_text(prepared: Prepared) -> str:
+    """Exactly the messages that would be sent, one block a message."""
+    blocks = [f"── {m.get('role')} ──\n{m.get('content')}" for m in prepared.prompt.messages]
+    return "\n\n".join(blocks)
+
+
+class ReflectionActions:
+    """Mixed into the app: the actions that talk to the reflection core."""
+
+    cancel_event: threading.Event | None = None
+    progress_lines: list[Text]
+
+    # progress -------------------------------------------------------------
+
+    def _progress(self, progress: Progress) -> None:
+        line = Text()
+        line.append(f"{self.now().strftime('%H:%M:%S')} ", style="dim")
+        line.append(f"{progress.agent} ", style="bold")
+        line.append(f"{progress.stage:10} ", style=STAGE_STYLE.get(progress.stage, ""))
+        line.append(progress.message)
+        self.progress_lines = (self.progress_lines + [line])[-40:]
+        self.query_one(QueuePane).show_progress(self.progress_lines)
+
+    def _report(self, progress: Progress) -> None:
+        self.call_from_thread(self._progress, progress)
+
+    def _finished(self, outcome: Outcome) -> None:
+        severity = "information" if outcome.status in ("proposed", "applied", "nothing_to_save") else "warning"
+        self.notify(f"{outcome.agent}: {outcome.message}", title="Reflection", severity=severity, timeout=10)
+        self.load({outcome.agent: {"private", "state", "events", "skills", "self"}})
+
+    def _busy(self) -> bool:
+        if self.cancel_event is not None:
+            self.notify("A reflection is already running; cancel it with x.", severity="warning")
+            return True
+        return False
+
+    # reflect now ----------------------------------------------------------
+
+    def action_reflect_now(self) -> None:
+        if self.agent is None or self._busy():
+            return
+        self._prepare_then_ask(self.agent)
+
+    @work(thread=True, group="prepare")
+    def _prepare_then_ask(self, agent: str) -> None:
+        try:
+            prepared = prepare(self.workspace, agent)
+        except (OSError, ValueError) as exc:
+            self.call_from_thread(self.notify, f"cannot build the bundle: {exc}", severity="error")
+            return
+        self.call_from_thread(self._ask_send, agent, prepared)
+
+    def _ask_send(self, agent: str, prepared: Prepared) -> None:
+        model = self.settings.model.name or "(no model configured)"
+        question = (f"Reflect on {agent} now?\nThe bundle is {prepared.bundle.tokens:,} tokens with "
+                    f"{prepared.prompt.redactions} redaction(s), from {len(prepared.bundle.conversations)} conversation(s); "
+                    f"it is sent to {model}. Nothing else leaves this machine.")
+
+        def answer(choice: str | None) -> None:
+            if choice == "send":
+                self._reflect(agent)
+            elif choice == "bundle":
+                self.push_screen(TextView(f"Bundle for {agent}: exactly what would be sent (esc to go back)", bundle_text(prepared)),
+                                 lambda _: self._ask_send(agent, prepared))
+
+        self.push_screen(Choose(question, [("cancel", "Cancel"), ("bundle", "Show bundle"), ("send", "Send")]), answer)
+
+    @work(thread=True, group="reflect")
+    def _reflect(self, agent: str) -> None:
+        self.cancel_event = threading.Event()
+        try:
+            outcome = reflect(self.workspace, agent, self.now(), on_progress=self._report, cancel=self.cancel_event)
+        finally:
+            self.cancel_event = None
+        self.call_from_thread(self._finished, outcome)
+
+    # cycle ----------------------------------------------------------------
+
+    def action_run_cycle(self) -> None:
+        if self._busy():
+            return
+        chosen = [d.id for d in self.plan.selected] if self.plan else []
+        if not chosen:
+            self.notify("No agent is due: a cycle now would reflect on nobody (see the Queue tab for each reason).")
+            return
+        self.push_screen(Choose(f"Run a cycle now? It reflects on {', '.join(chosen)}, in that order.",
+                                [("cancel", "Cancel"), ("run", "Run cycle")]),
+                         lambda choice: self._cycle() if choice == "run" else None)
+
+    @work(thread=True, group="reflect")
+    def _cycle(self) -> None:
+        self.cancel_event = threading.Event()
+        try:
+            report = run_cycle(self.workspace, self.now(), on_progress=self._report, cancel=self.cancel_event)
+        finally:
+            self.cancel_event = None
+        for outcome in report.outcomes:
+            self.call_from_thread(self._finished, outcome)
+        self.call_from_thread(self.load, {})
+
+    def action_cancel_reflection(self) -> None:
+        if self.cancel_event is None:
+            self.notify("No reflection is running.")
+            return
+        self.cancel_event.set()
+        self.notify("Cancelling… nothing is written by a cancelled reflection.")
+
+    # bundle ---------------------------------------------------------------
+
+    def action_show_bundle(self) -> None:
+        if self.agent is not None:
+            self._show_bundle(self.agent)
+
+    @work(thread=True, group="prepare")
+    def _show_bundle(self, agent: str) -> None:
+        prepared = prepare(self.workspace, agent)
+        title = (f"Bundle for {agent}: {prepared.bundle.tokens:,} tokens, {prepared.prompt.redactions} redaction(s), "
+                 f"{prepared.prompt.tokens:,} prompt tokens: exactly what would be sent")
+        self.call_from_thread(self.push_screen, TextView(title, bundle_text(prepared)))
+
+    # proposals ------------------------------------------------------------
+
+    def on_proposals_pane_decide(self, event: ProposalsPane.Decide) -> None:
+        if event.action == "edit_one":
+            op = event.proposal.operations[event.index].op
+            self.push_screen(OpEditor(f"{event.proposal.id} operation {event.index} (ctrl+s to save, then approve with a)",
+                                      op if isinstance(op, dict) else {}),
+                             lambda fields: self._apply_decision("edit_one", event.proposal.id, event.index, fields) if fields else None)
+            return
+        self._apply_decision(event.action, event.proposal.id, event.index, None)
+
+    @work(thread=True, group="decide")
+    def _apply_decision(self, action: str, proposal_id: str, index: int | None, fields: dict | None) -> None:
+        now = self.now()
+        agent = proposal_id.split(".", 1)[0]
+        try:
+            if action == "edit_one":
+                edit_operation(self.workspace, proposal_id, index, fields or {})
+                message, severity = f"operation {index} updated; approve it with a", "information"
+            elif action == "reject_one":
+                reject(self.workspace, proposal_id, now, index)
+                message, severity = f"operation {index} rejected", "information"
+            else:
+                _, result = approve(self.workspace, proposal_id, now, index)
+                message = f"applied {len(result.applied)} change(s)"
+                if result.failed:
+                    message += "; not applied: " + "; ".join(result.failed)
+                severity = "warning" if result.failed else "information"
+        except (ProposalError, HistoryError, OSError) as exc:
+            message, severity = str(exc), "error"
+        self.call_from_thread(self.notify, message, title=proposal_id, severity=severity, timeout=10)
+        self.call_from_thread(self.load, {agent: {"private", "skills", "self", "events"}})

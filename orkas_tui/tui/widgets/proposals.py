@@ -1,0 +1,153 @@
+"""The Proposals tab: each pending reflection output with its summary, every operation
+as a diff against the current file; approve all, approve or reject one, or edit one first."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
+from textual.widgets import DataTable, Static
+
+from orkas_tui.core.proposals import PENDING, Proposal, ProposedOp
+from orkas_tui.tui.data import AgentView
+from orkas_tui.tui.op_diff import op_diff, op_target
+from orkas_tui.tui.widgets.keyed_table import Cell, KeyedTable
+
+PROPOSAL_COLUMNS = [("id", "Proposal"), ("created", "Created"), ("status", "Status"), ("ops", "Ops"), ("summary", "Summary")]
+OP_COLUMNS = [("index", "#"), ("op", "Operation"), ("target", "File"), ("status", "Status"), ("reason", "Note")]
+STATUS_STYLE = {"pending": "bold yellow", "applied": "green", "rejected": "dim", "invalid": "red"}
+
+
+def proposal_cells(p: Proposal) -> list[Cell]:
+    number = int(p.id.rsplit(".p", 1)[1])
+    pending = sum(1 for o in p.operations if o.status == PENDING)
+    return [
+        Cell(p.id, sort=number),
+        Cell(p.created_at[:16].replace("T", " "), sort=p.created_at),
+        Cell(p.status, sort=(p.status != PENDING, p.status), style=STATUS_STYLE.get(p.status, "")),
+        Cell(f"{pending}/{len(p.operations)}", sort=pending, justify="right"),
+        Cell(p.summary, sort=p.summary),
+    ]
+
+
+def op_cells(o: ProposedOp) -> list[Cell]:
+    kind = o.op.get("op", "?") if isinstance(o.op, dict) else "?"
+    return [
+        Cell(str(o.index), sort=o.index, justify="right"),
+        Cell(str(kind), sort=str(kind)),
+        Cell(op_target(o.op), sort=op_target(o.op)),
+        Cell(o.status, sort=o.status, style=STATUS_STYLE.get(o.status, "")),
+        Cell(o.reason or ", ".join(o.changes), sort=o.reason or ""),
+    ]
+
+
+class ProposalsPane(Vertical):
+    BINDINGS = [
+        Binding("a", "decide('approve_one')", "Approve op", id="approve_op"),
+        Binding("A", "decide('approve_all')", "Approve all", id="approve_all"),
+        Binding("d", "decide('reject_one')", "Reject op", id="reject_op"),
+        Binding("e", "decide('edit_one')", "Edit op", id="edit_op"),
+    ]
+
+    class Decide(Message):
+        """A person's decision on a proposal (``index`` None means every pending operation)."""
+
+        def __init__(self, action: str, proposal: Proposal, index: int | None) -> None:
+            super().__init__()
+            self.action, self.proposal, self.index = action, proposal, index
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.view: AgentView | None = None
+        self.by_id: dict[str, Proposal] = {}
+
+    def compose(self) -> ComposeResult:
+        yield KeyedTable(PROPOSAL_COLUMNS, sort=("status", False), id="proposals-table")
+        yield Static("", id="proposal-summary")
+        yield KeyedTable(OP_COLUMNS, sort=("index", False), id="ops-table")
+        with VerticalScroll(id="op-diff"):
+            yield Static("", id="op-diff-body")
+
+    @property
+    def proposals(self) -> KeyedTable:
+        return self.query_one("#proposals-table", KeyedTable)
+
+    @property
+    def ops(self) -> KeyedTable:
+        return self.query_one("#ops-table", KeyedTable)
+
+    def show(self, view: AgentView) -> None:
+        if self.view is None or self.view.id != view.id:
+            self.proposals.clear()
+            self.ops.clear()
+        self.view = view
+        self.by_id = {p.id: p for p in view.proposals}
+        self.proposals.sync({p.id: proposal_cells(p) for p in view.proposals})
+        if not view.proposals:
+            self.query_one("#proposal-summary", Static).update(
+                "No proposals yet. A reflection (r on the Queue tab, or a cycle) writes one here for you to review.")
+        self._show_current()
+
+    def current(self) -> Proposal | None:
+        key = self.proposals.current_key()
+        return self.by_id.get(key) if key else None
+
+    def current_op(self) -> ProposedOp | None:
+        proposal = self.current()
+        key = self.ops.current_key()
+        if proposal is None or key is None:
+            return None
+        return next((o for o in proposal.operations if str(o.index) == key), None)
+
+    def _show_current(self) -> None:
+        proposal = self.current()
+        if proposal is None:
+            self.ops.sync({})
+            self.query_one("#op-diff-body", Static).update("")
+            return
+        summary = Text()
+        summary.append(f"{proposal.id}: ", style="bold")
+        summary.append(proposal.summary or "(no summary)")
+        usage = proposal.reflection or {}
+        if usage.get("model"):
+            summary.append(f"\n{usage.get('model')} · bundle {usage.get('bundle_tokens')} tokens · "
+                           f"{usage.get('redactions')} redactions", style="dim")
+        self.query_one("#proposal-summary", Static).update(summary)
+        self.ops.sync({str(o.index): op_cells(o) for o in proposal.operations})
+        op = self.current_op()
+        if op is not None:
+            self._load_diff(op)
+
+    @on(DataTable.RowHighlighted, "#proposals-table")
+    def _proposal_moved(self) -> None:
+        self._show_current()
+
+    @on(DataTable.RowHighlighted, "#ops-table")
+    def _op_moved(self) -> None:
+        op = self.current_op()
+        if op is not None:
+            self._load_diff(op)
+
+    @work(thread=True, exclusive=True, group="op-diff")
+    def _load_diff(self, op: ProposedOp) -> None:
+        if self.view is None:
+            return
+        data = self.app.data.agents.get(self.view.id)
+        if data is None:
+            return
+        diff = op_diff(op.op, data.store, data.notes)
+        self.app.call_from_thread(self.query_one("#op-diff-body", Static).update, diff)
+
+    def action_decide(self, action: str) -> None:
+        proposal = self.current()
+        if proposal is None:
+            self.notify("No proposal selected.", severity="warning")
+            return
+        op = self.current_op()
+        if action != "approve_all" and op is None:
+            self.notify("Select an operation first (the lower table).", severity="warning")
+            return
+        self.post_message(self.Decide(action, proposal, None if action == "approve_all" else op.index))

@@ -1,0 +1,87 @@
+"""The Queue tab: the next cycle's countdown and schedule, every agent's decision with its
+one reason, and the stages of a reflection in progress."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
+from textual.widgets import Static
+
+from orkas_tui.config import Settings
+from orkas_tui.core.queue import QueueDecision, QueuePlan
+from orkas_tui.core.timefmt import format_duration
+from orkas_tui.tui.cells import age, clock_time
+from orkas_tui.tui.widgets.keyed_table import Cell, KeyedTable
+
+COLUMNS = [
+    ("agent", "Agent"),
+    ("decision", "Next cycle"),
+    ("pending", "Pending changes"),
+    ("score", "Trigger score"),
+    ("forced", "Forced"),
+    ("cooldown", "Cooldown until"),
+    ("reflected", "Last reflection"),
+]
+
+
+def badge(decision: QueueDecision | None, now: datetime) -> Text:
+    """The sidebar's one-word status for an agent."""
+    if decision is None:
+        return Text("")
+    if decision.selected:
+        return Text("forced" if decision.forced else f"due #{decision.rank}", style="bold red" if decision.forced else "bold yellow")
+    if decision.reason and decision.reason.startswith("cooling") and decision.cooldown_until:
+        return Text(f"cooling {clock_time(decision.cooldown_until.isoformat(), now)}", style="cyan")
+    return Text(decision.reason or "", style="dim")
+
+
+def decision_cells(d: QueueDecision, now: datetime) -> list[Cell]:
+    verdict = f"selected #{d.rank}" if d.selected else (d.reason or "")
+    return [
+        Cell(d.id, sort=d.id, style="bold"),
+        Cell(verdict, sort=(not d.selected, d.rank or 0, verdict), style="bold yellow" if d.selected else "dim"),
+        Cell("yes" if d.pending_changes else "no", sort=d.pending_changes, style="" if d.pending_changes else "dim"),
+        Cell(f"{d.trigger_score:.2f}", sort=d.trigger_score, justify="right"),
+        Cell("forced" if d.forced else "", sort=d.forced, style="bold red"),
+        Cell(clock_time(d.cooldown_until.isoformat(), now) if d.cooldown_until else "—", sort=d.cooldown_until.isoformat() if d.cooldown_until else ""),
+        Cell(age(d.last_reflection_at, now), sort=d.last_reflection_at.isoformat() if d.last_reflection_at else ""),
+    ]
+
+
+def schedule_text(plan: QueuePlan, settings: Settings, now: datetime) -> Text:
+    s = settings.schedule
+    wait = plan.next_cycle_at - now
+    text = Text()
+    text.append("Next cycle ", style="bold")
+    text.append("now (due)" if wait.total_seconds() <= 0 else f"in {format_duration(wait)}", style="bold yellow")
+    text.append(f"  ·  last cycle {age(plan.last_cycle_at, now)} ago" if plan.last_cycle_at else "  ·  no cycle has run yet")
+    text.append(f"\nEvery {format_duration(s.cycle_interval)} · cooldown {format_duration(s.cooldown)} · "
+                f"forced after {format_duration(s.force_after)} · at most {s.max_agents_per_cycle} agents a cycle · "
+                f"threshold {settings.threshold:.2f}", style="dim")
+    text.append("\nPending-change filter: an agent is considered only when something happened after its last "
+                "reflection (a new event or an ended turn).", style="dim")
+    return text
+
+
+class QueuePane(Vertical):
+    def compose(self) -> ComposeResult:
+        yield Static("", id="queue-schedule")
+        yield KeyedTable(COLUMNS, sort=("decision", False), id="queue-table")
+        yield Static("Reflection", classes="note-title")
+        with VerticalScroll(id="reflection-log"):
+            yield Static("No reflection running. r: reflect the selected agent now · c: run a cycle now · "
+                         "b: show the bundle that would be sent.", id="reflection-body")
+
+    def show(self, plan: QueuePlan, settings: Settings, now: datetime) -> None:
+        self.query_one("#queue-schedule", Static).update(schedule_text(plan, settings, now))
+        self.query_one(KeyedTable).sync({d.id: decision_cells(d, now) for d in plan.decisions})
+
+    def show_progress(self, lines: list[Text]) -> None:
+        body = Text()
+        for line in lines:
+            body.append_text(line)
+            body.append("\n")
+        self.query_one("#reflection-body", Static).update(body)

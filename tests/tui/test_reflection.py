@@ -1,0 +1,84 @@
+"""Reflect now against a model on 127.0.0.1, and approve one operation of a proposal."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from orkas_tui.core.proposals import create_proposal, list_proposals
+from orkas_tui.core.skills import SkillStore
+from orkas_tui.core.workspace import Workspace
+from orkas_tui.tui.screens.confirm import Choose
+from orkas_tui.tui.screens.text_view import TextView
+from orkas_tui.tui.widgets.proposals import ProposalsPane
+from tests.conftest import NOW
+from tests.modelserver import ModelServer, reply
+from tests.tui.conftest import SIZE, settle
+
+
+async def _wait(pilot, predicate, rounds: int = 200) -> None:
+    for _ in range(rounds):
+        await settle(pilot)
+        if predicate():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("the condition never held")
+
+
+async def test_reflect_now_against_a_local_model(app_factory, demo_ws: Path) -> None:
+    answer = {"summary": "Use pnpm everywhere", "operations": [
+        {"op": "update_self", "note": "strategies", "content": "- When building, always use pnpm, never npm.\n"}]}
+    with ModelServer([reply(answer)]) as server:
+        (demo_ws / "orkas.toml").write_text(f'[model]\nname = "openai/test-model"\napi_base = "{server.url}"\n')
+        app = app_factory()
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            app.select_agent_from_palette("coder")
+            await settle(pilot)
+            await pilot.press("2", "r")
+            await _wait(pilot, lambda: isinstance(app.screen, Choose))
+            assert "tokens" in app.screen.question and "test-model" in app.screen.question
+            await pilot.click("#answer-bundle")  # the exact bundle, before anything is sent
+            await pilot.pause()
+            assert isinstance(app.screen, TextView) and "Use pnpm in the monorepo" not in app.screen.title_text
+            assert len(server.requests) == 0
+            await pilot.press("escape")
+            await _wait(pilot, lambda: isinstance(app.screen, Choose))
+            await pilot.click("#answer-send")
+            await _wait(pilot, lambda: any(p.summary == "Use pnpm everywhere" for p in app.views["coder"].proposals))
+            assert len(server.requests) == 1
+            log = " ".join(line.plain for line in app.progress_lines)
+            assert "bundle built" in log and "waiting for" in log and "validating" in log
+            assert any("proposal coder.p" in n.message for n in app._notifications)
+    sent = json.dumps(server.requests[0])
+    assert "turn_start" in sent or "user" in sent
+
+
+async def test_approving_one_operation_changes_the_skill_and_logs_it(app_factory, demo_ws: Path) -> None:
+    workspace = Workspace.open(demo_ws)
+    paths = workspace.agent("coder")
+    store = SkillStore(paths, workspace.settings)
+    slug = store.slugs()[0]
+    body = store.get(slug).body
+    fragment = body.strip().splitlines()[0]
+    proposal = create_proposal(paths, workspace.settings, "Two small fixes", [
+        {"op": "patch_skill", "skill": slug, "find": fragment, "replace": fragment + " (checked by the test)"},
+        {"op": "update_self", "note": "profile", "content": "I stumble on `npm`."},
+    ], NOW, {})
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.select_agent_from_palette("coder")
+        await settle(pilot)
+        await pilot.press("4")
+        pane = app.query_one(ProposalsPane)
+        await _wait(pilot, lambda: pane.ops.row_count == 2)
+        pane.ops.focus()
+        assert pane.current_op().index == 0
+        await pilot.press("a")
+        await _wait(pilot, lambda: pane.current() is not None and pane.current().operations[0].status == "applied")
+        assert pane.current().operations[1].status == "pending"
+    assert "(checked by the test)" in store.get(slug).body
+    events = (paths.events).read_text()
+    assert '"type":"skill_patched"' in events and proposal.id
+    assert list_proposals(paths)[0].operations[1].status == "pending"
