@@ -117,20 +117,23 @@ def run_cycle_command(args: argparse.Namespace) -> int:
 def run_daemon(args: argparse.Namespace) -> int:
     workspace = open_workspace(args)
     stop = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
+    previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGTERM, signal.SIGINT)}
     print(f"daemon: workspace {workspace.root}; cycle every {workspace.settings.schedule.cycle_interval}", flush=True)
-    cycles = 0
-    while not stop.is_set():
-        now = utc_now()
-        plan = workspace_queue(workspace, now)
-        if now < plan.next_cycle_at:
-            stop.wait(min((plan.next_cycle_at - now).total_seconds(), args.poll))
-            continue
-        report = run_cycle(workspace, now, lambda p: print(f"{format_ts(utc_now())} [{p.agent}] {p.stage}: {p.message}", flush=True), stop)
-        print(f"{format_ts(now)} " + render_cycle(report), flush=True)
-        cycles += 1
-        if args.cycles and cycles >= args.cycles:
-            break
+    try:
+        cycles = 0
+        while not stop.is_set():
+            now = utc_now()
+            plan = workspace_queue(workspace, now)
+            if now < plan.next_cycle_at:
+                stop.wait(min((plan.next_cycle_at - now).total_seconds(), args.poll))
+                continue
+            log = lambda p: print(f"{format_ts(utc_now())} [{p.agent}] {p.stage}: {p.message}", flush=True)  # noqa: E731
+            print(f"{format_ts(now)} " + render_cycle(run_cycle(workspace, now, log, stop)), flush=True)
+            cycles += 1
+            if args.cycles and cycles >= args.cycles:
+                break
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     print("daemon: stopped", flush=True)
     return 0

@@ -143,10 +143,8 @@ def complete(config: ModelConfig, messages: list[dict], cancel: threading.Event 
             delay = config.backoff_s * (2 ** (attempt - 1))
             if on_retry is not None:
                 on_retry(attempt, _describe(exc), delay)
-            if cancel is not None and cancel.wait(delay):
+            if (cancel or threading.Event()).wait(delay):
                 raise Cancelled("cancelled while waiting to retry") from exc
-            if cancel is None and delay:
-                threading.Event().wait(delay)
             continue
         return _reply(response, attempt, litellm)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import threading
 import time
 from datetime import timedelta
@@ -282,6 +283,7 @@ def test_daemon_runs_a_cycle_and_logs_each_decision(root, server, capsys):
     trigger_turn(root, "coder", now - timedelta(hours=2))
     server.steps = [reply({"summary": "s", "operations": []})]
     configure(root, server)
+    handler = signal.getsignal(signal.SIGINT)
     code, out, _ = run_cli(capsys, "daemon", "--workspace", str(root), "--cycles", "1")
-    assert code == 0
+    assert code == 0 and signal.getsignal(signal.SIGINT) is handler
     assert "coder: selected #1" in out and "nothing_to_save" in out and "daemon: stopped" in out
