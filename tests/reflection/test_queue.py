@@ -116,10 +116,15 @@ def test_order_forced_first_then_score_then_oldest_reflection_and_the_cap(root):
 def test_plan_queue_is_a_pure_function_of_scans_and_now(root):
     trigger_turn(root, "a", NOW - D)
     scans = refreshed_scans(Workspace(root))
+
+    def tree():
+        return {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+    before = tree()
     first = plan_queue(scans, NOW, Workspace(root).settings)
     second = plan_queue(scans, NOW, Workspace(root).settings)
-    assert first == second
-    assert not (root / "agents" / "a" / ".orkas").exists() and not (root / ".orkas").exists()
+    assert first == second and first.selected[0].id == "a"
+    assert tree() == before
 
 
 def test_next_cycle_at_follows_the_last_cycle(root):
