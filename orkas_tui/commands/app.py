@@ -14,9 +14,13 @@ from orkas_tui.core.workspace import Workspace
 
 def demo_root(base: Path) -> Path:
     """A fresh demo workspace whose 'now' is this minute, so its ages look live."""
+    from orkas_tui.tui.demo_proposal import add_demo_proposal
+
     now = utc_now()
     anchor = now - timedelta(seconds=now.second)
-    return write_demo(base / "orkas-demo", anchor=anchor)
+    root = write_demo(base / "orkas-demo", anchor=anchor)
+    add_demo_proposal(root, anchor)
+    return root
 
 
 def run_app(args: argparse.Namespace) -> int:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from orkas_tui.tui.demo_proposal import add_demo_proposal
+from tests.conftest import NOW
 from tests.tui.conftest import SIZE, settle
 
 
@@ -13,10 +15,12 @@ async def _ready(pilot) -> None:
 
 # 1 Turns, 2 Queue, 3 Skills, 4 Proposals, 5 Self, 6 Events, ? help
 @pytest.mark.parametrize("key", ["1", "2", "3", "4", "5", "6", "question_mark"])
-def test_tab_snapshot(snap_compare, app_factory, key) -> None:
+def test_tab_snapshot(snap_compare, app_factory, demo_ws, key) -> None:
+    add_demo_proposal(demo_ws, NOW)
+
     async def run_before(pilot) -> None:
         await settle(pilot)
-        await pilot.press("down", "down")  # the coder agent: the busiest one
+        await pilot.press("down")  # the coder agent: a running turn, a proposal, four skills
         await settle(pilot)
         await pilot.press(key)
         await settle(pilot)

@@ -138,8 +138,12 @@ class ProposalsPane(Vertical):
         data = self.app.data.agents.get(self.view.id)
         if data is None:
             return
-        diff = op_diff(op.op, data.store, data.notes)
-        self.app.call_from_thread(self.query_one("#op-diff-body", Static).update, diff)
+        self.app.call_from_thread(self._set_diff, op, op_diff(op.op, data.store, data.notes))
+
+    def _set_diff(self, op: ProposedOp, diff: Text) -> None:
+        current = self.current_op()
+        if current is not None and current.index == op.index and current.op == op.op:
+            self.query_one("#op-diff-body", Static).update(diff)
 
     def action_decide(self, action: str) -> None:
         proposal = self.current()
