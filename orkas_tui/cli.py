@@ -45,7 +45,9 @@ def print_json(value: object) -> None:
 
 
 def add_workspace(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--workspace", metavar="PATH", help="workspace root (default: $ORKAS_HOME, else ~/.orkas)")
+    # SUPPRESS: a subcommand's own --workspace must not reset one given before the subcommand
+    parser.add_argument("--workspace", metavar="PATH", default=argparse.SUPPRESS,
+                        help="workspace root (default: $ORKAS_HOME, else ~/.orkas)")
 
 
 def add_now(parser: argparse.ArgumentParser) -> None:
@@ -67,6 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="See and steer a local, self-improving agent. With no command, opens the app.",
     )
     add_workspace(parser)
+    parser.set_defaults(workspace=None)
     parser.add_argument("--demo", action="store_true", help="open the app on a freshly generated demo workspace")
     parser.add_argument("--simulate", action="store_true", help="with --demo: keep appending realistic turns")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -168,3 +168,11 @@ def test_status_json_carries_the_queue_object(root, capsys):
 def test_bad_now_is_one_line_error(root, capsys):
     code, out, err = run_cli(capsys, "queue", "--workspace", str(root), "--now", "yesterday")
     assert code == 2 and out == "" and err.count("\n") == 1 and "--now" in err
+
+
+def test_workspace_given_before_the_command_is_kept(root, capsys):
+    trigger_turn(root, "hot", NOW - D)
+    doc = run_json(capsys, "--workspace", str(root), "queue", "--now", format_ts(NOW))
+    assert [a["id"] for a in doc["agents"]] == ["hot"]
+    code, out, err = run_cli(capsys, "--workspace", str(root), "proposals", "list")
+    assert code == 0 and out.strip() == "no proposals", err
