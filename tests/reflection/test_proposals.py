@@ -7,7 +7,7 @@ from datetime import timedelta
 
 import pytest
 
-from orkas_tui.core.history import list_changes
+from orkas_tui.core.history import HistoryError, list_changes
 from orkas_tui.core.operations import check_operations
 from orkas_tui.core.proposals import (
     ProposalError,
@@ -18,7 +18,6 @@ from orkas_tui.core.proposals import (
     reject,
     revert_change,
 )
-from orkas_tui.core.history import HistoryError
 from orkas_tui.core.workspace import Workspace
 from tests.reflection.conftest import NOW, configure, run_cli, write_skill
 
@@ -188,3 +187,19 @@ def test_operations_are_checked_in_order_against_the_view_after_earlier_ones(roo
         {"op": "patch_skill", "skill": "deploy-docs", "find": "make docs", "replace": "z"},
     ]
     assert check_operations(ops, ws.agent("coder"), ws.settings) == [None, None, None, "patch_skill: no skill 'deploy-docs'"]
+
+
+def test_an_eviction_at_the_cap_is_its_own_change_and_can_be_reverted(root):
+    write_skill(root, "coder", "deploy-docs", "Deploy the docs", BODY)
+    ws = configure(root, extra="[skills]\nmax_skills = 1\n")
+    original = (root / "agents" / "coder" / "skills" / "deploy-docs.md").read_text()
+    create_proposal(ws.agent("coder"), ws.settings, "s", OPS[:1], NOW, {})
+    _, result = approve(ws, "coder.p1", NOW)
+    assert [(c.action, c.target) for c in result.applied] == [("evict_skill", "deploy-docs"), ("create_skill", "check-the-kube-context")]
+    assert result.applied[0].before == original and result.applied[0].after is None
+    revert_change(ws, result.applied[1].id, NOW)
+    revert_change(ws, result.applied[0].id, NOW)
+    assert (root / "agents" / "coder" / "skills" / "deploy-docs.md").read_text() == original
+    assert not (root / "agents" / "coder" / "skills" / "check-the-kube-context.md").exists()
+    with pytest.raises(HistoryError, match="already reverted"):
+        revert_change(ws, result.applied[0].id, NOW)
