@@ -287,3 +287,18 @@ def test_daemon_runs_a_cycle_and_logs_each_decision(root, server, capsys):
     code, out, _ = run_cli(capsys, "daemon", "--workspace", str(root), "--cycles", "1")
     assert code == 0 and signal.getsignal(signal.SIGINT) is handler
     assert "coder: selected #1" in out and "nothing_to_save" in out and "daemon: stopped" in out
+
+
+def test_a_second_reflection_while_one_waits_on_the_model_is_busy(coder, server):
+    server.steps = [reply({"summary": "s", "operations": []}, delay_s=1.0)]
+    ws = configure(coder, server)
+    results = []
+    first = threading.Thread(target=lambda: results.append(reflect(ws, "coder", NOW)))
+    first.start()
+    deadline = time.monotonic() + 10
+    while not server.requests and time.monotonic() < deadline:
+        time.sleep(0.02)
+    second = reflect(ws, "coder", NOW)
+    first.join()
+    assert second.status == "busy" and results[0].status == "nothing_to_save"
+    assert len(server.requests) == 1
