@@ -36,6 +36,7 @@ from orkas_tui.tui.screens.op_editor import OpEditor
 from orkas_tui.tui.screens.confirm import Choose
 from orkas_tui.tui.screens.help import HelpScreen
 from orkas_tui.tui.screens.skill_editor import SkillEditor
+from orkas_tui.tui.screens.skill_history import SkillHistory
 from orkas_tui.tui.watch import ALL_AGENTS, watch_workspace
 from orkas_tui.tui.widgets.events import EventsPane
 from orkas_tui.tui.widgets.proposals import ProposalsPane
@@ -145,6 +146,7 @@ class OrkasApp(ReflectionActions, App[None]):
             ("Editing an operation", list(OpEditor.BINDINGS)),
             ("Self tab", list(SelfPane.BINDINGS)),
             ("Skill editor", list(SkillEditor.BINDINGS)),
+            ("Skill history", list(SkillHistory.BINDINGS)),
         ]
 
     # loading --------------------------------------------------------------

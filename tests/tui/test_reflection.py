@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from orkas_tui.core.proposals import create_proposal, list_proposals
+from orkas_tui.core.proposals import approve, create_proposal, list_proposals
 from orkas_tui.core.skills import SkillStore
 from orkas_tui.core.workspace import Workspace
+from orkas_tui.tui.demo_proposal import add_demo_proposal
 from orkas_tui.tui.screens.confirm import Choose
+from orkas_tui.tui.screens.skill_editor import SkillEditor
+from orkas_tui.tui.screens.skill_history import SkillHistory
 from orkas_tui.tui.screens.text_view import TextView
 from orkas_tui.tui.widgets.proposals import ProposalsPane
 from tests.conftest import NOW
@@ -82,3 +85,28 @@ async def test_approving_one_operation_changes_the_skill_and_logs_it(app_factory
     events = (paths.events).read_text()
     assert '"type":"skill_patched"' in events and proposal.id
     assert list_proposals(paths)[0].operations[1].status == "pending"
+
+
+async def test_an_approved_patch_is_reverted_from_the_skill_history(app_factory, demo_ws: Path) -> None:
+    proposal = add_demo_proposal(demo_ws, NOW)
+    workspace = Workspace.open(demo_ws)
+    slug = proposal.operations[0].op["skill"]
+    path = workspace.agent("coder").skill(slug)
+    original = path.read_text()
+    approve(workspace, proposal.id, NOW, 0)
+    assert path.read_text() != original
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.open_skill("coder", slug)
+        await _wait(pilot, lambda: isinstance(app.screen, SkillEditor))
+        editor = app.screen
+        await pilot.press("f2")
+        await _wait(pilot, lambda: isinstance(app.screen, SkillHistory))
+        await pilot.press("v")
+        await _wait(pilot, lambda: isinstance(app.screen, Choose))
+        await pilot.click("#answer-revert")
+        await _wait(pilot, lambda: path.read_text() == original)
+        await pilot.press("escape")
+        await _wait(pilot, lambda: app.screen is editor and editor.skill.body in original)
+    assert '"type":"change_reverted"' in workspace.agent("coder").events.read_text()

@@ -13,13 +13,16 @@ from textual.widgets import Footer, Input, Label, Static, TextArea
 
 from orkas_tui.core.files import ConflictError
 from orkas_tui.core.skills import Skill, SkillError, SkillStore
+from orkas_tui.core.history import list_changes
 from orkas_tui.tui.screens.confirm import Choose
+from orkas_tui.tui.screens.skill_history import SkillHistory
 
 
 class SkillEditor(Screen[None]):
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", id="skill_save"),
         Binding("ctrl+d", "delete", "Delete", id="skill_delete"),
+        Binding("f2", "history", "History", id="skill_history"),
         Binding("escape", "close", "Close", id="skill_close"),
     ]
 
@@ -140,6 +143,18 @@ class SkillEditor(Screen[None]):
             ),
             answer,
         )
+
+    def action_history(self) -> None:
+        self._open_history()
+
+    @work(thread=True, group="skill-io")
+    def _open_history(self) -> None:
+        changes = [c for c in list_changes(self.store.paths) if c.kind == "skill" and c.target == self.skill.slug]
+        self.app.call_from_thread(self.app.push_screen, SkillHistory(self.skill.slug, changes), self._after_history)
+
+    def _after_history(self, reverted: bool | None) -> None:
+        if reverted:
+            self.app.reload_agent(self.agent, "skills", "private", "events")
 
     def action_delete(self) -> None:
         def answer(choice: str | None) -> None:

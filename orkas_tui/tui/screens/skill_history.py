@@ -1,0 +1,105 @@
+"""A skill's change history (from the core's history), each change as a diff, with revert.
+
+Reverting goes through :func:`revert_change`, which refuses when the file changed since."""
+
+from __future__ import annotations
+
+import difflib
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, Footer, Static
+
+from orkas_tui.core.history import Change, HistoryError
+from orkas_tui.core.proposals import revert_change
+from orkas_tui.tui.screens.confirm import Choose
+from orkas_tui.tui.widgets.keyed_table import Cell, KeyedTable
+
+COLUMNS = [("id", "Change"), ("at", "When"), ("action", "Action"), ("by", "By"), ("state", "State")]
+
+
+def change_diff(change: Change) -> Text:
+    lines = difflib.unified_diff((change.before or "").splitlines(), (change.after or "").splitlines(),
+                                 "before", "after", lineterm="")
+    out = Text()
+    for line in lines:
+        out.append(line + "\n", style="green" if line.startswith("+") else "red" if line.startswith("-") else "")
+    return out
+
+
+class SkillHistory(ModalScreen[bool]):
+    """Dismissed with True when a change was reverted."""
+
+    BINDINGS = [
+        Binding("v", "revert", "Revert change", id="history_revert"),
+        Binding("escape", "close", "Close", id="history_close"),
+    ]
+
+    def __init__(self, slug: str, changes: list[Change]) -> None:
+        super().__init__(classes="viewer")
+        self.slug = slug
+        self.changes = {c.id: c for c in changes}
+        self.reverted = False
+
+    def compose(self) -> ComposeResult:
+        yield Static(f"History of skills/{self.slug}.md ({len(self.changes)} change(s)); v reverts the selected one",
+                     classes="viewer-title", markup=False)
+        yield KeyedTable(COLUMNS, sort=("id", True), id="history-table")
+        with VerticalScroll(id="history-diff"):
+            yield Static("", id="history-diff-body")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self._fill)
+
+    def _fill(self) -> None:
+        table = self.query_one(KeyedTable)
+        table.sync({cid: [
+            Cell(cid, sort=int(cid.rsplit(".c", 1)[1])),
+            Cell(c.at, sort=c.at),
+            Cell(c.action, sort=c.action),
+            Cell(c.by, sort=c.by),
+            Cell(f"reverted {c.reverted_at}" if c.reverted_at else "applied", sort=bool(c.reverted_at),
+                 style="dim" if c.reverted_at else "green"),
+        ] for cid, c in self.changes.items()})
+        table.focus()
+        self._show()
+        if not self.changes:
+            self.query_one("#history-diff-body", Static).update("No recorded changes: this skill was never changed by a reflection.")
+
+    @on(DataTable.RowHighlighted)
+    def _show(self) -> None:
+        key = self.query_one(KeyedTable).current_key()
+        if key in self.changes:
+            self.query_one("#history-diff-body", Static).update(change_diff(self.changes[key]))
+
+    def action_revert(self) -> None:
+        key = self.query_one(KeyedTable).current_key()
+        if key not in self.changes:
+            return
+        self.app.push_screen(Choose(f"Revert change {key} ({self.changes[key].action})? The file gets its text from before it.",
+                                    [("cancel", "Cancel"), ("revert", "Revert")], danger="revert"),
+                             lambda choice: self._revert(key) if choice == "revert" else None)
+
+    @work(thread=True, group="history")
+    def _revert(self, change_id: str) -> None:
+        app = self.app
+        try:
+            change = revert_change(app.workspace, change_id, app.now())
+        except (HistoryError, OSError) as exc:
+            app.call_from_thread(self.notify, str(exc), title="Not reverted", severity="error", timeout=10)
+            return
+        app.call_from_thread(self._reverted, change)
+
+    def _reverted(self, change: Change) -> None:
+        self.changes[change.id] = change
+        self.reverted = True
+        self._fill()
+        self.notify(f"{change.id} reverted", title="History")
+
+    def action_close(self) -> None:
+        self.dismiss(self.reverted)
