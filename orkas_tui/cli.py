@@ -6,10 +6,11 @@ Errors are one line on stderr and a non-zero exit, never a traceback.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable, Sequence
 from datetime import datetime
+
+import orjson
 
 from orkas_tui.config import ConfigError
 from orkas_tui.core.files import ConflictError
@@ -40,8 +41,16 @@ def open_workspace(args: argparse.Namespace) -> Workspace:
 
 
 def print_json(value: object) -> None:
-    json.dump(value, sys.stdout, ensure_ascii=False, indent=2)
-    sys.stdout.write("\n")
+    """Indented UTF-8 JSON, the same document ``json.dump(indent=2, ensure_ascii=False)`` writes, much faster."""
+    data = orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS)
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:
+        sys.stdout.write(data.decode() + "\n")
+        return
+    sys.stdout.flush()
+    buffer.write(data)
+    buffer.write(b"\n")
+    buffer.flush()
 
 
 def add_workspace(parser: argparse.ArgumentParser) -> None:

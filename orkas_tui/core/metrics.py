@@ -48,13 +48,26 @@ def _rate(numerator: int, denominator: int) -> float | None:
 
 
 def skill_metrics(turns: Iterable[TurnRecord]) -> dict[str, SkillMetrics]:
-    """Metrics for every slug seen in an index or a read, over ended turns."""
+    """Metrics for every slug seen in an index or a read, over ended turns.
+
+    Turns usually share one index list (the observer reuses it while the index
+    does not change), so impressions are counted once per distinct list.
+    """
     table: dict[str, SkillMetrics] = {}
+    indexes: dict[int, list] = {}
     for turn in turns:
         if not turn.ended:
             continue
-        indexed = set(turn.skills_indexed)
-        read = set(turn.skills_read)
-        for slug in indexed | read:
-            table.setdefault(slug, SkillMetrics()).add(turn, slug in indexed, slug in read)
+        index = turn.skills_indexed
+        seen = indexes.get(id(index))
+        if seen is None:
+            indexes[id(index)] = [index, 1]
+        else:
+            seen[1] += 1
+        if turn.skills_read:
+            for slug in dict.fromkeys(turn.skills_read):
+                table.setdefault(slug, SkillMetrics()).add(turn, False, True)
+    for index, count in indexes.values():
+        for slug in dict.fromkeys(index):
+            table.setdefault(slug, SkillMetrics()).impressions += count
     return table

@@ -10,12 +10,28 @@ profile never needs the files read again.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
+
+import orjson
 
 from orkas_tui.core.corrections import CorrectionMatcher
 from orkas_tui.core.errors import TransientRule
 from orkas_tui.core.timefmt import parse_ts
 
 ENDED = ("ok", "error", "aborted")
+_fromisoformat = datetime.fromisoformat
+_loads = orjson.loads
+_JSONError = orjson.JSONDecodeError
+
+
+def _moment(ts: object) -> datetime | None:
+    """:func:`parse_ts`, with a fast path for the ``...Z`` form that nearly every event uses."""
+    if ts.__class__ is str and ts[-1:] == "Z":
+        try:
+            return _fromisoformat(ts)
+        except ValueError:
+            pass
+    return parse_ts(ts)
 
 
 @dataclass(slots=True)
@@ -55,11 +71,11 @@ class TurnRecord:
 
     @property
     def real_errors(self) -> list[ObservedError]:
-        return [e for e in self.errors if not e.transient]
+        return [e for e in self.errors if not e.transient] if self.errors else []
 
     @property
     def transient_errors(self) -> list[ObservedError]:
-        return [e for e in self.errors if e.transient]
+        return [e for e in self.errors if e.transient] if self.errors else []
 
     @property
     def ended_with_real_error(self) -> bool:
@@ -97,31 +113,55 @@ class ConversationObserver:
         self.edited_ids: set[str] = set()
         self.orphans = 0
         self.latest_ts: str | None = None
-        self.latest_at = None
+        self.latest_at: datetime | None = None
+        self._index_seen: list | None = None
+        self._index: list[str] = []
+
+    def feed_block(self, data: bytes, base: int) -> tuple[dict[int, TurnRecord], int]:
+        """Feed every line of ``data`` (whole lines starting at byte ``base``).
+
+        Returns the changed records (by id) and the number of malformed lines. The
+        same as parsing each line and calling :meth:`feed`, without a Python
+        object per line: this loop runs once per event of the whole history.
+        """
+        touched: dict[int, TurnRecord] = {}
+        malformed = 0
+        feed = self.feed
+        start = base
+        for raw in data.split(b"\n")[:-1]:
+            end = start + len(raw) + 1
+            try:
+                event = _loads(raw)
+            except (_JSONError, RecursionError):
+                event = None
+            if event.__class__ is dict and event.get("type").__class__ is str:  # orjson makes exact types
+                record = feed(event, start, end)
+                if record is not None:
+                    touched[id(record)] = record
+            else:
+                malformed += 1
+            start = end
+        return touched, malformed
 
     def feed(self, event: dict, start: int, end: int) -> TurnRecord | None:
         """Apply one event; return the turn record it changed, if any."""
         ts = event.get("ts")
-        moment = parse_ts(ts)
+        moment = _moment(ts)
         if moment is not None and (self.latest_at is None or moment > self.latest_at):
             self.latest_at, self.latest_ts = moment, ts
         kind = event["type"]
         turn = self.open
+        if turn is not None and kind in _IN_TURN:
+            turn.end = end
+            if kind == "tool_result":
+                if event.get("ok") is not True:
+                    self._tool_error(turn, event)
+                return turn
+            if kind == "tool_call":
+                self._tool_call(turn, event)
+                return turn
         if kind == "turn_start":
-            turn_id = event.get("turn")
-            record = TurnRecord(
-                conversation=self.conversation,
-                turn=turn_id if isinstance(turn_id, str) else f"#{len(self.turns) + 1}",
-                seq=len(self.turns),
-                started_at=ts if isinstance(ts, str) else None,
-                skills_indexed=_slugs(event.get("skills_indexed")),
-                start=start,
-                end=end,
-            )
-            self.turns.append(record)
-            self.open = record
-            self.tool_names = {}
-            return record
+            return self._start(event, ts, start, end)
         if kind == "output_edited":
             return self._mark_edited(event.get("turn"))
         if turn is None:
@@ -135,44 +175,72 @@ class ConversationObserver:
                 if phrase is not None:
                     turn.correction = phrase
                     turn.correction_text = _short(event.get("text"))
-        elif kind == "tool_call":
-            name = event.get("name")
-            name = name if isinstance(name, str) and name else "?"
-            turn.tool_calls += 1
-            turn.tools[name] = turn.tools.get(name, 0) + 1
-            call_id = event.get("id")
-            if isinstance(call_id, str):
-                self.tool_names[call_id] = name
-            if name == "read_skill":
-                args = event.get("args")
-                if isinstance(args, dict):
-                    _add_read(turn, args.get("name"))
-        elif kind == "tool_result":
-            if event.get("ok") is not True:
-                message = event.get("error")
-                if not isinstance(message, str):
-                    message = _short(event.get("output")) or "tool failed"
-                status = _status(event.get("status"))
-                verdict = self.rule.classify(message, status, _flag(event.get("transient")))
-                call_id = event.get("id")
-                source = self.tool_names.get(call_id, "?") if isinstance(call_id, str) else "?"
-                turn.errors.append(ObservedError(source, _short(message), status, verdict.transient, verdict.reason))
         elif kind == "skill_read":
             _add_read(turn, event.get("skill"))
         elif kind == "turn_end":
-            status = event.get("status")
-            turn.status = status if status in ENDED else "error"
-            turn.ended_at = ts if isinstance(ts, str) else turn.started_at
-            if turn.status == "error":
-                message = event.get("error")
-                message = message if isinstance(message, str) else "turn ended in error"
-                verdict = self.rule.classify(message, None, _flag(event.get("transient")))
-                turn.end_error = ObservedError("turn", _short(message), None, verdict.transient, verdict.reason)
-                turn.errors.append(turn.end_error)
-            if turn.turn in self.edited_ids:
-                turn.edited = True
-            self.open = None
+            self._end(turn, event, ts)
         return turn
+
+    def _start(self, event: dict, ts: object, start: int, end: int) -> TurnRecord:
+        turn_id = event.get("turn")
+        record = TurnRecord(
+            conversation=self.conversation,
+            turn=turn_id if isinstance(turn_id, str) else f"#{len(self.turns) + 1}",
+            seq=len(self.turns),
+            started_at=ts if isinstance(ts, str) else None,
+            skills_indexed=self._shared_index(event.get("skills_indexed")),
+            start=start,
+            end=end,
+        )
+        self.turns.append(record)
+        self.open = record
+        self.tool_names = {}
+        return record
+
+    def _shared_index(self, value: object) -> list[str]:
+        """The turn's index; consecutive turns with the same index share one list (memory)."""
+        if value.__class__ is list and value == self._index_seen:
+            return self._index
+        self._index_seen = value if value.__class__ is list else None
+        self._index = _slugs(value)
+        return self._index
+
+    def _tool_call(self, turn: TurnRecord, event: dict) -> None:
+        name = event.get("name")
+        name = name if isinstance(name, str) and name else "?"
+        turn.tool_calls += 1
+        turn.tools[name] = turn.tools.get(name, 0) + 1
+        call_id = event.get("id")
+        if isinstance(call_id, str):
+            self.tool_names[call_id] = name
+        if name == "read_skill":
+            args = event.get("args")
+            if isinstance(args, dict):
+                _add_read(turn, args.get("name"))
+
+    def _tool_error(self, turn: TurnRecord, event: dict) -> None:
+        message = event.get("error")
+        if not isinstance(message, str):
+            message = _short(event.get("output")) or "tool failed"
+        status = _status(event.get("status"))
+        verdict = self.rule.classify(message, status, _flag(event.get("transient")))
+        call_id = event.get("id")
+        source = self.tool_names.get(call_id, "?") if isinstance(call_id, str) else "?"
+        turn.errors.append(ObservedError(source, _short(message), status, verdict.transient, verdict.reason))
+
+    def _end(self, turn: TurnRecord, event: dict, ts: object) -> None:
+        status = event.get("status")
+        turn.status = status if status in ENDED else "error"
+        turn.ended_at = ts if isinstance(ts, str) else turn.started_at
+        if turn.status == "error":
+            message = event.get("error")
+            message = message if isinstance(message, str) else "turn ended in error"
+            verdict = self.rule.classify(message, None, _flag(event.get("transient")))
+            turn.end_error = ObservedError("turn", _short(message), None, verdict.transient, verdict.reason)
+            turn.errors.append(turn.end_error)
+        if turn.turn in self.edited_ids:
+            turn.edited = True
+        self.open = None
 
     def _mark_edited(self, turn_id: object) -> TurnRecord | None:
         if not isinstance(turn_id, str):
@@ -184,6 +252,9 @@ class ConversationObserver:
                 record.edited = True
                 return record
         return None
+
+
+_IN_TURN = frozenset(("tool_call", "tool_result"))
 
 
 def _slugs(value: object) -> list[str]:

@@ -4,16 +4,23 @@
 :meth:`AgentScan.refresh` reads only bytes appended since the last one; a file
 that shrank or was replaced is observed again from scratch. The CLI refreshes
 once; the TUI refreshes on every change the watcher reports.
+
+What was observed is kept in a per-agent cache (:mod:`orkas_tui.core.scan_cache`)
+once enough new bytes were read, so the next process starts from it and reads
+only what was appended since.
 """
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
 from orkas_tui.config import Settings
+from orkas_tui.core import scan_cache
 from orkas_tui.core.corrections import matcher_for
 from orkas_tui.core.errors import TransientRule
 from orkas_tui.core.observe import ConversationObserver, TurnRecord
@@ -42,13 +49,20 @@ class RefreshResult:
         return bool(self.changed or self.reset or self.removed or self.malformed)
 
 
+SAVE_AFTER = 256 * 1024  # bytes observed since the last save before the cache is written again
+
+
 class AgentScan:
-    def __init__(self, paths: AgentPaths, settings: Settings) -> None:
+    def __init__(self, paths: AgentPaths, settings: Settings, persist: bool = True) -> None:
         self.paths = paths
         self.settings = settings
         self.rule = TransientRule.from_settings(settings)
         self.matcher = matcher_for(settings.correction_phrases)
         self.conversations: dict[str, ConversationState] = {}
+        self.persist = persist
+        self._fingerprint = scan_cache.fingerprint(settings)
+        self._cached: dict[str, dict] | None = None
+        self._unsaved = 0
 
     @property
     def id(self) -> str:
@@ -75,8 +89,32 @@ class AgentScan:
         observer = ConversationObserver(path.stem, self.rule, self.matcher)
         return ConversationState(path, JsonlTail(path), observer)
 
+    def _state(self, path: Path) -> ConversationState:
+        """A new conversation's state: from the cache when its entry still matches the file."""
+        state = self._new_state(path)
+        if self.persist:
+            if self._cached is None:
+                self._cached = scan_cache.read_entries(self.paths, self._fingerprint)
+            entry = self._cached.pop(path.stem, None)
+            if entry is not None:
+                scan_cache.restore(entry, path, state)
+        return state
+
+    def save_cache(self) -> bool:
+        """Write what is observed now to the cache; ``False`` if it cannot be written (read-only disk)."""
+        try:
+            scan_cache.write_entries(self.paths, self._fingerprint, self.conversations)
+        except OSError:
+            return False
+        self._unsaved = 0
+        return True
+
     def refresh(self, only: Path | None = None) -> RefreshResult:
         """Read new bytes of every conversation file (or of ``only``)."""
+        with _collector_paused():
+            return self._refresh(only)
+
+    def _refresh(self, only: Path | None) -> RefreshResult:
         result = RefreshResult()
         files = [only] if only is not None else self.paths.conversation_files()
         if only is None:
@@ -85,27 +123,44 @@ class AgentScan:
                 del self.conversations[conv]
                 result.removed.append(conv)
         for path in files:
+            touched: dict[int, TurnRecord] = {}
             state = self.conversations.get(path.stem)
-            if state is None:
-                state = self.conversations[path.stem] = self._new_state(path)
-            reset, lines = state.tail.poll()
+            new = state is None
+            if new:
+                state = self.conversations[path.stem] = self._state(path)
+            reset, blocks = state.tail.poll_blocks()
             if reset:
                 fresh = self._new_state(path)
                 fresh.tail = state.tail
                 state = self.conversations[path.stem] = fresh
                 result.reset.append(path.stem)
+            elif new:  # restored from the cache: all of it is new to this scan
+                touched.update((id(t), t) for t in state.observer.turns)
+                result.malformed += state.malformed
             observer = state.observer
-            touched: dict[int, TurnRecord] = {}
-            for line in lines:
-                if line.event is None:
-                    state.malformed += 1
-                    result.malformed += 1
-                    continue
-                record = observer.feed(line.event, line.start, line.end)
-                if record is not None:
-                    touched[id(record)] = record
+            for base, block in blocks:
+                self._unsaved += len(block)
+                changed, malformed = observer.feed_block(block, base)
+                touched.update(changed)
+                state.malformed += malformed
+                result.malformed += malformed
             result.changed.extend(touched.values())
+        if self.persist and self._unsaved >= SAVE_AFTER:
+            self.save_cache()
         return result
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Reading a history allocates millions of acyclic objects; the cyclic collector
+    would rescan them all again and again (a quarter of a cold scan) for nothing."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 class WorkspaceScan:

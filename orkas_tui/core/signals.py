@@ -44,6 +44,8 @@ def score_turn(record: TurnRecord, settings: Settings, weak_tools: frozenset[str
     """Score an ended turn; a running turn is not observed until its ``turn_end``."""
     if not record.ended:
         return NOT_ENDED
+    if record.correction is None and not record.errors and record.tool_calls < settings.complex_min_tool_calls:
+        return Score({}, {}, 0.0, 0.0 >= settings.threshold)  # nothing can fire: most turns
     weights = settings.weights
     fired: dict[str, str] = {}
     if record.correction is not None:

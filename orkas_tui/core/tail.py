@@ -48,18 +48,32 @@ class JsonlTail:
         self.identity = identity
         self.head = head
 
+    def poll_blocks(self) -> tuple[bool, Iterator[tuple[int, bytes]]]:
+        """Like :meth:`poll`, but yield ``(offset, data)`` blocks of whole lines, unparsed.
+
+        For callers that parse millions of lines themselves: no per-line objects.
+        The offset advances past a block when the next one is asked for (or the
+        iterator ends), so a consumer that stops early re-reads the rest later.
+        """
+        reset, handle = self._open()
+        return reset, (iter(()) if handle is None else self._blocks(handle))
+
     def poll(self) -> tuple[bool, Iterator[Line]]:
         """Return ``(reset, lines)``: ``reset`` is true when earlier reads no longer hold.
 
         The file is opened now; lines are read lazily as the iterator is consumed,
         and the offset advances only past lines that were yielded.
         """
+        reset, handle = self._open()
+        return reset, (iter(()) if handle is None else self._lines(handle))
+
+    def _open(self):
         try:
             handle = open(self.path, "rb")
         except FileNotFoundError:
             reset = self.offset > 0 or self.identity is not None
             self.offset, self.identity, self.head = 0, None, b""
-            return reset, iter(())
+            return reset, None
         stat = os.fstat(handle.fileno())
         identity = (stat.st_dev, stat.st_ino)
         reset = False
@@ -72,10 +86,10 @@ class JsonlTail:
         self.identity = identity
         if stat.st_size == self.offset:
             handle.close()
-            return reset, iter(())
-        return reset, self._lines(handle)
+            return reset, None
+        return reset, handle
 
-    def _lines(self, handle) -> Iterator[Line]:
+    def _blocks(self, handle) -> Iterator[tuple[int, bytes]]:
         with handle:
             handle.seek(self.offset)
             pending = b""
@@ -92,13 +106,18 @@ class JsonlTail:
                     pending = data
                     continue
                 pending = data[cut + 1 :]
-                pos = 0
-                for raw in data[: cut + 1].split(b"\n")[:-1]:
-                    start = base + pos
-                    pos += len(raw) + 1
-                    self.offset = base + pos
-                    yield Line(start, base + pos, parse_line(raw))
+                yield base, data[: cut + 1]
                 base += cut + 1
+                self.offset = base
+
+    def _lines(self, handle) -> Iterator[Line]:
+        for base, block in self._blocks(handle):
+            pos = base
+            for raw in block.split(b"\n")[:-1]:
+                start = pos
+                pos += len(raw) + 1
+                self.offset = pos
+                yield Line(start, pos, parse_line(raw))
 
 
 def read_span(path: Path, start: int, end: int) -> list[dict | None]:

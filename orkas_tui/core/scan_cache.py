@@ -1,0 +1,199 @@
+"""The persistent cache of observed turns, so a warm start reads no old history.
+
+One file per agent, ``.orkas/scan-cache.json``: for each conversation file, the
+observer's state after the file's first ``offset`` bytes. An entry is used only
+when the file on disk still matches it: same identity (device, inode), at least
+``offset`` bytes long, the same leading bytes and the same bytes just before the
+offset, and, if its size is what it was when saved, the same modification time.
+(An append-only file can grow; a file rewritten in place to the same size
+has a new mtime.) The file also records a format version, a fingerprint of the settings
+that change what is observed (transient statuses and patterns, correction
+phrases) and a checksum of its payload. A cache that is missing, corrupt, of
+another version or for other settings, or an entry that no longer matches its
+file, is ignored and rebuilt from the conversation files: never trusted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import zlib
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import orjson
+
+from orkas_tui.config import Settings
+from orkas_tui.core.files import atomic_write
+from orkas_tui.core.observe import ConversationObserver, ObservedError, TurnRecord, _moment
+from orkas_tui.core.tail import JsonlTail
+from orkas_tui.core.workspace import AgentPaths
+
+if TYPE_CHECKING:
+    from orkas_tui.core.scan import ConversationState
+
+VERSION = 1
+NAME = "scan-cache.json"
+PROBE = 64  # bytes before the cached offset that must still be the same
+
+
+def cache_path(paths: AgentPaths) -> Path:
+    return paths.private / NAME
+
+
+def fingerprint(settings: Settings) -> str:
+    """What observation depends on besides the files: change any of it and the cache is void."""
+    basis = [VERSION, list(settings.transient_statuses), list(settings.transient_patterns), list(settings.correction_phrases)]
+    return hashlib.sha256(orjson.dumps(basis)).hexdigest()
+
+
+def read_entries(paths: AgentPaths, settings_fingerprint: str) -> dict[str, dict]:
+    """The cached entries by conversation stem; empty when the cache cannot be trusted."""
+    try:
+        data = cache_path(paths).read_bytes()
+        header_raw, _, payload = data.partition(b"\n")
+        header = orjson.loads(header_raw)
+        if (
+            not isinstance(header, dict)
+            or header.get("version") != VERSION
+            or header.get("fingerprint") != settings_fingerprint
+            or header.get("checksum") != zlib.crc32(payload)
+        ):
+            return {}
+        entries = orjson.loads(payload)
+    except (OSError, orjson.JSONDecodeError):
+        return {}
+    return entries if isinstance(entries, dict) else {}
+
+
+def write_entries(paths: AgentPaths, settings_fingerprint: str, states: dict[str, ConversationState]) -> None:
+    payload = orjson.dumps({stem: _entry(state) for stem, state in states.items()})
+    header = orjson.dumps({"version": VERSION, "fingerprint": settings_fingerprint, "checksum": zlib.crc32(payload)})
+    atomic_write(cache_path(paths), header + b"\n" + payload)
+
+
+def _entry(state: ConversationState) -> dict:
+    tail, observer = state.tail, state.observer
+    indexes: dict[int, int] = {}
+    tables: list[list[str]] = []
+    rows = []
+    for record in observer.turns:
+        ref = indexes.get(id(record.skills_indexed))
+        if ref is None:
+            ref = indexes[id(record.skills_indexed)] = len(tables)
+            tables.append(record.skills_indexed)
+        rows.append([
+            record.turn, record.started_at, record.ended_at, record.status, record.tool_calls, record.tools,
+            [[e.source, e.message, e.status, e.transient, e.reason] for e in record.errors],
+            record.end_error is not None, record.correction, record.correction_text, ref, record.skills_read,
+            record.edited, record.start, record.end,
+        ])
+    stat = _stat(tail.path) if tail.identity else None
+    return {
+        "identity": list(tail.identity) if tail.identity else None,
+        "size": stat.st_size if stat else None,
+        "mtime_ns": stat.st_mtime_ns if stat else None,
+        "offset": tail.offset,
+        "head": tail.head.hex(),
+        "probe": _probe(tail.path, tail.offset).hex() if tail.identity else "",
+        "malformed": state.malformed,
+        "orphans": observer.orphans,
+        "latest_ts": observer.latest_ts,
+        "open": observer.open is not None,
+        "tool_names": observer.tool_names,
+        "edited_ids": sorted(observer.edited_ids),
+        "index_seen": observer._index_seen,
+        "indexes": tables,
+        "turns": rows,
+    }
+
+
+def _stat(path: Path) -> os.stat_result | None:
+    try:
+        return os.stat(path)
+    except OSError:
+        return None
+
+
+def _probe(path: Path, offset: int) -> bytes:
+    with open(path, "rb") as handle:
+        handle.seek(max(0, offset - PROBE))
+        return handle.read(min(PROBE, offset))
+
+
+def matches_file(entry: dict, path: Path) -> bool:
+    """True when the file still starts with the bytes the entry observed."""
+    identity, offset = entry["identity"], entry["offset"]
+    if identity is None:
+        return False
+    try:
+        with open(path, "rb") as handle:
+            stat = os.fstat(handle.fileno())
+            if [stat.st_dev, stat.st_ino] != identity or stat.st_size < offset:
+                return False
+            if stat.st_size == entry["size"] and stat.st_mtime_ns != entry["mtime_ns"]:
+                return False
+            head = bytes.fromhex(entry["head"])
+            if handle.read(len(head)) != head:
+                return False
+            handle.seek(max(0, offset - PROBE))
+            return handle.read(min(PROBE, offset)) == bytes.fromhex(entry["probe"])
+    except OSError:
+        return False
+
+
+def restore(entry: object, path: Path, state: ConversationState) -> bool:
+    """Load ``entry`` into the fresh ``state`` if it matches the file; ``False`` leaves it cold."""
+    try:
+        if not isinstance(entry, dict) or not matches_file(entry, path):
+            return False
+        observer = state.observer
+        turns = _turns(entry, observer)
+        latest_ts = entry["latest_ts"]
+        latest_at = _moment(latest_ts) if latest_ts is not None else None
+        if (latest_ts is None) != (latest_at is None):
+            return False
+        open_turn = turns[-1] if entry["open"] else None
+        if open_turn is not None and open_turn.ended:
+            return False
+        tool_names = {str(k): str(v) for k, v in entry["tool_names"].items()}
+        edited = {str(t) for t in entry["edited_ids"]}
+        index_seen = entry["index_seen"]
+        orphans, malformed, offset = _count(entry["orphans"]), _count(entry["malformed"]), _count(entry["offset"])
+        head = bytes.fromhex(entry["head"])
+        identity = (int(entry["identity"][0]), int(entry["identity"][1]))
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+        return False
+    observer.turns, observer.open, observer.tool_names, observer.edited_ids = turns, open_turn, tool_names, edited
+    observer.orphans, observer.latest_ts, observer.latest_at = orphans, latest_ts, latest_at
+    if isinstance(index_seen, list):
+        observer._index_seen, observer._index = index_seen, turns[-1].skills_indexed if turns else []
+    state.malformed = malformed
+    state.tail = JsonlTail(path, offset, identity, head)
+    return True
+
+
+def _count(value: object) -> int:
+    if value.__class__ is not int or value < 0:
+        raise ValueError("not a count")
+    return value
+
+
+def _turns(entry: dict, observer: ConversationObserver) -> list[TurnRecord]:
+    tables = [list(map(str, t)) for t in entry["indexes"]]
+    conversation = observer.conversation
+    turns = []
+    for seq, row in enumerate(entry["turns"]):
+        (turn, started_at, ended_at, status, tool_calls, tools, errors, has_end_error, correction, correction_text,
+         ref, skills_read, edited, start, end) = row
+        observed = [ObservedError(*e) for e in errors]
+        for e in observed:
+            if not isinstance(e.message, str) or not isinstance(e.transient, bool):
+                raise ValueError("bad error")
+        turns.append(TurnRecord(
+            conversation=conversation, turn=turn, seq=seq, started_at=started_at, ended_at=ended_at, status=status,
+            tool_calls=_count(tool_calls), tools=dict(tools), errors=observed,
+            end_error=observed[-1] if has_end_error else None, correction=correction, correction_text=correction_text,
+            skills_indexed=tables[ref], skills_read=list(skills_read), edited=bool(edited), start=_count(start), end=_count(end),
+        ))
+    return turns

@@ -1,0 +1,68 @@
+"""The observer's fast paths give exactly what the plain per-event path gives."""
+
+from __future__ import annotations
+
+from datetime import timezone
+
+import orjson
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from orkas_tui.config import Settings
+from orkas_tui.core.corrections import matcher_for
+from orkas_tui.core.errors import TransientRule
+from orkas_tui.core.observe import ConversationObserver, _moment
+from orkas_tui.core.tail import parse_line
+from orkas_tui.core.timefmt import parse_ts
+
+STAMPS = st.one_of(
+    st.datetimes(timezones=st.just(timezone.utc)).map(lambda d: d.isoformat().replace("+00:00", "Z")),
+    st.datetimes().map(lambda d: d.isoformat() + "Z"),
+    st.text(alphabet="0123456789-T:.Zz+ W", max_size=26),
+    st.none(),
+    st.integers(-(10**12), 10**12),
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(STAMPS)
+def test_fast_timestamps_equal_parse_ts(value) -> None:
+    assert _moment(value) == parse_ts(value)
+
+
+EVENTS = st.one_of(
+    st.builds(lambda t, ts: {"ts": ts, "type": "turn_start", "turn": t, "skills_indexed": ["a", "b"]}, st.sampled_from(["t1", "t2"]), STAMPS),
+    st.builds(lambda text: {"type": "user", "text": text}, st.sampled_from(["hello", "wrong file", "try again"])),
+    st.builds(lambda i: {"type": "tool_call", "id": f"c{i}", "name": "bash", "args": {}}, st.integers(0, 3)),
+    st.builds(lambda i, ok: {"type": "tool_result", "id": f"c{i}", "ok": ok, "error": "timed out"}, st.integers(0, 3), st.booleans()),
+    st.builds(lambda s: {"type": "skill_read", "skill": s}, st.sampled_from(["a", "c"])),
+    st.builds(lambda t, s: {"type": "turn_end", "turn": t, "status": s, "error": "boom"}, st.sampled_from(["t1", "t2"]),
+              st.sampled_from(["ok", "error", "aborted", "weird"])),
+    st.builds(lambda t: {"type": "output_edited", "turn": t}, st.sampled_from(["t1", "t2", 3])),
+)
+LINES = st.lists(st.one_of(EVENTS.map(orjson.dumps), st.sampled_from([b"", b"junk", b"[]", b'{"type": 1}'])), max_size=40)
+
+
+def _observer() -> ConversationObserver:
+    settings_ = Settings()
+    return ConversationObserver("c", TransientRule.from_settings(settings_), matcher_for(settings_.correction_phrases))
+
+
+@settings(max_examples=300, deadline=None)
+@given(LINES)
+def test_feed_block_equals_feeding_each_parsed_line(lines: list[bytes]) -> None:
+    data = b"".join(line + b"\n" for line in lines)
+    fast = _observer()
+    touched, malformed = fast.feed_block(data, 100)
+    plain = _observer()
+    changed, bad, pos = {}, 0, 100
+    for raw in lines:
+        event = parse_line(raw)
+        if event is None:
+            bad += 1
+        elif (record := plain.feed(event, pos, pos + len(raw) + 1)) is not None:
+            changed[id(record)] = record
+        pos += len(raw) + 1
+    assert fast.turns == plain.turns and malformed == bad
+    assert list(touched.values()) == list(changed.values())
+    assert (fast.orphans, fast.latest_at, fast.latest_ts) == (plain.orphans, plain.latest_at, plain.latest_ts)

@@ -1,0 +1,218 @@
+"""The persistent scan cache: whatever happened to the files or the cache, a warm scan equals a cold one."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from pathlib import Path
+
+import orjson
+import pytest
+
+from orkas_tui.config import Settings
+from orkas_tui.core import scan as scan_module
+from orkas_tui.core import scan_cache
+from orkas_tui.core.observe import ConversationObserver
+from orkas_tui.core.scan import AgentScan
+from orkas_tui.core.workspace import AgentPaths
+from tests.core.helpers import make_agent, turn, write_lines
+
+FAIL = {"ok": False, "error": "exit 2: no such target"}
+FLAKY = {"ok": False, "error": "connection reset by peer"}
+
+
+def history(agent: Path) -> None:
+    """Two conversations with corrections, real and transient errors, reads, an edit, junk, and a running turn."""
+    c1 = agent / "conversations" / "c1.jsonl"
+    write_lines(c1, turn("t1", user="wrong, I meant the other file", calls=3, results=[FAIL], indexed=["a", "b"], read=["a"]))
+    write_lines(c1, [b"not json\n", {"ts": "2026-11-20T10:05:00Z", "type": "turn_end", "turn": "x", "status": "ok"}])
+    write_lines(c1, turn("t2", calls=9, results=[FLAKY], indexed=["a", "b"], status="error", end={"error": "boom"},
+                     ts="2026-11-20T11:00:00Z"))
+    write_lines(c1, [{"ts": "2026-11-20T11:30:00Z", "type": "output_edited", "turn": "t1"}])
+    c2 = agent / "conversations" / "c2.jsonl"
+    write_lines(c2, turn("u1", indexed=["b"], ts="2026-11-21T09:00:00Z"))
+    write_lines(c2, turn("u2", calls=2, indexed=["b"], ts="2026-11-21T10:00:00Z")[:-1])  # still running
+    write_lines(c2, [b'{"ts": "2026-11-21T10:01:00Z", "type": "tool_call", "id": "half'])  # a write in progress
+
+
+def picture(scan: AgentScan) -> tuple:
+    """Everything a consumer can read from a refreshed scan."""
+    return (
+        list(scan.turns()),
+        scan.malformed_lines,
+        scan.orphan_events,
+        scan.latest_activity(),
+        {stem: (s.observer.latest_at, s.observer.open is not None, s.tail.offset) for stem, s in scan.conversations.items()},
+    )
+
+
+def cold(agent: Path, settings: Settings | None = None) -> tuple:
+    scan = AgentScan(AgentPaths(agent), settings or Settings(), persist=False)
+    scan.refresh()
+    return picture(scan)
+
+
+def saved(agent: Path, settings: Settings | None = None) -> AgentScan:
+    scan = AgentScan(AgentPaths(agent), settings or Settings())
+    scan.refresh()
+    assert scan.save_cache()
+    return scan
+
+
+@pytest.fixture
+def fed(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int, int]]:
+    """Every block the observers parse: (conversation, first byte, length)."""
+    calls: list[tuple[str, int, int]] = []
+    original = ConversationObserver.feed_block
+
+    def spy(self, data: bytes, base: int):
+        calls.append((self.conversation, base, len(data)))
+        return original(self, data, base)
+
+    monkeypatch.setattr(ConversationObserver, "feed_block", spy)
+    return calls
+
+
+def warm(agent: Path, settings: Settings | None = None) -> tuple:
+    scan = AgentScan(AgentPaths(agent), settings or Settings())
+    result = scan.refresh()
+    assert sorted((t.conversation, t.turn) for t in result.changed) == sorted((t.conversation, t.turn) for t in scan.turns())
+    return picture(scan)
+
+
+def test_unchanged_files_are_not_read_again(tmp_path: Path, fed: list) -> None:
+    agent = make_agent(tmp_path)
+    history(agent)
+    saved(agent)
+    expected = cold(agent)
+    fed.clear()
+    assert warm(agent) == expected
+    assert fed == []
+
+
+def test_grown_file_reads_only_the_new_bytes(tmp_path: Path, fed: list) -> None:
+    agent = make_agent(tmp_path)
+    history(agent)
+    saved(agent)
+    c2 = agent / "conversations" / "c2.jsonl"
+    size = c2.stat().st_size
+    write_lines(c2, [b'", "name": "bash", "args": {}}\n', {"ts": "2026-11-21T10:02:00Z", "type": "turn_end", "turn": "u2", "status": "ok"}])
+    write_lines(c2, turn("u3", user="try again", ts="2026-11-21T10:05:00Z"))
+    fed.clear()
+    result = warm(agent)
+    assert [(conv, base < size) for conv, base, _ in fed] == [("c2", True)]
+    assert result == cold(agent)
+    assert [t.status for t in result[0] if t.conversation == "c2"] == ["ok", "ok", "ok"]
+
+
+def test_truncated_file_is_observed_again(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path)
+    history(agent)
+    saved(agent)
+    write_lines(agent / "conversations" / "c1.jsonl", turn("t9", user="should be shorter"), mode="wb")
+    assert warm(agent) == cold(agent)
+    assert [t.turn for t in warm(agent)[0] if t.conversation == "c1"] == ["t9"]
+
+
+def test_replaced_file_is_observed_again(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path)
+    history(agent)
+    saved(agent)
+    c1 = agent / "conversations" / "c1.jsonl"
+    other = tmp_path / "other.jsonl"
+    write_lines(other, turn("r1", calls=12) + turn("r2"))
+    os.replace(other, c1)
+    assert warm(agent) == cold(agent)
+
+
+def test_rewritten_just_before_the_offset_is_noticed(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path)
+    history(agent)
+    saved(agent)
+    c1 = agent / "conversations" / "c1.jsonl"
+    data = c1.read_bytes()
+    changed = data[:-20] + data[-20:].replace(b'"t1"', b'"t2"')
+    assert len(changed) == len(data) and changed != data
+    stat = c1.stat()
+    with open(c1, "r+b") as handle:  # same inode, same size, same first bytes, same mtime
+        handle.write(changed)
+    os.utime(c1, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert warm(agent) == cold(agent)
+    assert [t.edited for t in warm(agent)[0] if t.conversation == "c1"] == [False, True]
+
+
+def test_rewritten_in_place_to_the_same_size_is_noticed_by_its_mtime(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path)
+    history(agent)
+    saved(agent)
+    c1 = agent / "conversations" / "c1.jsonl"
+    data = c1.read_bytes()
+    changed = data.replace(b'"status":"error"', b'"status":"ok"   ')
+    assert len(changed) == len(data) and changed[:64] == data[:64] and changed[-64:] == data[-64:]
+    stat = c1.stat()
+    with open(c1, "r+b") as handle:
+        handle.write(changed)
+    os.utime(c1, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+    assert warm(agent) == cold(agent)
+    assert [t.status for t in warm(agent)[0] if t.conversation == "c1"] == ["ok", "ok"]
+
+
+@pytest.mark.parametrize("damage", [
+    lambda data: b"",
+    lambda data: data[: len(data) // 2],
+    lambda data: data[:-40] + b"X" * 40,
+    lambda data: b"{}\n" + data.partition(b"\n")[2],
+    lambda data: data.replace(b'"version":1', b'"version":999'),
+    lambda data: _resigned(data, lambda entries: {k: {**v, "turns": [["bad"]]} for k, v in entries.items()}),
+    lambda data: _resigned(data, lambda entries: {k: {**v, "offset": -5} for k, v in entries.items()}),
+    lambda data: _resigned(data, lambda entries: [1, 2, 3]),
+], ids=["empty", "cut", "flipped", "no-header", "other-version", "bad-rows", "bad-offset", "not-a-map"])
+def test_a_damaged_cache_is_rebuilt_never_trusted(tmp_path: Path, damage, fed: list) -> None:
+    agent = make_agent(tmp_path)
+    history(agent)
+    saved(agent)
+    path = scan_cache.cache_path(AgentPaths(agent))
+    path.write_bytes(damage(path.read_bytes()))
+    fed.clear()
+    assert warm(agent) == cold(agent)
+    assert {conv for conv, _, _ in fed} == {"c1", "c2"}
+
+
+def _resigned(data: bytes, change) -> bytes:
+    """A cache whose payload was changed and whose checksum still matches: only validation can catch it."""
+    header_raw, _, payload = data.partition(b"\n")
+    new_payload = orjson.dumps(change(orjson.loads(payload)))
+    header = orjson.loads(header_raw)
+    header["checksum"] = scan_cache.zlib.crc32(new_payload)
+    return orjson.dumps(header) + b"\n" + new_payload
+
+
+def test_changed_settings_void_the_cache(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path)
+    history(agent)
+    saved(agent)
+    stricter = replace(Settings(), correction_phrases=("please",), transient_patterns=(), transient_statuses=())
+    assert warm(agent, stricter) == cold(agent, stricter)
+    assert warm(agent, stricter) != cold(agent)
+
+
+def test_added_and_removed_conversations(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path)
+    history(agent)
+    saved(agent)
+    (agent / "conversations" / "c2.jsonl").unlink()
+    write_lines(agent / "conversations" / "c3.jsonl", turn("v1", user="actually no"))
+    assert warm(agent) == cold(agent)
+
+
+def test_refresh_saves_once_enough_was_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    agent = make_agent(tmp_path)
+    history(agent)
+    path = scan_cache.cache_path(AgentPaths(agent))
+    AgentScan(AgentPaths(agent), Settings()).refresh()
+    assert not path.exists()  # a small history is cheaper to read than to cache
+    monkeypatch.setattr(scan_module, "SAVE_AFTER", 1)
+    AgentScan(AgentPaths(agent), Settings()).refresh()
+    assert path.exists()
+    AgentScan(AgentPaths(agent), Settings(), persist=False).refresh()
+    assert warm(agent) == cold(agent)
