@@ -6,6 +6,7 @@ the file, so a person can fix it without reading a traceback.
 
 from __future__ import annotations
 
+import math
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -251,6 +252,8 @@ class _Reader:
     def number(self, key: str, value: Any, minimum: float | None = None) -> float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise self.fail(key, f"must be a number, not {value!r}")
+        if not math.isfinite(value):
+            raise self.fail(key, f"must be a finite number, not {value!r}")
         if minimum is not None and value < minimum:
             raise self.fail(key, f"must be at least {minimum}, not {value!r}")
         return float(value)

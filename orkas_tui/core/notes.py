@@ -43,8 +43,11 @@ class SelfNotes:
 
     def read(self, note: str) -> Note:
         _check_name(note)
+        path = self.paths.note(note)
+        if not self.paths.contains(path):
+            return Note(note, "", None, problem=f"{note}.md links outside the workspace; not read")
         try:
-            data, version = read_versioned(self.paths.note(note))
+            data, version = read_versioned(path)
         except OSError as exc:
             return Note(note, "", None, problem=f"{note}.md cannot be read ({exc.strerror})")
         if data is None:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from orkas_tui.core.metrics import SkillMetrics, skill_metrics
-from orkas_tui.core.notes import SelfNotes
+from orkas_tui.core.notes import NOTES, SelfNotes
 from orkas_tui.core.observe import TurnRecord
 from orkas_tui.core.scan import AgentScan
 from orkas_tui.core.signals import Score, score_turn, weakness_tools
@@ -96,6 +96,8 @@ def agent_status(scan: AgentScan, now: datetime) -> dict:
     turns = scored_turns(scan, notes)
     if meta.problem:
         problems.append(meta.problem)
+    problems += [p for p in (notes.read(note).problem for note in NOTES) if p]
+    problems += [p for p in scan.paths.skipped_files() if p not in problems]
     return {
         "id": scan.id,
         "name": meta.name,

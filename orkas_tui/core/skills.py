@@ -149,11 +149,12 @@ class SkillStore:
         self.settings = settings
 
     def slugs(self) -> list[str]:
+        """Skills to read: links out of the workspace and unreadable files are left out (reported by status)."""
         try:
             entries = sorted(self.paths.skills.iterdir())
-        except (FileNotFoundError, NotADirectoryError):
+        except OSError:
             return []
-        return [p.stem for p in entries if p.suffix == ".md" and SLUG.match(p.stem) and p.is_file()]
+        return [p.stem for p in entries if p.suffix == ".md" and SLUG.match(p.stem) and p.is_file() and self.paths.readable(p)]
 
     def load_all(self) -> tuple[list[Skill], list[str]]:
         """Every readable skill, and one problem line for each that is not."""
@@ -167,6 +168,8 @@ class SkillStore:
 
     def get(self, slug: str) -> Skill:
         path = self._path(slug)
+        if not self.paths.contains(path):
+            raise SkillError(f"{slug}.md links outside the workspace; not read")
         try:
             data, _ = read_versioned(path)
         except OSError as exc:

@@ -50,7 +50,7 @@ def parse_duration(value: object) -> timedelta | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, (int, float)):
-        return timedelta(seconds=value) if value >= 0 else None
+        return _seconds(value)
     if not isinstance(value, str):
         return None
     text = value.replace(" ", "")
@@ -65,7 +65,15 @@ def parse_duration(value: object) -> timedelta | None:
         pos = match.end()
     if pos != len(text):
         return None
-    return timedelta(seconds=total)
+    return _seconds(total)
+
+
+MAX_DURATION_S = 100 * 365 * 86400
+
+
+def _seconds(value: float) -> timedelta | None:
+    """A duration of 0 to 100 years, else ``None``: adding it to a time never overflows."""
+    return timedelta(seconds=value) if 0 <= value <= MAX_DURATION_S else None
 
 
 def format_duration(delta: timedelta) -> str:

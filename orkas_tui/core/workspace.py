@@ -72,12 +72,55 @@ class AgentPaths:
             raise WorkspaceError(f"not a valid skill slug: {slug!r}")
         return self.skills / f"{slug}.md"
 
-    def conversation_files(self) -> list[Path]:
+    @property
+    def workspace_root(self) -> Path:
+        return self.root.parent.parent
+
+    def contains(self, path: Path) -> bool:
+        """True when ``path``, symlinks resolved, is inside the workspace: links out of it are never followed."""
         try:
-            entries = sorted(self.conversations.iterdir())
-        except (FileNotFoundError, NotADirectoryError):
-            return []
-        return [p for p in entries if p.suffix == ".jsonl" and not p.name.startswith(".") and p.is_file()]
+            return path.resolve().is_relative_to(self.workspace_root.resolve())
+        except (OSError, RuntimeError):  # RuntimeError: a symlink loop
+            return False
+
+    def readable(self, path: Path) -> bool:
+        """Inside the workspace and readable by this user."""
+        return self.contains(path) and os.access(path, os.R_OK)
+
+    def conversation_files(self) -> list[Path]:
+        return [p for p in _entries(self.conversations, ".jsonl") if self.readable(p)]
+
+    def skipped_files(self) -> list[str]:
+        """One line for each conversation, skill or note that is not read, saying why."""
+        problems = []
+        for folder, suffix in ((self.conversations, ".jsonl"), (self.skills, ".md"), (self.self_dir, ".md")):
+            try:
+                _list(folder)
+            except OSError as exc:
+                problems.append(f"{folder}: cannot be listed ({exc.strerror}); not read")
+                continue
+            for path in _entries(folder, suffix):
+                if not self.contains(path):
+                    problems.append(f"{path}: links outside the workspace; not read")
+                elif not os.access(path, os.R_OK):
+                    problems.append(f"{path}: cannot be read (permission denied); not read")
+        return problems
+
+
+def _list(folder: Path) -> list[Path]:
+    try:
+        return sorted(folder.iterdir())
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+
+
+def _entries(folder: Path, suffix: str) -> list[Path]:
+    """Visible files with ``suffix`` in ``folder``; nothing when it cannot be listed."""
+    try:
+        entries = _list(folder)
+    except OSError:
+        return []
+    return [p for p in entries if p.suffix == suffix and not p.name.startswith(".") and p.is_file()]
 
 
 @dataclass(frozen=True)
