@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -47,6 +47,7 @@ from orkas_tui.tui.widgets.skills import SkillsPane
 from orkas_tui.tui.widgets.turns import TurnsPane
 
 Clock = Callable[[], datetime]
+NARROW = 100
 STYLES = Path(__file__).resolve().parents[2] / "styles"
 TABS = [("turns", "Turns"), ("queue", "Queue"), ("skills", "Skills"), ("proposals", "Proposals"), ("self", "Self"), ("events", "Events")]
 
@@ -71,6 +72,8 @@ class OrkasApp(ReflectionActions, App[None]):
         Binding("c", "run_cycle", "Run cycle", id="run_cycle"),
         Binding("x", "cancel_reflection", "Cancel", id="cancel_reflection"),
         Binding("b", "show_bundle", "Bundle", id="show_bundle"),
+        Binding("right_square_bracket", "next_agent(1)", "Next agent", id="next_agent", show=False),
+        Binding("left_square_bracket", "next_agent(-1)", "Previous agent", id="previous_agent", show=False),
         Binding("ctrl+b", "toggle_sidebar", "Sidebar", id="toggle_sidebar", show=False),
         Binding("f5", "reload", "Reload", id="reload", show=False),
     ]
@@ -121,6 +124,10 @@ class OrkasApp(ReflectionActions, App[None]):
         self.load(None)
         if self.watching:
             self.watch_files()
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Below 100 columns the sidebar shrinks to agent and status, leaving room for the tabs."""
+        self.query_one("#main").set_class(event.size.width < NARROW, "-narrow")
 
     def _apply_settings(self) -> None:
         known = {b.id for _, section in self.key_sections() for b in section if b.id}
@@ -244,6 +251,24 @@ class OrkasApp(ReflectionActions, App[None]):
 
     def action_tab(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab
+
+    @on(TabbedContent.TabActivated)
+    def _tab_shown(self, event: TabbedContent.TabActivated) -> None:
+        """Focus the tab's main widget so its keys work and show in the footer at once
+        (not on start-up, where the agents sidebar keeps the focus)."""
+        if not self.loaded:
+            return
+        pane = event.pane
+        target = pane.query("#ops-table").first() if pane.id == "proposals" else None
+        target = target or pane.query("KeyedTable, TextArea").first()
+        if target is not None:
+            target.focus()
+
+    def action_next_agent(self, step: int) -> None:
+        ids = sorted(self.views)
+        if ids:
+            index = ids.index(self.agent) if self.agent in ids else -step
+            self.select_agent_from_palette(ids[(index + step) % len(ids)])
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen(self.key_sections()))

@@ -9,7 +9,7 @@ from rich.text import Text
 from orkas_tui.core.textfmt import rate
 from orkas_tui.core.timefmt import format_age, parse_ts
 
-BAR = 12
+BAR = 10
 SHORT = {
     "user_correction": "correction",
     "skill_ineffective": "skill failed",

@@ -17,7 +17,7 @@ from orkas_tui.tui.op_diff import op_diff, op_target
 from orkas_tui.tui.widgets.keyed_table import Cell, KeyedTable
 
 PROPOSAL_COLUMNS = [("id", "Proposal"), ("created", "Created"), ("status", "Status"), ("ops", "Ops"), ("summary", "Summary")]
-OP_COLUMNS = [("index", "#"), ("op", "Operation"), ("target", "File"), ("status", "Status"), ("reason", "Note")]
+OP_COLUMNS = [("index", "#"), ("status", "Status"), ("op", "Operation"), ("target", "File"), ("reason", "Note")]
 STATUS_STYLE = {"pending": "bold yellow", "applied": "green", "rejected": "dim", "invalid": "red"}
 
 
@@ -37,9 +37,9 @@ def op_cells(o: ProposedOp) -> list[Cell]:
     kind = o.op.get("op", "?") if isinstance(o.op, dict) else "?"
     return [
         Cell(str(o.index), sort=o.index, justify="right"),
+        Cell(o.status, sort=o.status, style=STATUS_STYLE.get(o.status, "")),
         Cell(str(kind), sort=str(kind)),
         Cell(op_target(o.op), sort=op_target(o.op)),
-        Cell(o.status, sort=o.status, style=STATUS_STYLE.get(o.status, "")),
         Cell(o.reason or ", ".join(o.changes), sort=o.reason or ""),
     ]
 

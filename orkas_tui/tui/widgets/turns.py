@@ -18,12 +18,12 @@ from orkas_tui.tui.widgets.keyed_table import Cell, KeyedTable
 
 COLUMNS = [
     ("time", "Time"),
-    ("conversation", "Conversation"),
-    ("tools", "Tools"),
-    ("errors", "Err r/t"),
-    ("signals", "Signals"),
-    ("score", "Score vs threshold"),
+    ("score", "Score │ threshold"),
     ("trigger", "T"),
+    ("signals", "Signals"),
+    ("errors", "Err r/t"),
+    ("tools", "Tools"),
+    ("conversation", "Conversation"),
 ]
 
 
@@ -38,12 +38,12 @@ def turn_cells(row: ScoredTurn, settings: Settings, now: datetime) -> list[Cell]
     errors = Cell(f"{real}/{transient}", sort=(real, transient), style="red" if real else ("dim" if not transient else ""))
     return [
         Cell(clock_time(when, now), sort=(when, r.conversation, r.seq)),
-        Cell(r.conversation, sort=r.conversation),
-        Cell(str(r.tool_calls), sort=r.tool_calls, justify="right"),
-        errors,
-        Cell("running" if not r.ended else signals_text(s.signals), sort=len(s.signals)),
         Cell.of(score_bar(s.score, settings.threshold, running=not r.ended), sort=s.score),
         Cell("▲" if s.triggers else ("…" if not r.ended else ""), sort=s.triggers, style="bold red"),
+        Cell("running" if not r.ended else signals_text(s.signals), sort=len(s.signals)),
+        errors,
+        Cell(str(r.tool_calls), sort=r.tool_calls, justify="right"),
+        Cell(r.conversation, sort=r.conversation),
     ]
 
 
