@@ -48,6 +48,7 @@ from orkas_tui.tui.widgets.turns import TurnsPane
 
 Clock = Callable[[], datetime]
 NARROW = 100
+TICK_S = 20
 STYLES = Path(__file__).resolve().parents[2] / "styles"
 TABS = [("turns", "Turns"), ("queue", "Queue"), ("skills", "Skills"), ("proposals", "Proposals"), ("self", "Self"), ("events", "Events")]
 
@@ -124,6 +125,7 @@ class OrkasApp(ReflectionActions, App[None]):
         self.load(None)
         if self.watching:
             self.watch_files()
+            self.set_interval(TICK_S, lambda: self.load({}))  # ages and the countdown move on
 
     def on_resize(self, event: events.Resize) -> None:
         """Below 100 columns the sidebar shrinks to agent and status, leaving room for the tabs."""

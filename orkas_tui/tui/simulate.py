@@ -45,13 +45,14 @@ def play_turn(conv: Conversation, c: Character, rng: random.Random, pause: Calla
     return True
 
 
-def start_simulator(root: Path, seed: int | None = None, clock: Callable[[], datetime] = utc_now) -> Callable[[], None]:
-    """Start appending turns under ``root``; return a function that stops the thread."""
+def start_simulator(root: Path, seed: int | None = None, clock: Callable[[], datetime] = utc_now,
+                    speed: float = 1.0) -> Callable[[], None]:
+    """Start appending turns under ``root`` (``speed`` > 1 for tests); return a function that stops it."""
     stop = threading.Event()
     rng = random.Random(seed)
 
     def pause(seconds: float) -> bool:
-        return not stop.wait(seconds)
+        return not stop.wait(seconds / speed)
 
     def run() -> None:
         runtimes = {c.id: AgentRuntime(root, c.id, clock=clock) for c in CHARACTERS}

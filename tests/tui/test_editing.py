@@ -126,3 +126,26 @@ async def test_quit_with_unsaved_edits_asks_first(app_factory) -> None:
         await pilot.click("#answer-stay")
         await pilot.pause()
         assert app.is_running and area.text == "unsaved thoughts"
+
+
+async def test_a_note_changed_on_disk_under_unsaved_edits_is_announced_and_kept(app_factory, demo_ws: Path) -> None:
+    app = app_factory()
+    profile = demo_ws / "agents" / "coder" / "self" / "profile.md"
+    async with app.run_test(size=SIZE) as pilot:
+        await _select(pilot, "coder")
+        await pilot.press("5")
+        editor = app.query_one(SelfPane).editor("profile")
+        editor.area.load_text("my unsaved words")
+        profile.write_text("written by hand in another editor")
+        app.reload_agent("coder", "self")
+        await settle(pilot)
+        assert editor.changed_on_disk and editor.area.text == "my unsaved words"
+        assert any("changed on disk" in n.message for n in app._notifications)
+        editor.area.focus()
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert isinstance(app.screen, Choose)
+        assert profile.read_text() == "written by hand in another editor"
+        await pilot.click("#answer-overwrite")
+        await settle(pilot)
+    assert profile.read_text() == "my unsaved words"
