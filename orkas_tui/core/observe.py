@@ -19,19 +19,8 @@ from orkas_tui.core.errors import TransientRule
 from orkas_tui.core.timefmt import parse_ts
 
 ENDED = ("ok", "error", "aborted")
-_fromisoformat = datetime.fromisoformat
 _loads = orjson.loads
 _JSONError = orjson.JSONDecodeError
-
-
-def _moment(ts: object) -> datetime | None:
-    """:func:`parse_ts`, with a fast path for the ``...Z`` form that nearly every event uses."""
-    if ts.__class__ is str and ts[-1:] == "Z":
-        try:
-            return _fromisoformat(ts)
-        except ValueError:
-            pass
-    return parse_ts(ts)
 
 
 @dataclass(slots=True)
@@ -64,6 +53,7 @@ class TurnRecord:
     edited: bool = False
     start: int = 0
     end: int = 0
+    scored: tuple | None = field(default=None, compare=False, repr=False)  # score_turn's memo
 
     @property
     def ended(self) -> bool:
@@ -146,7 +136,7 @@ class ConversationObserver:
     def feed(self, event: dict, start: int, end: int) -> TurnRecord | None:
         """Apply one event; return the turn record it changed, if any."""
         ts = event.get("ts")
-        moment = _moment(ts)
+        moment = parse_ts(ts)
         if moment is not None and (self.latest_at is None or moment > self.latest_at):
             self.latest_at, self.latest_ts = moment, ts
         kind = event["type"]

@@ -41,9 +41,23 @@ NOT_ENDED = Score({}, {}, 0.0, False)
 
 
 def score_turn(record: TurnRecord, settings: Settings, weak_tools: frozenset[str]) -> Score:
-    """Score an ended turn; a running turn is not observed until its ``turn_end``."""
+    """Score an ended turn; a running turn is not observed until its ``turn_end``.
+
+    The score is remembered on the record with what it was computed from, since
+    the status, the queue and the TUI score every turn again on each refresh.
+    """
     if not record.ended:
         return NOT_ENDED
+    state = (record.status, record.tool_calls, len(record.errors), record.correction, len(record.skills_read))
+    memo = record.scored
+    if memo is not None and memo[0] is settings and memo[2] == state and memo[1] == weak_tools:
+        return memo[3]
+    score = _score(record, settings, weak_tools)
+    record.scored = (settings, weak_tools, state, score)
+    return score
+
+
+def _score(record: TurnRecord, settings: Settings, weak_tools: frozenset[str]) -> Score:
     if record.correction is None and not record.errors and record.tool_calls < settings.complex_min_tool_calls:
         return Score({}, {}, 0.0, 0.0 >= settings.threshold)  # nothing can fire: most turns
     weights = settings.weights

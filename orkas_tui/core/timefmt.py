@@ -16,7 +16,23 @@ _UNIT_SECONDS = {"d": 86400, "h": 3600, "m": 60, "s": 1}
 
 
 def parse_ts(value: object) -> datetime | None:
-    """Parse an RFC 3339 string into an aware UTC datetime, or ``None``."""
+    """Parse an RFC 3339 string into an aware UTC datetime, or ``None``.
+
+    The ``...Z`` form that nearly every event uses goes straight to
+    ``fromisoformat`` (a million events per cold scan); the result is the same.
+    """
+    if value.__class__ is str and value[-1:] == "Z":
+        try:
+            return _fromisoformat(value)
+        except ValueError:
+            pass
+    return _parse_any(value)
+
+
+_fromisoformat = datetime.fromisoformat
+
+
+def _parse_any(value: object) -> datetime | None:
     if isinstance(value, datetime):
         return value if value.tzinfo else value.replace(tzinfo=UTC)
     if not isinstance(value, str) or not value:
