@@ -95,10 +95,15 @@ class TurnsPane(Vertical):
     @work(thread=True, exclusive=True, group="turn-detail")
     def _load_detail(self, row: ScoredTurn) -> None:
         app = self.app
-        paths = app.data.agents[row_agent(self.view)].paths
-        body = detail(paths, row, app.settings, app.now())
-        app.call_from_thread(self.query_one("#turn-detail-body", Static).update, body)
+        view = self.view
+        data = app.data.agents.get(view.id) if view is not None else None
+        if data is None:
+            return
+        body = detail(data.paths, row, app.settings, app.now())
+        app.call_from_thread(self._set_detail, row, body)
 
-
-def row_agent(view: AgentView | None) -> str:
-    return view.id if view else ""
+    def _set_detail(self, row: ScoredTurn, body) -> None:
+        """Show a finished explanation only if its turn is still the selected one."""
+        key = self.table.current_key()
+        if key is not None and self.rows.get(key) is row:
+            self.query_one("#turn-detail-body", Static).update(body)
