@@ -285,15 +285,21 @@ class OrkasApp(ReflectionActions, App[None]):
     async def action_quit(self) -> None:
         unsaved = self.unsaved_edits()
         if not unsaved:
-            self.exit()
+            self._leave()
             return
 
         def answer(choice: str | None) -> None:
             if choice == "quit":
-                self.exit()
+                self._leave()
 
         self.push_screen(Choose("Unsaved edits: " + ", ".join(unsaved) + ".\nQuit and lose them?",
                                 [("stay", "Stay"), ("quit", "Quit without saving")], danger="quit"), answer)
+
+    def _leave(self) -> None:
+        """Exit; a running reflection is cancelled first (it writes nothing when cancelled)."""
+        if self.cancel_event is not None:
+            self.cancel_event.set()
+        self.exit()
 
     def unsaved_edits(self) -> list[str]:
         edits = [f"self/{note}.md" for note in self.query_one(SelfPane).dirty_notes()]

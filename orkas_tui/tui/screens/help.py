@@ -15,7 +15,7 @@ def key_table(sections: list[tuple[str, list[Binding]]], keymap: dict[str, str],
     table = Table(box=None, expand=True, padding=(0, 2))
     table.add_column("Key", style="bold", no_wrap=True)
     table.add_column("Action")
-    table.add_column("Binding id (orkas.toml [keys])", style="dim", no_wrap=True)
+    table.add_column("Binding id (orkas.toml \\[keys])", style="dim", no_wrap=True)
     for title, bindings in sections:
         table.add_row(f"[b u]{title}[/]", "", "")
         for binding in bindings:
