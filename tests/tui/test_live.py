@@ -30,8 +30,10 @@ async def test_appended_turn_appears_without_a_keypress(app_factory, demo_ws: Pa
         pane = app.query_one(TurnsPane)
         table = pane.table
         table.focus()
+        table.sort_by("score")  # a sort the person chose: highest score first
         await pilot.press("down", "down")
         cursor_key = table.current_key()
+        sort_before = table.sort_spec
         rows_before = table.row_count
         scanned_before = {c: s.tail.offset for c, s in app.data.agents["ops"].scan.conversations.items()}
         await asyncio.sleep(0.3)  # let the watcher start
@@ -47,7 +49,9 @@ async def test_appended_turn_appears_without_a_keypress(app_factory, demo_ws: Pa
         await settle(pilot)
         assert table.row_count == rows_before + 1
         assert table.current_key() == cursor_key  # the cursor stayed on the same turn
-        assert table.get_row_index("live-check#0") == 0  # newest first
+        assert table.sort_spec == sort_before
+        scores = [pane.rows[table.coordinate_to_cell_key((i, 0)).row_key.value].score.score for i in range(table.row_count)]
+        assert scores == sorted(scores, reverse=True)  # still sorted by score, the new turn in its place
         assert pane.rows["live-check#0"].score.triggers
         # only new bytes were read: every old file's offset is where it was
         after = app.data.agents["ops"].scan.conversations

@@ -28,6 +28,15 @@ async def _wait(pilot, predicate, rounds: int = 200) -> None:
     raise AssertionError("the condition never held")
 
 
+async def _poll(pilot, predicate, rounds: int = 200) -> None:
+    """Like _wait, without waiting for workers (a reflection worker is meant to be running)."""
+    for _ in range(rounds):
+        if predicate():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("the condition never held")
+
+
 async def test_reflect_now_against_a_local_model(app_factory, demo_ws: Path) -> None:
     answer = {"summary": "Use pnpm everywhere", "operations": [
         {"op": "update_self", "note": "strategies", "content": "- When building, always use pnpm, never npm.\n"}]}
@@ -110,3 +119,24 @@ async def test_an_approved_patch_is_reverted_from_the_skill_history(app_factory,
         await pilot.press("escape")
         await _wait(pilot, lambda: app.screen is editor and editor.skill.body in original)
     assert '"type":"change_reverted"' in workspace.agent("coder").events.read_text()
+
+
+async def test_a_reflection_in_progress_can_be_cancelled(app_factory, demo_ws: Path) -> None:
+    answer = {"summary": "late", "operations": [{"op": "update_self", "note": "profile", "content": "never written"}]}
+    with ModelServer([reply(answer, delay_s=2.0)]) as server:
+        (demo_ws / "orkas.toml").write_text(f'[model]\nname = "openai/test-model"\napi_base = "{server.url}"\n')
+        app = app_factory()
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            app.select_agent_from_palette("coder")
+            await settle(pilot)
+            await pilot.press("2", "r")
+            await _wait(pilot, lambda: isinstance(app.screen, Choose))
+            await pilot.click("#answer-send")
+            await _poll(pilot, lambda: any("waiting for" in line.plain for line in app.progress_lines))
+            await pilot.press("x")
+            await _poll(pilot, lambda: app.cancel_event is None)
+            await pilot.pause()
+            assert any("cancelled" in line.plain for line in app.progress_lines)
+    assert list_proposals(Workspace.open(demo_ws).agent("coder")) == []
+    assert "never written" not in (demo_ws / "agents" / "coder" / "self" / "profile.md").read_text()
