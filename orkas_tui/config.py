@@ -71,6 +71,8 @@ DEFAULT_REDACT_PATTERNS = (
     r"github_pat_[A-Za-z0-9_]{30,}",
     r"xox[abposr]-[A-Za-z0-9\-]{10,}",
     r"AKIA[0-9A-Z]{16}",
+    r"(?i)\b(?:aws_secret_access_key|secret_access_key|client_secret|api_secret)[\"']?\s*[=:]\s*[\"']?[A-Za-z0-9/+=_\-]{16,}",
+    r"\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}",
     r"AIza[0-9A-Za-z_\-]{35}",
     r"(?i)bearer\s+[A-Za-z0-9._~+/=\-]{16,}",
     r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----",

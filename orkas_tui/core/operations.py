@@ -17,6 +17,7 @@ from datetime import datetime
 import orjson
 
 from orkas_tui.config import Settings
+from orkas_tui.core import guard
 from orkas_tui.core.files import read_versioned
 from orkas_tui.core.history import Change, record_change
 from orkas_tui.core.notes import NOTES, SelfNotes, over_cap_message
@@ -44,6 +45,9 @@ class Answer:
 
 def parse_reply(text: str) -> Answer:
     """The ``{"summary", "operations"}`` object (a Markdown code fence around it is tolerated)."""
+    too_large = guard.reply_too_large(text or "")
+    if too_large:
+        raise ReplyError(too_large)
     fenced = _FENCE.match(text or "")
     raw = fenced.group(1) if fenced else (text or "")
     try:
@@ -87,6 +91,9 @@ def _problem(op: object, view: _View, settings: Settings) -> str | None:
     missing = [f for f in REQUIRED[kind] if not isinstance(op.get(f), str)]
     if missing:
         return f"{kind}: missing or non-string field(s): {', '.join(missing)}"
+    refused = guard.refusal(op, settings.bundle.redact_patterns)
+    if refused:
+        return f"{kind}: {refused}"
     limit = settings.max_skill_body_chars
     if kind == "create_skill":
         if not op["name"].strip():

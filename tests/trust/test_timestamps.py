@@ -1,0 +1,28 @@
+"""Timestamps come from other programs: any text parses to an aware UTC time or to nothing."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from orkas_tui.core.timefmt import UTC, format_ts, parse_ts
+from tests.trust.conftest import FUZZ
+
+ISOISH = st.from_regex(r"\A[0-9]{4}-?[0-9]{2}-?[0-9]{2}([T ][0-9]{2}(:?[0-9]{2}(:?[0-9]{2}(\.[0-9]{1,9})?)?)?)?([Zz]|[+-][0-9]{2}(:?[0-9]{2})?)?\Z")
+
+
+@FUZZ
+@given(text=st.one_of(st.text(max_size=40), ISOISH, ISOISH.map(lambda s: s + "Z")))
+def test_any_text_is_a_utc_time_or_none(text) -> None:
+    moment = parse_ts(text)
+    assert moment is None or (moment.tzinfo is not None and moment.utcoffset() == timedelta(0))
+
+
+@FUZZ
+@given(moment=st.datetimes(min_value=datetime(1000, 1, 1), timezones=st.just(UTC)))  # years < 1000: see docs/guarantees.md
+def test_format_then_parse_is_the_same_time_to_the_millisecond(moment) -> None:
+    parsed = parse_ts(format_ts(moment))
+    assert parsed == moment.replace(microsecond=moment.microsecond // 1000 * 1000)
+    assert parsed.utcoffset() == timedelta(0)
