@@ -17,15 +17,16 @@ from datetime import datetime
 import orjson
 
 from orkas_tui.config import Settings
-from orkas_tui.core.files import ConflictError, atomic_write, file_lock
+from orkas_tui.core.files import ConflictError, atomic_write, current_version, file_lock
 from orkas_tui.core.history import Change, HistoryError, list_changes, load_change, next_id, revert, split_id
 from orkas_tui.core.notes import NoteError
 from orkas_tui.core.operations import apply_operation, check_operations
-from orkas_tui.core.skills import SkillError
+from orkas_tui.core.skills import SkillError, slugify
 from orkas_tui.core.timefmt import format_ts
 from orkas_tui.core.workspace import AgentPaths, Workspace, WorkspaceError
 
 PENDING, APPLIED, REJECTED, INVALID = "pending", "applied", "rejected", "invalid"
+APPLYING = "applying"  # saved before the write: after a crash, the file's version tells whether it happened
 
 
 class ProposalError(ValueError):
@@ -40,6 +41,7 @@ class ProposedOp:
     reason: str | None = None
     changes: list[str] = field(default_factory=list)
     decided_at: str | None = None
+    before: str | None = None  # with APPLYING: the target file's version before the write
 
 
 @dataclass
@@ -54,7 +56,7 @@ class Proposal:
     @property
     def status(self) -> str:
         states = {o.status for o in self.operations}
-        if PENDING in states:
+        if PENDING in states or APPLYING in states:
             return PENDING
         if not states or states <= {REJECTED, INVALID}:
             return REJECTED
@@ -122,7 +124,7 @@ def load_proposal(workspace: Workspace, proposal_id: str) -> tuple[AgentPaths, P
 
 def _targets(proposal: Proposal, index: int | None) -> list[ProposedOp]:
     if index is None:
-        return [o for o in proposal.operations if o.status == PENDING]
+        return [o for o in proposal.operations if o.status in (PENDING, APPLYING)]
     if not 0 <= index < len(proposal.operations):
         raise ProposalError(f"proposal {proposal.id} has no operation {index} (0 to {len(proposal.operations) - 1})")
     return [proposal.operations[index]]
@@ -144,13 +146,24 @@ def apply_pending(paths: AgentPaths, settings: Settings, proposal: Proposal, tar
         if item.status == APPLIED or (proposal.id, item.index) in done:
             skipped.append(f"operation {item.index}: already applied")
             continue
+        target = _target(paths, item.op) if item.status in (PENDING, APPLYING) else None
+        if item.status == APPLYING:
+            if current_version(target) != item.before:
+                item.status, item.decided_at = APPLIED, format_ts(now)
+                item.reason = "written before a crash (no history entry); not applied again"
+                skipped.append(f"operation {item.index}: already applied before a crash")
+                _save(paths, proposal)
+                continue
+            item.status = PENDING
         if item.status != PENDING:
             failed.append(f"operation {item.index}: {item.status}" + (f" ({item.reason})" if item.reason else ""))
             continue
+        item.status, item.before = APPLYING, current_version(target)
+        _save(paths, proposal)
         try:
             changes = apply_operation(paths, settings, item.op, now, by, proposal.id, item.index)
         except (SkillError, NoteError, ConflictError) as exc:
-            item.reason = str(exc)
+            item.status, item.reason = PENDING, str(exc)
             failed.append(f"operation {item.index}: {exc}")
             _save(paths, proposal)
             continue
@@ -159,6 +172,15 @@ def apply_pending(paths: AgentPaths, settings: Settings, proposal: Proposal, tar
         applied.extend(changes)
         _save(paths, proposal)
     return ApplyResult(applied, skipped, failed)
+
+
+def _target(paths: AgentPaths, op: dict):
+    """The one file an operation writes (a pending operation is valid, so its slug or note is too)."""
+    if op["op"] == "create_skill":
+        return paths.skill(slugify(op["name"]))
+    if op["op"] == "update_self":
+        return paths.note(op["note"])
+    return paths.skill(op["skill"])
 
 
 def approve(workspace: Workspace, proposal_id: str, now: datetime, index: int | None = None) -> tuple[Proposal, ApplyResult]:

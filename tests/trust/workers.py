@@ -6,6 +6,7 @@ what must be on disk afterwards.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from datetime import datetime, timedelta
@@ -89,5 +90,18 @@ def writer(root: str) -> None:
         i += 1
 
 
+def approve_then_die(root: str, proposal_id: str) -> None:
+    """Approve a proposal but die (as by SIGKILL: no cleanup) right after the first file is written."""
+    import orkas_tui.core.operations as operations
+    from orkas_tui.core.proposals import approve
+    from orkas_tui.core.workspace import Workspace
+
+    def die(*_args, **_kwargs):
+        os._exit(9)
+
+    operations.record_change = die
+    approve(Workspace(Path(root)), proposal_id, START)
+
+
 if __name__ == "__main__":
-    {"runtime": runtime, "patcher": patcher, "writer": writer}[sys.argv[1]](*sys.argv[2:])
+    {"runtime": runtime, "patcher": patcher, "writer": writer, "approve_then_die": approve_then_die}[sys.argv[1]](*sys.argv[2:])
