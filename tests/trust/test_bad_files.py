@@ -141,3 +141,28 @@ def test_out_of_range_numbers_and_durations_are_refused(tmp_path, doc) -> None:
     """A NaN threshold would silently never trigger; a huge duration would overflow the schedule."""
     with pytest.raises(ConfigError):
         parse_settings(doc, tmp_path / "orkas.toml")
+
+
+@FUZZ
+@given(events=st.lists(st.one_of(st.binary(max_size=80).map(lambda b: b.replace(b"\n", b"")),
+                                 st.dictionaries(st.sampled_from(["ts", "type", "skill", "source", "reason"]), TOML_SCALAR, max_size=5)
+                                 .map(lambda d: orjson.dumps(d, option=orjson.OPT_NON_STR_KEYS, default=str))), max_size=20),
+       cache=st.binary(max_size=200))
+def test_garbage_events_and_cache_never_stop_a_dry_run_or_change_status(tmp_path_factory, events, cache) -> None:
+    """events.jsonl feeds the bundle; a corrupt scan cache must be ignored, never trusted."""
+    root = tmp_path_factory.mktemp("ws")
+    agent = root / "agents" / "a1"
+    conv = agent / "conversations" / "c1.jsonl"
+    conv.parent.mkdir(parents=True)
+    conv.write_bytes(b"".join(orjson.dumps(e) + b"\n" for e in [
+        {"ts": "2026-11-29T10:00:00Z", "type": "turn_start", "turn": "t1"},
+        {"ts": "2026-11-29T10:00:00Z", "type": "user", "text": "that's wrong"},
+        {"ts": "2026-11-29T10:00:01Z", "type": "turn_end", "turn": "t1", "status": "ok"}]))
+    (agent / "events.jsonl").write_bytes(b"".join(e + b"\n" for e in events))
+    clean = status_json(root)
+    (agent / ".orkas").mkdir(exist_ok=True)
+    (agent / ".orkas" / "scan-cache.json").write_bytes(cache)
+    assert status_json(root) == clean
+    code, out, err = cli("reflect", "a1", "--dry-run", "--json", "--workspace", str(root))
+    assert code == 0, err
+    shutil.rmtree(root)

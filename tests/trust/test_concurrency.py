@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+from datetime import timedelta
 from pathlib import Path
 
 import orjson
@@ -14,6 +16,8 @@ from orkas_tui.core.scan import AgentScan
 from orkas_tui.core.skills import SkillStore
 from orkas_tui.core.timefmt import parse_ts
 from orkas_tui.core.workspace import AgentPaths
+from tests.modelserver import ModelServer, reply
+from tests.reflection.conftest import NOW, configure, set_reflected, trigger_turn
 from tests.trust.workers import MARK, START
 
 REPO = Path(__file__).resolve().parents[2]
@@ -81,3 +85,19 @@ def test_two_writers_never_lose_each_others_changes(tmp_path: Path) -> None:
         assert mine == [f"- {who}-{i}" for i in range(count)]
     note = paths.note("strategies").read_text()
     assert sorted(note.splitlines()) == expected
+
+
+def test_two_processes_never_reflect_on_one_agent_at_once(tmp_path: Path) -> None:
+    """The app and the daemon both try: one reflects, the other is told ``busy``; one request, one outcome."""
+    root = tmp_path / "ws"
+    set_reflected(root, "a1", NOW - timedelta(days=2))
+    trigger_turn(root, "a1", NOW - timedelta(hours=3))
+    answer = {"summary": "s", "operations": [{"op": "create_skill", "name": "Once", "description": "d", "body": "Always check.\n"}]}
+    with ModelServer([reply(answer, delay_s=1.5)]) as server:
+        configure(root, server)
+        argv = [sys.executable, "-m", "orkas_tui", "reflect", "a1", "--json", "--workspace", str(root), "--now", "2026-11-30T09:00:00Z"]
+        runs = [subprocess.Popen(argv, cwd=REPO, stdout=subprocess.PIPE, text=True) for _ in range(2)]
+        outcomes = [json.loads(run.communicate(timeout=90)[0]) for run in runs]
+    assert sorted(o["status"] for o in outcomes) == ["busy", "proposed"]
+    assert len(server.requests) == 1
+    assert len(list((root / "agents" / "a1" / ".orkas" / "proposals").glob("p*.json"))) == 1
