@@ -23,7 +23,7 @@ from orkas_tui.core.notes import SelfNotes
 from orkas_tui.core.report import last_reflection_at
 from orkas_tui.core.scan import AgentScan
 from orkas_tui.core.signals import score_turn, weakness_tools
-from orkas_tui.core.timefmt import format_ts, parse_ts
+from orkas_tui.core.timefmt import format_ts, later, parse_ts
 from orkas_tui.core.workspace import Workspace
 
 NO_CHANGES = "no changes"
@@ -129,7 +129,7 @@ def _facts(scan: AgentScan, now: datetime) -> _Facts:
         if score.triggers:
             triggered = True
             total += score.score
-    cooldown_until = last + schedule.cooldown if last is not None else None
+    cooldown_until = later(last, schedule.cooldown) if last is not None else None
     return _Facts(scan.id, last, pending, round(total, 6), triggered, forced, cooldown_until)
 
 
@@ -137,7 +137,7 @@ def next_cycle_at(last_cycle_at: datetime | None, now: datetime, interval: timed
     """The last cycle plus the interval; ``now`` when no cycle ran yet or one is overdue."""
     if last_cycle_at is None:
         return now
-    return max(now, last_cycle_at + interval)
+    return max(now, later(last_cycle_at, interval))
 
 
 def plan_queue(scans: Iterable[AgentScan], now: datetime, settings: Settings, last_cycle_at: datetime | None = None) -> QueuePlan:

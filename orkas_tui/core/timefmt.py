@@ -52,9 +52,19 @@ def _parse_any(value: object) -> datetime | None:
 def format_ts(moment: datetime) -> str:
     """Format as RFC 3339 UTC with a ``Z`` suffix, to the second (or ms if set)."""
     moment = moment.astimezone(UTC)
+    text = f"{moment.year:04d}" + moment.strftime("-%m-%dT%H:%M:%S")  # %Y does not pad years before 1000
     if moment.microsecond:
-        return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+        return text + f".{moment.microsecond // 1000:03d}Z"
+    return text + "Z"
+
+
+def later(moment: datetime, delta: timedelta) -> datetime:
+    """``moment + delta``, stopping at the last representable time instead of overflowing
+    (a timestamp near year 9999 in a hand-edited state file must not crash the schedule)."""
+    try:
+        return moment + delta
+    except OverflowError:
+        return datetime.max.replace(tzinfo=UTC)
 
 
 def utc_now() -> datetime:

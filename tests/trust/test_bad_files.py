@@ -166,3 +166,21 @@ def test_garbage_events_and_cache_never_stop_a_dry_run_or_change_status(tmp_path
     code, out, err = cli("reflect", "a1", "--dry-run", "--json", "--workspace", str(root))
     assert code == 0, err
     shutil.rmtree(root)
+
+
+@pytest.mark.parametrize("moment", ["9999-12-31T23:59:59Z", "0001-01-01T00:00:00Z"])
+def test_times_at_the_ends_of_the_calendar_never_crash_status_or_queue(tmp_path, moment) -> None:
+    """Hand-edited state or logs may hold any valid RFC 3339 time; the schedule must not overflow."""
+    agent = tmp_path / "agents" / "a1"
+    conv = agent / "conversations" / "c1.jsonl"
+    conv.parent.mkdir(parents=True)
+    conv.write_bytes(b"".join(orjson.dumps(e) + b"\n" for e in [
+        {"ts": moment, "type": "turn_start", "turn": "t1"}, {"ts": moment, "type": "user", "text": "that's wrong"},
+        {"ts": moment, "type": "turn_end", "turn": "t1", "status": "ok"}]))
+    (agent / ".orkas").mkdir()
+    (agent / ".orkas" / "state.json").write_bytes(orjson.dumps({"last_reflection_at": moment}))
+    (tmp_path / ".orkas").mkdir()
+    (tmp_path / ".orkas" / "state.json").write_bytes(orjson.dumps({"last_cycle_at": moment}))
+    assert only_agent(status_json(tmp_path))["last_reflection_at"] == moment
+    code, out, err = cli("queue", "--json", "--workspace", str(tmp_path), "--now", "2026-11-30T09:00:00Z")
+    assert code == 0, err
