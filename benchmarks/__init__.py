@@ -1,0 +1,1 @@
+"""Performance at scale: ``python -m benchmarks`` (see README.md)."""

@@ -1,0 +1,131 @@
+"""``python -m benchmarks``: performance at scale, each figure next to a reference measured in the same run.
+
+Generates (once, cached by its parameters) a workspace of 12 agents, one million
+conversation events and 200 skills per agent, copies it, and measures the
+``status --json`` command cold and warm, a refresh after appends, the TUI's first paint and
+live latency, and the reflection bundle. See ``benchmarks/README.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from benchmarks.measure import best_run, percentile, run
+from benchmarks.workspace import Params, cache_root, ensure_workspace, working_copy
+
+NOW = "2026-11-30T09:00:00Z"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.splitlines()[0])
+    parser.add_argument("--events", type=int, default=Params.events)
+    parser.add_argument("--agents", type=int, default=Params.agents)
+    parser.add_argument("--skills", type=int, default=Params.skills)
+    parser.add_argument("--indexed", type=int, default=Params.indexed, help="skills listed in each turn's index")
+    parser.add_argument("--appends", type=int, default=60, help="turns appended for the live-latency figure")
+    parser.add_argument("--no-tui", action="store_true", help="leave out the TUI figures")
+    args = parser.parse_args(argv)
+    params = Params(agents=args.agents, events=args.events, skills=args.skills, indexed=args.indexed)
+    began = time.perf_counter()
+
+    started = time.perf_counter()
+    pristine = ensure_workspace(params)
+    generated = time.perf_counter() - started
+    ws = working_copy(pristine, cache_root() / "run" / "ws")
+    files = sorted(ws.glob("agents/*/conversations/*.jsonl"))
+    history_bytes = sum(p.stat().st_size for p in files)
+    print(f"workspace {ws}: {params.agents} agents, {params.events:,} events, {history_bytes / 1e6:.0f} MB in {len(files)} "
+          f"conversation files, {params.skills} skills per agent (ready in {generated:.1f} s)", flush=True)
+
+    status = ["-m", "orkas_tui", "status", "--json", "--workspace", str(ws), "--now", NOW]
+    rows: list[tuple[str, str, str, str, str]] = []
+
+    def drop_caches() -> None:
+        for cache in ws.glob("agents/*/.orkas/scan-cache.json"):
+            cache.unlink()
+
+    interpreter = best_run(["-c", "pass"], 7)
+    imports = best_run(["-c", "import orkas_tui.cli, orkas_tui.commands"], 7)
+    run([str(Path(__file__).with_name("parse_loop.py")), str(ws)])  # page cache warm for both sides
+    parse = best_run([str(Path(__file__).with_name("parse_loop.py")), str(ws)], 3)
+    cold = best_run(status, 3, before=drop_caches)
+    rows.append(("cold scan: status --json, no cache", _s(cold.seconds), "orjson loop over the same lines", _s(parse.seconds),
+                 _ratio(cold.seconds, parse.seconds, 1.5, "x")))
+    rows.append(("peak RSS of the cold scan", f"{cold.peak_rss_mb:.0f} MB", "history on disk", f"{history_bytes / 1e6:.0f} MB",
+                 f"target < 300 MB: {'met' if cold.peak_rss_mb < 300 else 'MISSED'}"))
+
+    run(status)  # writes the cache
+    warm = best_run(status, 5)
+    rows.append(("warm start: the same command again", f"{_s(warm.seconds)} ({_s(warm.seconds - interpreter.seconds)} of work)",
+                 "interpreter start (python -c pass)", _s(interpreter.seconds),
+                 f"work {_ms(warm.seconds - interpreter.seconds)} (target < 200 ms: "
+                 f"{'met' if warm.seconds - interpreter.seconds < 0.2 else 'MISSED'})"))
+    rows.append(("", "", "import orkas_tui.cli + commands", _s(imports.seconds), ""))
+
+    bundle = _child_json(["-m", "benchmarks.bundle", str(ws)])
+    rows.append((f"bundle: {bundle['tokens']:,} tokens from {bundle['conversations']} conversations "
+                 f"({bundle['events_in']:,} events, {bundle['bytes_in'] / 1e3:,.0f} kB)", _ms(bundle["build_s"]),
+                 "counting the finished text's tokens once", _ms(bundle["count_once_s"]),
+                 f"target < 100 ms: {'met' if bundle['build_s'] < 0.1 else 'MISSED'}"))
+
+    for batch in _child_json(["-m", "benchmarks.incremental", str(ws)]):
+        at_parse_speed = parse.seconds * batch["bytes"] / history_bytes
+        rows.append((f"incremental: {batch['turns']} turn(s) appended, refresh()", _ms(batch["seconds"]),
+                     f"orjson loop speed for the {batch['bytes'] / 1e3:,.0f} kB", _ms(at_parse_speed),
+                     f"{batch['seconds'] / at_parse_speed:,.1f}x"))
+
+    if not args.no_tui:
+        paint = _child_json(["-m", "benchmarks.tui", "paint", str(ws)])
+        rows.append(("TUI first paint (warm cache)", _s(paint["paint_s"]), "import of the app (textual)", _s(paint["import_s"]),
+                     f"target < 1 s: {'met' if paint['paint_s'] < 1 else 'MISSED'}"))
+        drop_caches()
+        paint_cold = _child_json(["-m", "benchmarks.tui", "paint", str(ws)])
+        rows.append(("TUI first paint (no cache)", _s(paint_cold["paint_s"]), "cold scan (status --json)", _s(cold.seconds), ""))
+        live = _child_json(["-m", "benchmarks.tui", "live", str(ws), str(args.appends)])
+        lat = live["latencies_s"]
+        if lat:
+            rows.append((f"live latency, {len(lat)} appends (missed {live['missed']})",
+                         f"p50 {_ms(percentile(lat, 0.5))}, p95 {_ms(percentile(lat, 0.95))}",
+                         "watch debounce (watchfiles)", "60 ms",
+                         f"target p95 < 150 ms: {'met' if percentile(lat, 0.95) < 0.15 else 'MISSED'}"))
+
+    print(_table(("measure", "figure", "reference", "ref. value", "ratio / verdict"), rows))
+    print(f"\nwhole benchmark: {time.perf_counter() - began:.0f} s", flush=True)
+    return 0
+
+
+def _child_json(args: list[str]) -> dict:
+    done = subprocess.run([sys.executable, *args], capture_output=True, text=True, check=False,
+                          cwd=Path(__file__).resolve().parents[1], env={**os.environ})
+    if done.returncode != 0:
+        raise RuntimeError(f"{args!r} failed: {done.stderr[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _s(seconds: float) -> str:
+    return f"{seconds:.2f} s"
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1e3:,.0f} ms"
+
+
+def _ratio(value: float, reference: float, target: float, unit: str) -> str:
+    ratio = value / reference
+    return f"{ratio:.2f}{unit} (target <= {target}{unit}: {'met' if ratio <= target else 'MISSED'})"
+
+
+def _table(headers: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+    widths = [max(len(r[i]) for r in [headers, *rows]) for i in range(len(headers))]
+    line = lambda r: " | ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip()  # noqa: E731
+    return "\n".join([line(headers), "-+-".join("-" * w for w in widths), *map(line, rows)])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

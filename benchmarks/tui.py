@@ -1,0 +1,87 @@
+"""TUI figures, run in a child process: first paint, and live latency of appended turns.
+
+Prints one JSON object. ``paint``: seconds from ``make_app`` until the Turns tab
+shows rows, plus the import time of the app. ``live``: for each appended turn,
+seconds from the ``write`` until the Turns tab holds its row.
+"""
+
+from __future__ import annotations
+
+import time
+
+_T0 = time.perf_counter()
+
+import asyncio  # noqa: E402
+import os  # noqa: E402
+import random  # noqa: E402
+import sys  # noqa: E402
+from datetime import timedelta  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import orjson  # noqa: E402
+
+from benchmarks.workspace import ANCHOR, _turn  # noqa: E402
+from orkas_tui.tui.app import make_app  # noqa: E402
+from orkas_tui.tui.widgets.turns import TurnsPane  # noqa: E402
+
+IMPORTED = time.perf_counter() - _T0
+SIZE = (160, 48)
+
+
+async def _until(predicate, timeout: float) -> bool:
+    deadline = time.perf_counter() + timeout
+    while not predicate():
+        if time.perf_counter() > deadline:
+            return False
+        await asyncio.sleep(0.001)
+    return True
+
+
+async def paint(root: Path) -> dict:
+    start = time.perf_counter()
+    app = make_app(root, clock=lambda: ANCHOR, watch=False, blink=False)
+    async with app.run_test(size=SIZE):
+        await _until(lambda: app.loaded and bool(app.query_one(TurnsPane).rows), 60)
+        elapsed = time.perf_counter() - start
+        rows = len(app.query_one(TurnsPane).rows)
+    return {"import_s": IMPORTED, "paint_s": elapsed, "rows": rows}
+
+
+async def live(root: Path, appends: int) -> dict:
+    app = make_app(root, clock=lambda: ANCHOR, watch=True, blink=False)
+    latencies, missed = [], 0
+    async with app.run_test(size=SIZE):
+        pane = app.query_one(TurnsPane)
+        await _until(lambda: app.loaded and bool(pane.rows), 60)
+        agent = app.agent
+        files = sorted((root / "agents" / agent / "conversations").glob("*.jsonl"))
+        target = files[-1]
+        await asyncio.sleep(1.0)  # let the watcher start
+        rng = random.Random(5)
+        clock = ANCHOR + timedelta(days=1)
+        for i in range(appends):
+            scan = app.data.agents[agent].scan
+            seq = len(scan.conversations[target.stem].observer.turns)
+            lines: list[bytes] = []
+            clock = _turn(lines, rng, ["skill-001"], clock, f"live{i}", 40)
+            key = f"{target.stem}#{seq}"
+            fd = os.open(target, os.O_WRONLY | os.O_APPEND)
+            written = time.perf_counter()
+            os.write(fd, b"".join(lines))
+            os.close(fd)
+            if await _until(lambda: key in pane.rows, 10):
+                latencies.append(time.perf_counter() - written)
+            else:
+                missed += 1
+            await asyncio.sleep(0.05)
+    return {"latencies_s": latencies, "missed": missed}
+
+
+def main() -> None:
+    mode, root = sys.argv[1], Path(sys.argv[2])
+    result = asyncio.run(paint(root) if mode == "paint" else live(root, int(sys.argv[3])))
+    sys.stdout.write(orjson.dumps(result).decode() + "\n")
+
+
+if __name__ == "__main__":
+    main()
