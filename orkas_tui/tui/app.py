@@ -252,19 +252,13 @@ class OrkasApp(ReflectionActions, App[None]):
     # actions --------------------------------------------------------------
 
     def action_tab(self, tab: str) -> None:
+        """Show a tab and focus its main widget, so its keys work and show in the footer at once."""
         self.query_one(TabbedContent).active = tab
-
-    @on(TabbedContent.TabActivated)
-    def _tab_shown(self, event: TabbedContent.TabActivated) -> None:
-        """Focus the tab's main widget so its keys work and show in the footer at once
-        (not on start-up, where the agents sidebar keeps the focus)."""
-        if not self.loaded:
+        pane = self.query_one(f"TabPane#{tab}", TabPane)
+        main = {"proposals": "#ops-table", "self": "#prompt-preview"}.get(tab, "KeyedTable")  # never an editor: keys would type
+        for widget in pane.query(main):
+            widget.focus()
             return
-        pane = event.pane
-        target = pane.query("#ops-table").first() if pane.id == "proposals" else None
-        target = target or pane.query("KeyedTable, TextArea").first()
-        if target is not None:
-            target.focus()
 
     def action_next_agent(self, step: int) -> None:
         ids = sorted(self.views)

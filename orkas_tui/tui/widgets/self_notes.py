@@ -66,6 +66,7 @@ class SelfPane(Vertical):
     BINDINGS = [
         Binding("ctrl+s", "save", "Save note", id="self_save"),
         Binding("ctrl+r", "revert", "Reload note", id="self_reload"),
+        Binding("escape", "leave_editor", "Leave editor", id="self_leave"),
     ]
 
     class SaveNote(Message):
@@ -129,6 +130,10 @@ class SelfPane(Vertical):
         note = self.focused_note()
         editor = self.editor(note)
         self.post_message(self.SaveNote(self.agent, note, editor.area.text, editor.loaded.version))
+
+    def action_leave_editor(self) -> None:
+        """Give the keys back to the app (tab numbers, actions) without losing the edits."""
+        self.query_one("#prompt-preview").focus()
 
     def action_revert(self) -> None:
         self.app.action_reload_note(self.focused_note())
