@@ -101,7 +101,13 @@ def _import_locked(paths: AgentPaths, module, classifier: ErrorClassifier, stats
             continue
         if not isinstance(value, dict) or not isinstance(value.get("type"), str):
             stats.malformed += 1
-        elif not parser.feed(value):
+            continue
+        try:
+            known = parser.feed(value)
+        except (TypeError, ValueError, AttributeError, KeyError):  # a field of a type the format never uses
+            stats.malformed += 1
+            continue
+        if not known:
             stats.unknown[_label(value)] += 1
     if writer.open and (parser.complete or quiet):
         writer.end_turn(writer.state["last_ts"])
