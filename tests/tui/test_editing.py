@@ -149,3 +149,20 @@ async def test_a_note_changed_on_disk_under_unsaved_edits_is_announced_and_kept(
         await pilot.click("#answer-overwrite")
         await settle(pilot)
     assert profile.read_text() == "my unsaved words"
+
+
+async def test_deleting_a_skill_asks_first(app_factory, demo_ws: Path) -> None:
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await _select(pilot, "coder")
+        editor, slug = await _open_first_skill(pilot)
+        path = demo_ws / "agents" / "coder" / "skills" / f"{slug}.md"
+        await pilot.press("f8")
+        await pilot.pause()
+        assert isinstance(app.screen, Choose) and path.exists()
+        await pilot.click("#answer-delete")
+        await settle(pilot)
+        assert not path.exists()
+        assert not isinstance(app.screen, SkillEditor)
+        assert slug not in app.query_one(SkillsPane).table.rows
+    assert b'"type":"skill_deleted"' in (demo_ws / "agents" / "coder" / "events.jsonl").read_bytes()

@@ -21,7 +21,7 @@ from orkas_tui.tui.screens.skill_history import SkillHistory
 class SkillEditor(Screen[None]):
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", id="skill_save"),
-        Binding("ctrl+d", "delete", "Delete", id="skill_delete"),
+        Binding("f8", "delete", "Delete", id="skill_delete"),
         Binding("f2", "history", "History", id="skill_history"),
         Binding("escape", "close", "Close", id="skill_close"),
     ]
