@@ -19,6 +19,7 @@ from orkas_tui.tui.widgets.keyed_table import Cell, KeyedTable
 
 COLUMNS = [
     ("name", "Skill"),
+    ("flag", "Looks useless"),
     ("impressions", "Impr"),
     ("invocations", "Inv"),
     ("invocation_rate", "Inv%"),
@@ -27,7 +28,6 @@ COLUMNS = [
     ("patches", "Patch"),
     ("last_used", "Used"),
     ("created", "Created"),
-    ("flag", "Looks useless"),
 ]
 SORTABLE = [key for key, _ in COLUMNS]
 
@@ -41,6 +41,7 @@ def skill_cells(row: SkillRow, now: datetime) -> list[Cell]:
 
     return [
         Cell(s.slug, sort=s.slug, style="yellow" if reasons else ""),
+        Cell("⚑ " + ", ".join(reasons) if reasons else "", sort=len(reasons), style="yellow"),
         Cell(str(m.impressions), sort=m.impressions, justify="right"),
         Cell(str(m.invocations), sort=m.invocations, justify="right"),
         rate_cell(m.invocation_rate),
@@ -49,7 +50,6 @@ def skill_cells(row: SkillRow, now: datetime) -> list[Cell]:
         Cell(str(s.patch_count), sort=s.patch_count, justify="right"),
         Cell(age(s.last_used_at, now), sort=s.last_used_at or ""),
         Cell(age(s.created_at, now), sort=s.created_at),
-        Cell("⚑ " + ", ".join(reasons) if reasons else "", sort=len(reasons), style="yellow"),
     ]
 
 
