@@ -10,9 +10,11 @@ the old file, so a crash leaves either the old file or the new one, never half.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -35,11 +37,19 @@ def version_of(data: bytes | None) -> str | None:
 
 
 def read_versioned(path: Path) -> tuple[bytes | None, str | None]:
-    """The file's bytes and version, or ``(None, None)`` if it does not exist."""
+    """The file's bytes and version, or ``(None, None)`` if it does not exist.
+
+    Anything but a regular file (a FIFO would block forever, a device never end)
+    raises :class:`OSError` instead of being read.
+    """
     try:
-        data = path.read_bytes()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except FileNotFoundError:
         return None, None
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        data = handle.read()
     return data, version_of(data)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import threading
 import traceback
 from collections.abc import Callable, Iterator
 from datetime import datetime
@@ -198,3 +199,28 @@ def test_an_unlistable_folder_is_reported(shared_tmp: Path) -> None:
     assert result["code"] == 0, result["doc"]
     problems = "\n".join(only_agent(result["doc"])["problems"])
     assert "conversations: cannot be listed" in problems and "skills: cannot be listed" in problems
+
+
+def test_a_fifo_in_place_of_a_note_or_skill_never_hangs(world) -> None:
+    """Opening a FIFO for reading blocks until a writer comes; it is reported instead."""
+    root, _ = world
+    agent = root / "agents" / "a1"
+    os.mkfifo(agent / "self" / "profile.md")
+    os.mkfifo(agent / "skills" / "pipe.md")
+    paths = AgentPaths(agent)
+    results: list[object] = []
+
+    def run() -> None:
+        try:
+            SkillStore(paths, Settings()).get("pipe")
+        except Exception as exc:  # noqa: BLE001 - the refusal is what is checked
+            results.append(str(exc))
+        results.append("\n".join(only_agent(status_json(root))["problems"]))
+
+    worker = threading.Thread(target=run, daemon=True)  # a regression hangs the thread, not the suite
+    worker.start()
+    worker.join(timeout=30)
+    assert not worker.is_alive(), "reading a FIFO blocked"
+    refusal, problems = results
+    assert "not a regular file" in refusal
+    assert "profile.md cannot be read (not a regular file)" in problems
