@@ -153,9 +153,8 @@ def test_end_to_end_a_hostile_answer_writes_only_the_safe_operation(tmp_path: Pa
     assert [s.slug for s in SkillStore(paths, Settings()).load_all()[0]] == ["good"]
     assert not paths.note("profile").exists()
     assert len(result.applied) == 1
-    big = root / "big"
     set_reflected(root, "a1", NOW - timedelta(days=2))
     with ModelServer([reply(json.dumps({"summary": "x" * 1_000_000, "operations": []}))]) as server:
         outcome = reflect(configure(root, server), "a1", NOW)
     assert outcome.status == "invalid_reply" and "over the" in outcome.message
-    assert not big.exists()
+    assert len(list((paths.private / "proposals").glob("p*.json"))) == 1  # only the first answer's
