@@ -136,7 +136,7 @@ CHARACTERS = [
         conversations=10,
         tool_range=(1, 5),
         edit_chance=0.35,
-        days_since_reflection=0.08,
+        days_since_reflection=0.1,
     ),
     Character(
         id="ops",
@@ -233,7 +233,10 @@ def _write_agent(root: Path, c: Character, rng: random.Random, anchor: datetime,
     end = anchor - (timedelta(days=4) if quiet else timedelta(minutes=20))
     span = (end - start) / c.conversations
     for n in range(c.conversations):
-        clock.now = (start + span * n + timedelta(minutes=rng.randint(5, 90))).replace(microsecond=0)
+        if n == c.conversations - 1 and not quiet:  # the latest conversation runs up to the anchor
+            clock.now = end - timedelta(minutes=rng.randint(60, 100))
+        else:
+            clock.now = (start + span * n + timedelta(minutes=rng.randint(5, 90))).replace(microsecond=0)
         conv = runtime.conversation(f"{(clock.now).strftime('%Y-%m-%d')}-{n + 1:02d}")
         running_last = c.id == "coder" and n == c.conversations - 1
         turns = rng.randint(2, 5)
@@ -247,7 +250,7 @@ def _write_agent(root: Path, c: Character, rng: random.Random, anchor: datetime,
         last_reflection = anchor - timedelta(days=2)
     if last_reflection is not None:
         write_state(paths, last_reflection_at=format_ts(last_reflection))
-        log_event(paths, "reflection", max(last_reflection, clock()), summary="Patched skills after corrections", operations=1, by="demo")
+        log_event(paths, "reflection", last_reflection, summary="Patched skills after corrections", operations=1, by="demo")
 
 
 def _play_turn(conv: Conversation, c: Character, rng: random.Random, clock: Clock, running: bool = False) -> None:

@@ -115,14 +115,21 @@ def format_duration(delta: timedelta) -> str:
     return "".join(parts)
 
 
+_AGE_UNITS = (("d", 86400), ("h", 3600), ("m", 60), ("s", 1))
+
+
 def format_age(moment: datetime | None, now: datetime) -> str:
-    """How long ago, coarsely (``3d``, ``5h``, ``never``)."""
+    """How long ago, coarsely: the largest unit and the next one (``2d4h``, ``5h``, ``3m``, ``never``)."""
     if moment is None:
         return "never"
     delta = now - moment
-    if delta.total_seconds() < 0:
-        return "in " + format_duration(-delta)[:3]
-    text = format_duration(delta)
-    # keep the two most significant units only
-    head = re.findall(r"\d+[dhms]", text)[:2]
-    return "".join(head) or "0s"
+    seconds = int(abs(delta.total_seconds()))
+    index = next((i for i, (_, size) in enumerate(_AGE_UNITS) if seconds >= size), len(_AGE_UNITS) - 1)
+    unit, size = _AGE_UNITS[index]
+    text = f"{seconds // size}{unit}"
+    if index + 1 < len(_AGE_UNITS):
+        next_unit, next_size = _AGE_UNITS[index + 1]
+        rest = (seconds % size) // next_size
+        if rest:
+            text += f"{rest}{next_unit}"
+    return text if delta.total_seconds() >= 0 else "in " + text
