@@ -94,4 +94,3 @@ def test_bad_value_names_key_and_file(tmp_path: Path, text: str, key: str) -> No
 def test_invalid_toml_names_the_file(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="not valid TOML"):
         load(tmp_path, "threshold = = 1")
-
