@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 
 import orjson
@@ -67,11 +67,9 @@ def add_json(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
 
 
-Registrar = Callable[[argparse._SubParsersAction], None]
-
-
-def build_parser() -> argparse.ArgumentParser:
-    from orkas_tui.commands import REGISTRARS
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser; given ``argv``, only the command it names is imported (the others are listed by name)."""
+    from orkas_tui.commands import chosen_command, register_commands
 
     parser = argparse.ArgumentParser(
         prog="orkas-tui",
@@ -82,13 +80,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--demo", action="store_true", help="open the app on a freshly generated demo workspace")
     parser.add_argument("--simulate", action="store_true", help="with --demo: keep appending realistic turns")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for register in REGISTRARS:
-        register(sub)
+    register_commands(sub, chosen_command(list(sys.argv[1:] if argv is None else argv)))
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     handler = getattr(args, "func", None)
     if handler is None:
