@@ -150,11 +150,7 @@ class SkillStore:
 
     def slugs(self) -> list[str]:
         """Skills to read: links out of the workspace and unreadable files are left out (reported by status)."""
-        try:
-            entries = sorted(self.paths.skills.iterdir())
-        except OSError:
-            return []
-        return [p.stem for p in entries if p.suffix == ".md" and SLUG.match(p.stem) and p.is_file() and self.paths.readable(p)]
+        return [stem for name in self.paths.readable_names(self.paths.skills, ".md") if SLUG.match(stem := name[:-3])]
 
     def load_all(self) -> tuple[list[Skill], list[str]]:
         """Every readable skill, and one problem line for each that is not."""

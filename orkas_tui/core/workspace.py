@@ -76,10 +76,14 @@ class AgentPaths:
     def workspace_root(self) -> Path:
         return self.root.parent.parent
 
+    @cached_property
+    def _real_root(self) -> Path:
+        return self.workspace_root.resolve()
+
     def contains(self, path: Path) -> bool:
         """True when ``path``, symlinks resolved, is inside the workspace: links out of it are never followed."""
         try:
-            return path.resolve().is_relative_to(self.workspace_root.resolve())
+            return path.resolve().is_relative_to(self._real_root)
         except (OSError, RuntimeError):  # RuntimeError: a symlink loop
             return False
 
@@ -87,40 +91,58 @@ class AgentPaths:
         """Inside the workspace and readable by this user."""
         return self.contains(path) and os.access(path, os.R_OK)
 
+    def _files(self, folder: Path, suffix: str) -> list[tuple[str, bool]]:
+        """Names of the visible files with ``suffix`` in ``folder``, each with whether it is inside the workspace.
+
+        The folder is resolved once; an entry is resolved only when it is itself a
+        symlink (a plain entry is inside exactly when its folder is): one ``resolve()``
+        per listing instead of one per file. Raises ``OSError`` when ``folder`` cannot be listed.
+        """
+        try:
+            with os.scandir(folder) as listing:
+                entries = sorted((e for e in listing if e.name.endswith(suffix) and not e.name.startswith(".")),
+                                 key=lambda e: e.name)
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+        folder_inside = self.contains(folder)
+        files = []
+        for entry in entries:
+            if not entry.is_symlink():
+                if entry.is_file():
+                    files.append((entry.name, folder_inside))
+            elif (path := folder / entry.name).is_file():
+                files.append((entry.name, self.contains(path)))
+        return files
+
+    def readable_names(self, folder: Path, suffix: str) -> list[str]:
+        """The names :meth:`readable` would keep of ``folder``'s visible ``suffix`` files; none when it cannot be listed."""
+        try:
+            files = self._files(folder, suffix)
+        except OSError:
+            return []
+        base = str(folder)
+        return [name for name, inside in files if inside and os.access(f"{base}/{name}", os.R_OK)]
+
     def conversation_files(self) -> list[Path]:
-        return [p for p in _entries(self.conversations, ".jsonl") if self.readable(p)]
+        folder = self.conversations
+        return [folder / name for name in self.readable_names(folder, ".jsonl")]
 
     def skipped_files(self) -> list[str]:
         """One line for each conversation, skill or note that is not read, saying why."""
         problems = []
         for folder, suffix in ((self.conversations, ".jsonl"), (self.skills, ".md"), (self.self_dir, ".md")):
             try:
-                _list(folder)
+                files = self._files(folder, suffix)
             except OSError as exc:
                 problems.append(f"{folder}: cannot be listed ({exc.strerror}); not read")
                 continue
-            for path in _entries(folder, suffix):
-                if not self.contains(path):
+            for name, inside in files:
+                path = f"{folder}/{name}"
+                if not inside:
                     problems.append(f"{path}: links outside the workspace; not read")
                 elif not os.access(path, os.R_OK):
                     problems.append(f"{path}: cannot be read (permission denied); not read")
         return problems
-
-
-def _list(folder: Path) -> list[Path]:
-    try:
-        return sorted(folder.iterdir())
-    except (FileNotFoundError, NotADirectoryError):
-        return []
-
-
-def _entries(folder: Path, suffix: str) -> list[Path]:
-    """Visible files with ``suffix`` in ``folder``; nothing when it cannot be listed."""
-    try:
-        entries = _list(folder)
-    except OSError:
-        return []
-    return [p for p in entries if p.suffix == suffix and not p.name.startswith(".") and p.is_file()]
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,64 @@
+"""Listing an agent's files resolves the folder once and only the entries that are links: same answers as resolving each."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from orkas_tui.config import Settings
+from orkas_tui.core.skills import SkillStore
+from orkas_tui.core.workspace import AgentPaths
+
+
+def one_by_one(paths: AgentPaths, folder: Path, suffix: str) -> list[Path]:
+    """The definition: every visible file with the suffix whose resolved path is inside, readable."""
+    entries = sorted(folder.iterdir()) if folder.is_dir() else []
+    return [p for p in entries if p.suffix == suffix and not p.name.startswith(".") and p.is_file() and paths.readable(p)]
+
+
+def agent(root: Path) -> AgentPaths:
+    paths = AgentPaths(root / "ws" / "agents" / "a1")
+    for folder in (paths.conversations, paths.skills, paths.self_dir):
+        folder.mkdir(parents=True)
+    return paths
+
+
+def test_mixed_entries_match_resolving_each(tmp_path: Path) -> None:
+    paths = agent(tmp_path)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "x.jsonl").write_text("{}\n")
+    conv = paths.conversations
+    (conv / "b.jsonl").write_text("{}\n")
+    (conv / "a.jsonl").write_text("{}\n")
+    (conv / ".hidden.jsonl").write_text("{}\n")
+    (conv / "notes.txt").write_text("")
+    (conv / "dir.jsonl").mkdir()
+    (conv / "in.jsonl").symlink_to(conv / "a.jsonl")
+    (conv / "out.jsonl").symlink_to(outside / "x.jsonl")
+    (conv / "dangling.jsonl").symlink_to(conv / "gone.jsonl")
+    (conv / "loop.jsonl").symlink_to(conv / "loop.jsonl")
+    assert paths.conversation_files() == one_by_one(paths, conv, ".jsonl")
+    assert [p.name for p in paths.conversation_files()] == ["a.jsonl", "b.jsonl", "in.jsonl"]
+    assert paths.skipped_files() == [f"{conv / 'out.jsonl'}: links outside the workspace; not read"]
+
+
+def test_a_folder_that_links_out_of_the_workspace_reads_nothing(tmp_path: Path) -> None:
+    paths = agent(tmp_path)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "s.md").write_text("---\nname: s\n---\nbody\n")
+    paths.skills.rmdir()
+    paths.skills.symlink_to(outside)
+    assert SkillStore(paths, Settings()).slugs() == []
+    assert paths.skipped_files() == [f"{paths.skills / 's.md'}: links outside the workspace; not read"]
+
+
+def test_a_folder_that_links_inside_the_workspace_is_read(tmp_path: Path) -> None:
+    paths = agent(tmp_path)
+    shared = paths.workspace_root / "shared"
+    shared.mkdir()
+    (shared / "c.jsonl").write_text("{}\n")
+    paths.conversations.rmdir()
+    paths.conversations.symlink_to(shared)
+    assert [p.name for p in paths.conversation_files()] == ["c.jsonl"]
+    assert paths.skipped_files() == []
