@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from orkas_tui.cli import add_json, add_now, add_workspace, now_arg, open_workspace, print_json
+import orjson
+
+from orkas_tui.cli import SLOT, add_json, add_now, add_workspace, now_arg, open_workspace, print_json
 from orkas_tui.core.notes import SelfNotes, prompt_block
-from orkas_tui.core.queue import refreshed_scans, workspace_queue
-from orkas_tui.core.report import agent_status
+from orkas_tui.core.queue import agent_facts, last_cycle_at, plan_facts
+from orkas_tui.core.report import compose_status, last_reflection
+from orkas_tui.core.status_cache import agent_history
 from orkas_tui.core.skills import SkillStore
 from orkas_tui.core.textfmt import rate, table
 from orkas_tui.core.timefmt import format_ts
@@ -32,39 +35,51 @@ def register_prompt(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run_prompt)
 
 
-def workspace_status(workspace, now, agent_id: str | None = None) -> dict:
+def workspace_status(workspace, now, agent_id: str | None = None) -> tuple[dict, list[bytes]]:
     """The whole ``status --json`` document; each agent carries its queue decision as ``"queue"``.
 
+    Each agent's ``"turns"`` is the slot :func:`print_json` fills with the printed
+    bytes at the same place in the returned list (from the status cache when it holds).
     The queue is planned over every agent (the per-cycle cap depends on all of them)
     even when only one agent is shown.
     """
     if agent_id:
         workspace.agent(agent_id)
-    scans = refreshed_scans(workspace)
-    plan = workspace_queue(workspace, now, scans)
+    settings = workspace.settings
     agents = []
-    for scan in scans:
-        if agent_id and scan.id != agent_id:
+    for an_id in workspace.agent_ids():
+        paths = workspace.agent(an_id)
+        last = last_reflection(paths)
+        agents.append((paths, last, agent_history(paths, settings, last)))
+    plan = plan_facts([agent_facts(p.id, last, h.facts, now, settings) for p, last, h in agents], now, settings,
+                      last_cycle_at(workspace))
+    rows, turns = [], []
+    for paths, last, history in agents:
+        if agent_id and paths.id != agent_id:
             continue
-        row = agent_status(scan, now)
-        row["queue"] = plan.decision(scan.id).to_json()
-        agents.append(row)
-    return {
+        row = compose_status(paths, SelfNotes(paths, settings), {**history.fields, "turns": SLOT}, last)
+        row["queue"] = plan.decision(paths.id).to_json()
+        rows.append(row)
+        turns.append(history.turns)
+    doc = {
         "workspace": str(workspace.root),
         "now": format_ts(now),
-        "threshold": workspace.settings.threshold,
+        "threshold": settings.threshold,
         "next_cycle_at": format_ts(plan.next_cycle_at),
-        "agents": agents,
+        "agents": rows,
     }
+    return doc, turns
 
 
 def run_status(args: argparse.Namespace) -> int:
     workspace = open_workspace(args)
     now = now_arg(args.now)
-    doc = workspace_status(workspace, now, args.agent)
+    doc, turns = workspace_status(workspace, now, args.agent)
     if args.json:
-        print_json(doc)
+        print_json(doc, turns)
     else:
+        for agent, printed in zip(doc["agents"], turns):
+            agent["turns"] = orjson.loads(printed)
         print(render_status(doc, None if args.all_turns else RECENT_TURNS))
     return 0
 

@@ -93,6 +93,17 @@ def _ts(moment: datetime | None) -> str | None:
 
 
 @dataclass(frozen=True)
+class HistoryFacts:
+    """What the queue needs from an agent's turns, given its last reflection and profile
+    (so it can be kept with the agent's cached status). ``first_turn`` is the earliest turn's timestamp as written."""
+
+    first_turn: str | None
+    pending: bool
+    trigger_score: float
+    triggered: bool
+
+
+@dataclass(frozen=True)
 class _Facts:
     id: str
     last: datetime | None
@@ -103,22 +114,21 @@ class _Facts:
     cooldown_until: datetime | None
 
 
-def _facts(scan: AgentScan, now: datetime) -> _Facts:
+def history_facts(scan: AgentScan, last: datetime | None) -> HistoryFacts:
     settings = scan.settings
-    schedule = settings.schedule
-    last = last_reflection_at(scan)
     weak = weakness_tools(SelfNotes(scan.paths, settings).read("profile").text)
     turns = list(scan.turns())
-    first_turn = min((m for t in turns if (m := parse_ts(t.started_at or t.ended_at))), default=None)
+    first_turn = min(
+        ((m, stamp) for t in turns if (m := parse_ts(stamp := t.started_at or t.ended_at))), default=(None, None),
+        key=lambda pair: pair[0],
+    )[1]
     if last is None:
         pending = bool(turns)
-        forced = first_turn is not None and now - first_turn >= schedule.force_after
     else:
         latest = scan.latest_activity()
         pending = (latest is not None and latest > last) or any(
             (m := parse_ts(t.ended_at)) is not None and m > last for t in turns
         )
-        forced = now - last >= schedule.force_after
     total = 0.0
     triggered = False
     for turn in turns:
@@ -129,8 +139,23 @@ def _facts(scan: AgentScan, now: datetime) -> _Facts:
         if score.triggers:
             triggered = True
             total += score.score
+    return HistoryFacts(first_turn, pending, round(total, 6), triggered)
+
+
+def agent_facts(agent_id: str, last: datetime | None, history: HistoryFacts, now: datetime, settings: Settings) -> _Facts:
+    schedule = settings.schedule
+    if last is None:
+        first = parse_ts(history.first_turn)
+        forced = first is not None and now - first >= schedule.force_after
+    else:
+        forced = now - last >= schedule.force_after
     cooldown_until = later(last, schedule.cooldown) if last is not None else None
-    return _Facts(scan.id, last, pending, round(total, 6), triggered, forced, cooldown_until)
+    return _Facts(agent_id, last, history.pending, history.trigger_score, history.triggered, forced, cooldown_until)
+
+
+def _facts(scan: AgentScan, now: datetime) -> _Facts:
+    last = last_reflection_at(scan)
+    return agent_facts(scan.id, last, history_facts(scan, last), now, scan.settings)
 
 
 def next_cycle_at(last_cycle_at: datetime | None, now: datetime, interval: timedelta) -> datetime:
@@ -142,8 +167,13 @@ def next_cycle_at(last_cycle_at: datetime | None, now: datetime, interval: timed
 
 def plan_queue(scans: Iterable[AgentScan], now: datetime, settings: Settings, last_cycle_at: datetime | None = None) -> QueuePlan:
     """Decide the next cycle for one workspace's refreshed scans under its ``settings``."""
+    return plan_facts([_facts(scan, now) for scan in scans], now, settings, last_cycle_at)
+
+
+def plan_facts(agents: Iterable[_Facts], now: datetime, settings: Settings, last_cycle_at: datetime | None = None) -> QueuePlan:
+    """:func:`plan_queue` from each agent's facts (see :func:`agent_facts`)."""
     schedule = settings.schedule
-    facts = sorted((_facts(scan, now) for scan in scans), key=lambda f: f.id)
+    facts = sorted(agents, key=lambda f: f.id)
     eligible: list[_Facts] = []
     reasons: dict[str, str] = {}
     for f in facts:

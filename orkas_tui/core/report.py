@@ -12,7 +12,7 @@ from orkas_tui.core.scan import AgentScan
 from orkas_tui.core.signals import Score, score_turn, weakness_tools
 from orkas_tui.core.skills import Skill, SkillStore
 from orkas_tui.core.timefmt import format_ts, parse_ts
-from orkas_tui.core.workspace import read_agent_meta, read_state
+from orkas_tui.core.workspace import AgentPaths, read_agent_meta, read_state
 
 
 @dataclass(frozen=True)
@@ -83,30 +83,52 @@ def skill_rows(scan: AgentScan, store: SkillStore) -> tuple[list[SkillRow], list
 
 
 def last_reflection_at(scan: AgentScan) -> datetime | None:
-    return parse_ts(read_state(scan.paths).get("last_reflection_at"))
+    return last_reflection(scan.paths)
+
+
+def last_reflection(paths: AgentPaths) -> datetime | None:
+    return parse_ts(read_state(paths).get("last_reflection_at"))
+
+
+def history_status(scan: AgentScan, notes: SelfNotes, store: SkillStore) -> dict:
+    """The fields of an agent's status that follow from its history, skills, profile and settings:
+    what :mod:`orkas_tui.core.status_cache` keeps. ``skill_problems`` is not printed as such."""
+    skills, problems = skill_rows(scan, store)
+    turns = scored_turns(scan, notes)
+    return {
+        "malformed_lines": scan.malformed_lines,
+        "orphan_events": scan.orphan_events,
+        "triggering_turns": sum(1 for t in turns if t.score.triggers),
+        "turns": [t.to_json() for t in turns],
+        "skills": [row.to_json() for row in skills],
+        "skill_problems": problems,
+    }
+
+
+def compose_status(paths: AgentPaths, notes: SelfNotes, history: dict, last: datetime | None) -> dict:
+    """The ``status --json`` object for one agent: ``history`` plus what is read fresh each time."""
+    meta = read_agent_meta(paths)
+    problems = list(history["skill_problems"])
+    if meta.problem:
+        problems.append(meta.problem)
+    problems += [p for p in (notes.read(note).problem for note in NOTES) if p]
+    problems += [p for p in paths.skipped_files() if p not in problems]
+    return {
+        "id": paths.id,
+        "name": meta.name,
+        "description": meta.description,
+        "malformed_lines": history["malformed_lines"],
+        "orphan_events": history["orphan_events"],
+        "last_reflection_at": format_ts(last) if last else None,
+        "triggering_turns": history["triggering_turns"],
+        "turns": history["turns"],
+        "skills": history["skills"],
+        "problems": problems,
+    }
 
 
 def agent_status(scan: AgentScan, now: datetime) -> dict:
     """The ``status --json`` object for one agent (scan must be refreshed)."""
     notes = SelfNotes(scan.paths, scan.settings)
-    store = SkillStore(scan.paths, scan.settings)
-    meta = read_agent_meta(scan.paths)
-    skills, problems = skill_rows(scan, store)
-    last = last_reflection_at(scan)
-    turns = scored_turns(scan, notes)
-    if meta.problem:
-        problems.append(meta.problem)
-    problems += [p for p in (notes.read(note).problem for note in NOTES) if p]
-    problems += [p for p in scan.paths.skipped_files() if p not in problems]
-    return {
-        "id": scan.id,
-        "name": meta.name,
-        "description": meta.description,
-        "malformed_lines": scan.malformed_lines,
-        "orphan_events": scan.orphan_events,
-        "last_reflection_at": format_ts(last) if last else None,
-        "triggering_turns": sum(1 for t in turns if t.score.triggers),
-        "turns": [t.to_json() for t in turns],
-        "skills": [row.to_json() for row in skills],
-        "problems": problems,
-    }
+    history = history_status(scan, notes, SkillStore(scan.paths, scan.settings))
+    return compose_status(scan.paths, notes, history, last_reflection_at(scan))

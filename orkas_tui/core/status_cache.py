@@ -1,0 +1,125 @@
+"""Each agent's history-derived status, kept so a warm ``status`` reads no history at all.
+
+One file per agent, ``.orkas/status-cache.bin``: a header line, then the agent's
+``turns`` array exactly as ``status --json`` prints it (indented for its place in
+the document). It is used only while its key still holds: the format version, the
+agent's folder, a digest of every setting, the tools ``self/profile.md`` names,
+the last reflection, and (name, device, inode, size, mtime) of every conversation
+and skill file that is read. Everything else in the status (name, problems,
+skipped files, the queue's clock) is read fresh each time. A cache with another
+key, the wrong length or a bad checksum is ignored and rewritten: never trusted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import zlib
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+import orjson
+
+from orkas_tui.config import Settings
+from orkas_tui.core.files import atomic_write
+from orkas_tui.core.notes import SelfNotes
+from orkas_tui.core.queue import HistoryFacts, history_facts
+from orkas_tui.core.report import history_status
+from orkas_tui.core.scan import AgentScan
+from orkas_tui.core.signals import weakness_tools
+from orkas_tui.core.skills import SkillStore
+from orkas_tui.core.timefmt import format_ts
+from orkas_tui.core.workspace import AgentPaths
+
+VERSION = 1
+NAME = "status-cache.bin"
+INDENT = b"\n      "  # the turns array sits three levels deep in the status document
+
+
+@dataclass(frozen=True)
+class AgentHistory:
+    """``history_status`` without its turns, the turns as printed bytes, and the queue's facts."""
+
+    fields: dict
+    turns: bytes
+    facts: HistoryFacts
+
+
+def cache_path(paths: AgentPaths) -> Path:
+    return paths.private / NAME
+
+
+def status_key(paths: AgentPaths, settings: Settings, notes: SelfNotes, last: datetime | None) -> list | None:
+    """What the cached status follows from; ``None`` when a file vanished while it was listed."""
+    try:
+        files = _identities(paths.conversations, paths.readable_names(paths.conversations, ".jsonl"))
+        files += _identities(paths.skills, [f"{slug}.md" for slug in SkillStore(paths, settings).slugs()])
+    except OSError:
+        return None
+    return [
+        VERSION, str(paths.root), hashlib.sha256(repr(settings).encode()).hexdigest(),
+        sorted(weakness_tools(notes.read("profile").text)), format_ts(last) if last else None, files,
+    ]
+
+
+def _identities(folder: Path, names: list[str]) -> list[list]:
+    base, stat = str(folder), os.stat
+    return [[f"{folder.name}/{name}", (s := stat(f"{base}/{name}")).st_dev, s.st_ino, s.st_size, s.st_mtime_ns]
+            for name in names]
+
+
+def load(paths: AgentPaths, key: list | None) -> AgentHistory | None:
+    """The cached history if it is intact and its key is ``key``."""
+    if key is None:
+        return None
+    try:
+        with open(cache_path(paths), "rb") as handle:
+            header = orjson.loads(handle.readline())
+            turns = handle.read()
+        if (
+            not isinstance(header, dict)
+            or header.get("key") != key
+            or header.get("length") != len(turns)
+            or header.get("checksum") != zlib.crc32(turns)
+        ):
+            return None
+        return AgentHistory(header["fields"], turns, HistoryFacts(**header["facts"]))
+    except (OSError, orjson.JSONDecodeError, KeyError, TypeError):
+        return None
+
+
+def save(paths: AgentPaths, key: list | None, history: AgentHistory) -> None:
+    """Keep ``history`` under ``key``; a workspace that cannot be written is simply not cached."""
+    if key is None:
+        return
+    facts = history.facts
+    header = {
+        "key": key, "length": len(history.turns), "checksum": zlib.crc32(history.turns), "fields": history.fields,
+        "facts": {"first_turn": facts.first_turn, "pending": facts.pending, "trigger_score": facts.trigger_score,
+                  "triggered": facts.triggered},
+    }
+    try:
+        atomic_write(cache_path(paths), orjson.dumps(header) + b"\n" + history.turns)
+    except OSError:
+        pass
+
+
+def build(scan: AgentScan, notes: SelfNotes, last: datetime | None) -> AgentHistory:
+    """The history of a refreshed scan, turns rendered as ``status --json`` prints them."""
+    fields = history_status(scan, notes, SkillStore(scan.paths, scan.settings))
+    turns = orjson.dumps(fields.pop("turns"), option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).replace(b"\n", INDENT)
+    return AgentHistory(fields, turns, history_facts(scan, last))
+
+
+def agent_history(paths: AgentPaths, settings: Settings, last: datetime | None) -> AgentHistory:
+    """From the cache when it still holds, else from the files (and the cache rewritten)."""
+    notes = SelfNotes(paths, settings)
+    key = status_key(paths, settings, notes, last)
+    history = load(paths, key)
+    if history is None:
+        scan = AgentScan(paths, settings)
+        scan.refresh()
+        history = build(scan, notes, last)
+        save(paths, key, history)
+    return history

@@ -1,0 +1,124 @@
+"""The cached status: whatever changed, a warm ``status --json`` prints exactly the cold run's bytes."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import orjson
+import pytest
+
+from orkas_tui.cli import main
+from orkas_tui.core.queue import refreshed_scans, workspace_queue
+from orkas_tui.core.report import agent_status
+from orkas_tui.core.status_cache import NAME
+from orkas_tui.core.timefmt import format_ts, parse_ts
+from orkas_tui.core.workspace import AgentPaths, Workspace, write_state
+
+NOW = "2026-11-30T09:00:00Z"
+
+
+def status(ws: Path, capsys, *extra: str) -> str:
+    assert main(["status", "--workspace", str(ws), "--now", NOW, "--json", *extra]) == 0
+    return capsys.readouterr().out
+
+
+def caches(ws: Path) -> list[Path]:
+    return sorted(ws.glob(f"agents/*/.orkas/{NAME}"))
+
+
+def cold(ws: Path, capsys) -> str:
+    """The output with no cache of any kind."""
+    for cache in [*caches(ws), *ws.glob("agents/*/.orkas/scan-cache.json")]:
+        cache.unlink()
+    return status(ws, capsys)
+
+
+def reference(ws: Path) -> str:
+    """The document as built before the status cache: every agent's ``agent_status`` dict, serialised whole."""
+    workspace = Workspace.open(ws)
+    now = parse_ts(NOW)
+    scans = refreshed_scans(workspace)
+    plan = workspace_queue(workspace, now, scans)
+    agents = [{**agent_status(scan, now), "queue": plan.decision(scan.id).to_json()} for scan in scans]
+    doc = {"workspace": str(workspace.root), "now": NOW, "threshold": workspace.settings.threshold,
+           "next_cycle_at": format_ts(plan.next_cycle_at), "agents": agents}
+    return orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode() + "\n"
+
+
+def check(ws: Path, capsys) -> str:
+    """Warm (from whatever cache there is) equals cold equals the reference."""
+    warm = status(ws, capsys)
+    assert caches(ws)
+    again = status(ws, capsys)
+    truth = cold(ws, capsys)
+    assert warm == again == truth == reference(ws)
+    return truth
+
+
+def conversation(ws: Path) -> Path:
+    return sorted(ws.glob("agents/*/conversations/*.jsonl"))[0]
+
+
+def test_warm_output_is_the_cold_output_through_changes(demo_ws: Path, capsys) -> None:
+    first = check(demo_ws, capsys)
+    agent = conversation(demo_ws).parent.parent
+
+    with conversation(demo_ws).open("ab") as handle:  # one more turn, with a correction and a failing tool
+        for event in [
+            {"ts": "2026-11-30T08:59:00Z", "type": "turn_start", "turn": "late", "skills_indexed": []},
+            {"ts": "2026-11-30T08:59:01Z", "type": "user", "text": "wrong, try again"},
+            {"ts": "2026-11-30T08:59:02Z", "type": "tool_call", "id": "k1", "name": "bash", "args": {}},
+            {"ts": "2026-11-30T08:59:03Z", "type": "tool_result", "id": "k1", "ok": False, "error": "exit 1"},
+            {"ts": "2026-11-30T08:59:04Z", "type": "turn_end", "turn": "late", "status": "ok"},
+        ]:
+            handle.write(orjson.dumps(event) + b"\n")
+    appended = check(demo_ws, capsys)
+    assert appended != first and '"turn": "late"' in appended
+
+    profile = agent / "self" / "profile.md"
+    profile.write_text(profile.read_text() + "\nI stumble with `bash`.\n" if profile.exists() else "I stumble with `bash`.\n")
+    weakness = check(demo_ws, capsys)
+    assert weakness != appended and "known_weakness" in weakness
+
+    (demo_ws / "orkas.toml").write_text("threshold = 0.3\n")
+    assert check(demo_ws, capsys) != weakness
+
+    skill = sorted((agent / "skills").glob("*.md"))[0]
+    skill.write_text(skill.read_text().replace("description:", "description: changed", 1))
+    check(demo_ws, capsys)
+
+    write_state(AgentPaths(agent), last_reflection_at="2026-11-29T00:00:00Z")
+    check(demo_ws, capsys)
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "flipped", "empty"])
+def test_a_damaged_cache_is_rebuilt_not_trusted(demo_ws: Path, capsys, damage: str) -> None:
+    truth = check(demo_ws, capsys)
+    for cache in caches(demo_ws):
+        data = cache.read_bytes()
+        cache.write_bytes({"garbage": b"\x00nonsense", "truncated": data[: len(data) - 7], "empty": b"",
+                           "flipped": data[:-20] + bytes([data[-20] ^ 1]) + data[-19:]}[damage])
+    assert status(demo_ws, capsys) == truth
+    assert status(demo_ws, capsys) == truth
+
+
+def test_a_skill_turned_into_a_link_out_of_the_workspace_is_seen(demo_ws: Path, capsys, tmp_path: Path) -> None:
+    check(demo_ws, capsys)
+    skill = sorted(demo_ws.glob("agents/*/skills/*.md"))[0]
+    outside = tmp_path / "outside.md"
+    outside.write_bytes(skill.read_bytes())
+    skill.unlink()
+    os.symlink(outside, skill)
+    out = check(demo_ws, capsys)
+    assert "links outside the workspace" in out
+
+
+def test_one_agent_and_text_output_use_the_same_cache(demo_ws: Path, capsys) -> None:
+    doc = orjson.loads(status(demo_ws, capsys))
+    agent = doc["agents"][1]
+    only = orjson.loads(status(demo_ws, capsys, "--agent", agent["id"]))
+    assert only["agents"] == [agent]
+    assert main(["status", "--workspace", str(demo_ws), "--now", NOW, "--all-turns"]) == 0
+    text = capsys.readouterr().out
+    assert f"{len(agent['turns'])} turns" in text
