@@ -16,7 +16,7 @@ import orjson
 
 from orkas_tui.core.corrections import CorrectionMatcher
 from orkas_tui.core.errors import TransientRule
-from orkas_tui.core.timefmt import parse_ts
+from orkas_tui.core.timefmt import _fromisoformat, _parse_any, parse_ts
 
 ENDED = ("ok", "error", "aborted")
 _loads = orjson.loads
@@ -112,24 +112,63 @@ class ConversationObserver:
 
         Returns the changed records (by id) and the number of malformed lines. The
         same as parsing each line and calling :meth:`feed`, without a Python
-        object per line: this loop runs once per event of the whole history.
+        object per line: this loop runs once per event of the whole history, so
+        the timestamp's fast path and the two commonest events (a tool call and
+        its result inside a turn) are written out here rather than called.
         """
         touched: dict[int, TurnRecord] = {}
+        last_touched = None
         malformed = 0
-        feed = self.feed
+        apply = self._apply
         start = base
+        latest_at = self.latest_at
         for raw in data.split(b"\n")[:-1]:
             end = start + len(raw) + 1
             try:
                 event = _loads(raw)
             except (_JSONError, RecursionError):
                 event = None
-            if event.__class__ is dict and event.get("type").__class__ is str:  # orjson makes exact types
-                record = feed(event, start, end)
-                if record is not None:
-                    touched[id(record)] = record
-            else:
+            if event.__class__ is not dict or (kind := event.get("type")).__class__ is not str:  # orjson: exact types
                 malformed += 1
+                start = end
+                continue
+            ts = event.get("ts")
+            moment = None
+            if ts.__class__ is str and ts[-1:] == "Z":  # parse_ts's fast path
+                try:
+                    moment = _fromisoformat(ts)
+                except ValueError:
+                    moment = _parse_any(ts)
+            elif ts is not None:
+                moment = _parse_any(ts)
+            if moment is not None and (latest_at is None or moment > latest_at):
+                latest_at = self.latest_at = moment
+                self.latest_ts = ts
+            turn = self.open
+            if turn is not None and kind == "tool_result":
+                turn.end = end
+                if event.get("ok") is not True:
+                    self._tool_error(turn, event)
+                record = turn
+            elif turn is not None and kind == "tool_call":
+                turn.end = end
+                name = event.get("name")
+                if name.__class__ is not str or not name:
+                    name = "?"
+                turn.tool_calls += 1
+                tools = turn.tools
+                tools[name] = tools.get(name, 0) + 1
+                call_id = event.get("id")
+                if call_id.__class__ is str:
+                    self.tool_names[call_id] = name
+                if name == "read_skill":
+                    self._read_skill(turn, event)
+                record = turn
+            else:
+                record = apply(event, kind, ts, start, end)
+                latest_at = self.latest_at
+            if record is not None and record is not last_touched:
+                touched[id(record)] = last_touched = record
             start = end
         return touched, malformed
 
@@ -139,7 +178,9 @@ class ConversationObserver:
         moment = parse_ts(ts)
         if moment is not None and (self.latest_at is None or moment > self.latest_at):
             self.latest_at, self.latest_ts = moment, ts
-        kind = event["type"]
+        return self._apply(event, event["type"], ts, start, end)
+
+    def _apply(self, event: dict, kind: str, ts: object, start: int, end: int) -> TurnRecord | None:
         turn = self.open
         if turn is not None and kind in _IN_TURN:
             turn.end = end
@@ -204,9 +245,13 @@ class ConversationObserver:
         if isinstance(call_id, str):
             self.tool_names[call_id] = name
         if name == "read_skill":
-            args = event.get("args")
-            if isinstance(args, dict):
-                _add_read(turn, args.get("name"))
+            self._read_skill(turn, event)
+
+    @staticmethod
+    def _read_skill(turn: TurnRecord, event: dict) -> None:
+        args = event.get("args")
+        if isinstance(args, dict):
+            _add_read(turn, args.get("name"))
 
     def _tool_error(self, turn: TurnRecord, event: dict) -> None:
         message = event.get("error")
