@@ -10,6 +10,7 @@ least recently used.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import unicodedata
 from dataclasses import dataclass, replace
@@ -155,16 +156,23 @@ class SkillStore:
     def load_all(self) -> tuple[list[Skill], list[str]]:
         """Every readable skill, and one problem line for each that is not."""
         skills, problems = [], []
+        folder_inside = self.paths.contains(self.paths.skills)
         for slug in self.slugs():
             try:
-                skills.append(self.get(slug))
+                skills.append(self._load(slug, folder_inside))
             except SkillError as exc:
                 problems.append(str(exc))
         return skills, problems
 
     def get(self, slug: str) -> Skill:
+        return self._load(slug, None)
+
+    def _load(self, slug: str, folder_inside: bool | None) -> Skill:
+        """``folder_inside``: whether the skills folder is known to resolve inside the workspace;
+        then only a skill that is itself a link is resolved (200 skills, one ``resolve()``)."""
         path = self._path(slug)
-        if not self.paths.contains(path):
+        inside = folder_inside if folder_inside is not None and not os.path.islink(path) else self.paths.contains(path)
+        if not inside:
             raise SkillError(f"{slug}.md links outside the workspace; not read")
         try:
             data, _ = read_versioned(path)
