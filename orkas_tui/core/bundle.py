@@ -161,6 +161,46 @@ def _header(since: datetime | None, conversations: list[str], dropped: int) -> s
     return head
 
 
+class _Costs:
+    """Each item's line's token count, counted only when asked for (newest items first).
+
+    A bundle keeps the newest few hundred of thousands of items: only those, and
+    the one that no longer fits, are ever counted.
+    """
+
+    def __init__(self, items: list[BundleItem]) -> None:
+        self.items = items
+        self.known: dict[int, int] = {}
+
+    def __getitem__(self, i: int) -> int:
+        cost = self.known.get(i)
+        if cost is None:
+            cost = self.known[i] = count_tokens(self.items[i].line() + "\n")
+        return cost
+
+    def forget(self, i: int) -> None:
+        self.known.pop(i, None)
+
+    def fits(self, start: int, room: int) -> bool:
+        """Whether the lines from ``start`` on cost at most ``room`` tokens."""
+        used = 0
+        for i in range(len(self.items) - 1, start - 1, -1):
+            used += self[i]
+            if used > room:
+                return False
+        return True
+
+    def first_fitting(self, start: int, room: int) -> int:
+        """The smallest index from ``start`` whose lines from there on cost at most ``room`` (at most the last item)."""
+        last = len(self.items) - 1
+        used = 0
+        for i in range(last, start - 1, -1):
+            used += self[i]
+            if used > room:
+                return min(i + 1, last)
+        return start
+
+
 def build_bundle(scan: AgentScan, since: datetime | None) -> Bundle:
     """The bundle for one refreshed scan and the period after ``since``."""
     settings = scan.settings.bundle
@@ -168,38 +208,35 @@ def build_bundle(scan: AgentScan, since: datetime | None) -> Bundle:
     redact = Redactor(settings.redact_patterns)
     items, conversations, skills_read = _collect(scan, since, settings.max_conversations, redact)
     total = len(items)
-    costs = [count_tokens(item.line() + "\n") for item in items]
+    costs = _Costs(items)
     cut = 0
-    if count_tokens(_header(since, conversations, 0)) + sum(costs) > budget:
+    if not costs.fits(0, budget - count_tokens(_header(since, conversations, 0))):
         limit = settings.tool_output_chars
         for i, item in enumerate(items):
             if item.output is not None and len(item.output) > limit:
                 item.output = item.output[:limit] + f" … [cut {len(item.output) - limit} chars]"
-                costs[i] = count_tokens(item.line() + "\n")
+                costs.forget(i)
                 cut += 1
     start = 0
     while True:
-        head = _header(since, conversations, start)
-        room = budget - count_tokens(head)
-        used = sum(costs[start:])
-        while start < len(items) - 1 and used > room:
-            used -= costs[start]
-            start += 1
+        start = costs.first_fitting(start, budget - count_tokens(_header(since, conversations, start)))
         head = _header(since, conversations, start)
         body = "".join(item.line() + "\n" for item in items[start:])
         text = head + body
-        if count_tokens(text) <= budget:
+        tokens = count_tokens(text)
+        if tokens <= budget:
             break
         if start < len(items) - 1:
             start += 1
             continue
         text = truncate_to_tokens(text, budget)
+        tokens = count_tokens(text)
         break
     return Bundle(
         agent=scan.id,
         since=since,
         text=text,
-        tokens=count_tokens(text),
+        tokens=tokens,
         budget=budget,
         redactions=redact.count,
         conversations=conversations,

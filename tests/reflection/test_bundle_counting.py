@@ -1,0 +1,78 @@
+"""Counting only the lines a bundle can keep gives exactly the bundle that counting every line gave."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from hypothesis import given, settings as hsettings, strategies as st
+
+from orkas_tui.core import bundle as bundle_module
+from orkas_tui.core.bundle import _collect, _header, build_bundle
+from orkas_tui.core.redact import Redactor
+from orkas_tui.core.scan import AgentScan
+from orkas_tui.core.tokens import count_tokens, truncate_to_tokens
+from orkas_tui.core.workspace import Workspace
+from tests.reflection.conftest import NOW, add_turn, configure
+
+
+def counted_eagerly(scan: AgentScan) -> tuple[str, int, int, int]:
+    """The previous algorithm: every line counted up front; (text, tokens, items kept, outputs cut)."""
+    settings = scan.settings.bundle
+    budget = settings.max_tokens
+    items, conversations, _ = _collect(scan, None, settings.max_conversations, Redactor(settings.redact_patterns))
+    costs = [count_tokens(item.line() + "\n") for item in items]
+    cut = 0
+    if count_tokens(_header(None, conversations, 0)) + sum(costs) > budget:
+        limit = settings.tool_output_chars
+        for i, item in enumerate(items):
+            if item.output is not None and len(item.output) > limit:
+                item.output = item.output[:limit] + f" … [cut {len(item.output) - limit} chars]"
+                costs[i] = count_tokens(item.line() + "\n")
+                cut += 1
+    start = 0
+    while True:
+        room = budget - count_tokens(_header(None, conversations, start))
+        used = sum(costs[start:])
+        while start < len(items) - 1 and used > room:
+            used -= costs[start]
+            start += 1
+        text = _header(None, conversations, start) + "".join(item.line() + "\n" for item in items[start:])
+        if count_tokens(text) <= budget:
+            break
+        if start < len(items) - 1:
+            start += 1
+            continue
+        text = truncate_to_tokens(text, budget)
+        break
+    return text, count_tokens(text), len(items) - start, cut
+
+
+@hsettings(max_examples=25, deadline=None)
+@given(budget=st.integers(min_value=500, max_value=3000), sizes=st.lists(st.integers(0, 3000), min_size=1, max_size=10),
+       outputs=st.integers(0, 2000))
+def test_lazy_counting_equals_counting_every_line(tmp_path_factory, budget, sizes, outputs) -> None:
+    root = tmp_path_factory.mktemp("ws")
+    configure(root, extra=f"[bundle]\nmax_tokens = {budget}\ntool_output_chars = 300\n")
+    for i, size in enumerate(sizes):
+        add_turn(root, "a", NOW - timedelta(hours=len(sizes) - i), user="déjà vu 不对 " * (size // 10), calls=2,
+                 output="output line\n    " * (outputs // 16))
+    workspace = Workspace(root)
+    scan = AgentScan(workspace.agent("a"), workspace.settings)
+    scan.refresh()
+    built = build_bundle(scan, None)
+    assert (built.text, built.tokens, built.items_kept, built.outputs_cut) == counted_eagerly(scan)
+    assert built.tokens <= budget
+
+
+def test_only_the_kept_lines_and_the_next_are_counted(tmp_path, monkeypatch) -> None:
+    configure(tmp_path, extra="[bundle]\nmax_tokens = 1500\n")
+    for i in range(60):
+        add_turn(tmp_path, "a", NOW - timedelta(hours=60 - i), user="please " * 40, calls=1, output="short")
+    workspace = Workspace(tmp_path)
+    scan = AgentScan(workspace.agent("a"), workspace.settings)
+    scan.refresh()
+    calls = []
+    monkeypatch.setattr(bundle_module, "count_tokens", lambda text: calls.append(text) or count_tokens(text))
+    built = build_bundle(scan, None)
+    assert built.items_kept < built.items_total
+    assert len(calls) < built.items_total / 2
