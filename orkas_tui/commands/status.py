@@ -49,15 +49,15 @@ def workspace_status(workspace, now, agent_id: str | None = None) -> tuple[dict,
     agents = []
     for an_id in workspace.agent_ids():
         paths = workspace.agent(an_id)
-        last = last_reflection(paths)
-        agents.append((paths, last, agent_history(paths, settings, last)))
-    plan = plan_facts([agent_facts(p.id, last, h.facts, now, settings) for p, last, h in agents], now, settings,
+        last, survey = last_reflection(paths), paths.survey()
+        agents.append((paths, last, survey, agent_history(paths, settings, last, survey)))
+    plan = plan_facts([agent_facts(p.id, last, h.facts, now, settings) for p, last, _, h in agents], now, settings,
                       last_cycle_at(workspace))
     rows, turns = [], []
-    for paths, last, history in agents:
+    for paths, last, survey, history in agents:
         if agent_id and paths.id != agent_id:
             continue
-        row = compose_status(paths, SelfNotes(paths, settings), {**history.fields, "turns": SLOT}, last)
+        row = compose_status(paths, SelfNotes(paths, settings), {**history.fields, "turns": SLOT}, last, survey.skipped)
         row["queue"] = plan.decision(paths.id).to_json()
         rows.append(row)
         turns.append(history.turns)

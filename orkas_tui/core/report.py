@@ -105,14 +105,16 @@ def history_status(scan: AgentScan, notes: SelfNotes, store: SkillStore) -> dict
     }
 
 
-def compose_status(paths: AgentPaths, notes: SelfNotes, history: dict, last: datetime | None) -> dict:
-    """The ``status --json`` object for one agent: ``history`` plus what is read fresh each time."""
+def compose_status(paths: AgentPaths, notes: SelfNotes, history: dict, last: datetime | None,
+                   skipped: list[str] | None = None) -> dict:
+    """The ``status --json`` object for one agent: ``history`` plus what is read fresh each time
+    (``skipped``: :meth:`AgentPaths.skipped_files` when the caller has just listed them)."""
     meta = read_agent_meta(paths)
     problems = list(history["skill_problems"])
     if meta.problem:
         problems.append(meta.problem)
     problems += [p for p in (notes.read(note).problem for note in NOTES) if p]
-    problems += [p for p in paths.skipped_files() if p not in problems]
+    problems += [p for p in (paths.skipped_files() if skipped is None else skipped) if p not in problems]
     return {
         "id": paths.id,
         "name": meta.name,

@@ -30,7 +30,7 @@ from orkas_tui.core.scan import AgentScan
 from orkas_tui.core.signals import weakness_tools
 from orkas_tui.core.skills import SkillStore
 from orkas_tui.core.timefmt import format_ts
-from orkas_tui.core.workspace import AgentPaths
+from orkas_tui.core.workspace import SLUG, AgentPaths, Survey
 
 VERSION = 1
 NAME = "status-cache.bin"
@@ -50,11 +50,12 @@ def cache_path(paths: AgentPaths) -> Path:
     return paths.private / NAME
 
 
-def status_key(paths: AgentPaths, settings: Settings, notes: SelfNotes, last: datetime | None) -> list | None:
-    """What the cached status follows from; ``None`` when a file vanished while it was listed."""
+def status_key(paths: AgentPaths, settings: Settings, notes: SelfNotes, last: datetime | None, survey: Survey) -> list | None:
+    """What the cached status follows from (``survey``: the agent's folders as just listed);
+    ``None`` when a file vanished since it was listed."""
+    skills = [name for name in survey.readable["skills"] if SLUG.match(name[:-3])]  # what SkillStore.slugs() reads
     try:
-        files = _identities(paths.conversations, paths.readable_names(paths.conversations, ".jsonl"))
-        files += _identities(paths.skills, [f"{slug}.md" for slug in SkillStore(paths, settings).slugs()])
+        files = _identities(paths.conversations, survey.readable["conversations"]) + _identities(paths.skills, skills)
     except OSError:
         return None
     return [
@@ -112,10 +113,10 @@ def build(scan: AgentScan, notes: SelfNotes, last: datetime | None) -> AgentHist
     return AgentHistory(fields, turns, history_facts(scan, last))
 
 
-def agent_history(paths: AgentPaths, settings: Settings, last: datetime | None) -> AgentHistory:
+def agent_history(paths: AgentPaths, settings: Settings, last: datetime | None, survey: Survey) -> AgentHistory:
     """From the cache when it still holds, else from the files (and the cache rewritten)."""
     notes = SelfNotes(paths, settings)
-    key = status_key(paths, settings, notes, last)
+    key = status_key(paths, settings, notes, last, survey)
     history = load(paths, key)
     if history is None:
         scan = AgentScan(paths, settings)

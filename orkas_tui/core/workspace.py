@@ -129,8 +129,14 @@ class AgentPaths:
 
     def skipped_files(self) -> list[str]:
         """One line for each conversation, skill or note that is not read, saying why."""
+        return self.survey().skipped
+
+    def survey(self) -> Survey:
+        """The conversation, skill and note folders listed once: what is read and why the rest is not."""
+        readable: dict[str, list[str]] = {}
         problems = []
         for folder, suffix in ((self.conversations, ".jsonl"), (self.skills, ".md"), (self.self_dir, ".md")):
+            names = readable[folder.name] = []
             try:
                 files = self._files(folder, suffix)
             except OSError as exc:
@@ -142,7 +148,17 @@ class AgentPaths:
                     problems.append(f"{path}: links outside the workspace; not read")
                 elif not os.access(path, os.R_OK):
                     problems.append(f"{path}: cannot be read (permission denied); not read")
-        return problems
+                else:
+                    names.append(name)
+        return Survey(readable, problems)
+
+
+@dataclass(frozen=True)
+class Survey:
+    """Readable file names by folder (``conversations``, ``skills``, ``self``) and one line per file skipped."""
+
+    readable: dict[str, list[str]]
+    skipped: list[str]
 
 
 @dataclass(frozen=True)

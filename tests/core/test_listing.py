@@ -62,3 +62,20 @@ def test_a_folder_that_links_inside_the_workspace_is_read(tmp_path: Path) -> Non
     paths.conversations.symlink_to(shared)
     assert [p.name for p in paths.conversation_files()] == ["c.jsonl"]
     assert paths.skipped_files() == []
+
+
+def test_one_survey_says_what_each_listing_says(tmp_path: Path) -> None:
+    paths = agent(tmp_path)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "x.md").write_text("x")
+    (paths.conversations / "a.jsonl").write_text("{}\n")
+    (paths.skills / "s.md").write_text("---\nname: s\n---\n")
+    (paths.skills / "Bad Slug.md").write_text("")
+    (paths.skills / "leak.md").symlink_to(outside / "x.md")
+    (paths.self_dir / "profile.md").write_text("me")
+    survey = paths.survey()
+    assert survey.readable["conversations"] == [p.name for p in paths.conversation_files()]
+    assert [n[:-3] for n in survey.readable["skills"] if n != "Bad Slug.md"] == SkillStore(paths, Settings()).slugs()
+    assert survey.readable["self"] == ["profile.md"]
+    assert survey.skipped == paths.skipped_files() == [f"{paths.skills / 'leak.md'}: links outside the workspace; not read"]
