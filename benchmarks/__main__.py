@@ -13,11 +13,13 @@ import json
 import os
 import subprocess
 import sys
+import random
 import time
+from datetime import timedelta
 from pathlib import Path
 
 from benchmarks.measure import best_run, percentile, run
-from benchmarks.workspace import Params, cache_root, ensure_workspace, working_copy
+from benchmarks.workspace import ANCHOR, Params, _turn, cache_root, ensure_workspace, working_copy
 
 NOW = "2026-11-30T09:00:00Z"
 
@@ -47,11 +49,21 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[tuple[str, str, str, str, str]] = []
 
     def drop_caches() -> None:
-        for cache in ws.glob("agents/*/.orkas/scan-cache.json"):
+        for cache in [*ws.glob("agents/*/.orkas/scan-cache.json"), *ws.glob("agents/*/.orkas/status-cache.bin")]:
             cache.unlink()
 
+    appended = [0]
+
+    def append_turn() -> None:  # one turn more in the first agent's newest conversation
+        lines: list[bytes] = []
+        appended[0] += 1
+        _turn(lines, random.Random(appended[0]), ["skill-001"], ANCHOR + timedelta(days=6, hours=appended[0]),
+              f"bench-{appended[0]}", 40)
+        with open([p for p in files if p.parent == files[0].parent][-1], "ab") as handle:
+            handle.write(b"".join(lines))
+
     interpreter = best_run(["-c", "pass"], 7)
-    imports = best_run(["-c", "import orkas_tui.cli, orkas_tui.commands"], 7)
+    imports = best_run(["-c", "import orkas_tui.cli, orkas_tui.commands.status"], 7)  # what status --json imports
     run([str(Path(__file__).with_name("parse_loop.py")), str(ws)])  # page cache warm for both sides
     parse = best_run([str(Path(__file__).with_name("parse_loop.py")), str(ws)], 3)
     cold = best_run(status, 3, before=drop_caches)
@@ -66,7 +78,10 @@ def main(argv: list[str] | None = None) -> int:
                  "interpreter start (python -c pass)", _s(interpreter.seconds),
                  f"work {_ms(warm.seconds - interpreter.seconds)} (target < 200 ms: "
                  f"{'met' if warm.seconds - interpreter.seconds < 0.2 else 'MISSED'})"))
-    rows.append(("", "", "import orkas_tui.cli + commands", _s(imports.seconds), ""))
+    rows.append(("", "", "import orkas_tui.cli + commands.status", _s(imports.seconds), ""))
+    after_append = best_run(status, 3, before=append_turn)
+    rows.append(("status --json after one turn appended", _s(after_append.seconds), "warm start (nothing changed)",
+                 _s(warm.seconds), f"+{_ms(after_append.seconds - warm.seconds)} (one agent's status rebuilt)"))
 
     bundle = _child_json(["-m", "benchmarks.bundle", str(ws)])
     rows.append((f"bundle: {bundle['tokens']:,} tokens from {bundle['conversations']} conversations "
