@@ -104,7 +104,9 @@ class HistoryFacts:
 
 
 @dataclass(frozen=True)
-class _Facts:
+class AgentFacts:
+    """One agent's standing for the next cycle, as :func:`plan_facts` weighs it."""
+
     id: str
     last: datetime | None
     pending: bool
@@ -142,7 +144,7 @@ def history_facts(scan: AgentScan, last: datetime | None) -> HistoryFacts:
     return HistoryFacts(first_turn, pending, round(total, 6), triggered)
 
 
-def agent_facts(agent_id: str, last: datetime | None, history: HistoryFacts, now: datetime, settings: Settings) -> _Facts:
+def agent_facts(agent_id: str, last: datetime | None, history: HistoryFacts, now: datetime, settings: Settings) -> AgentFacts:
     schedule = settings.schedule
     if last is None:
         first = parse_ts(history.first_turn)
@@ -150,10 +152,10 @@ def agent_facts(agent_id: str, last: datetime | None, history: HistoryFacts, now
     else:
         forced = now - last >= schedule.force_after
     cooldown_until = later(last, schedule.cooldown) if last is not None else None
-    return _Facts(agent_id, last, history.pending, history.trigger_score, history.triggered, forced, cooldown_until)
+    return AgentFacts(agent_id, last, history.pending, history.trigger_score, history.triggered, forced, cooldown_until)
 
 
-def _facts(scan: AgentScan, now: datetime) -> _Facts:
+def _facts(scan: AgentScan, now: datetime) -> AgentFacts:
     last = last_reflection_at(scan)
     return agent_facts(scan.id, last, history_facts(scan, last), now, scan.settings)
 
@@ -170,11 +172,11 @@ def plan_queue(scans: Iterable[AgentScan], now: datetime, settings: Settings, la
     return plan_facts([_facts(scan, now) for scan in scans], now, settings, last_cycle_at)
 
 
-def plan_facts(agents: Iterable[_Facts], now: datetime, settings: Settings, last_cycle_at: datetime | None = None) -> QueuePlan:
+def plan_facts(agents: Iterable[AgentFacts], now: datetime, settings: Settings, last_cycle_at: datetime | None = None) -> QueuePlan:
     """:func:`plan_queue` from each agent's facts (see :func:`agent_facts`)."""
     schedule = settings.schedule
     facts = sorted(agents, key=lambda f: f.id)
-    eligible: list[_Facts] = []
+    eligible: list[AgentFacts] = []
     reasons: dict[str, str] = {}
     for f in facts:
         if not f.pending:

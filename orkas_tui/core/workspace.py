@@ -87,10 +87,6 @@ class AgentPaths:
         except (OSError, RuntimeError):  # RuntimeError: a symlink loop
             return False
 
-    def readable(self, path: Path) -> bool:
-        """Inside the workspace and readable by this user."""
-        return self.contains(path) and os.access(path, os.R_OK)
-
     def _files(self, folder: Path, suffix: str) -> list[tuple[str, bool]]:
         """Names of the visible files with ``suffix`` in ``folder``, each with whether it is inside the workspace.
 
@@ -115,7 +111,7 @@ class AgentPaths:
         return files
 
     def readable_names(self, folder: Path, suffix: str) -> list[str]:
-        """The names :meth:`readable` would keep of ``folder``'s visible ``suffix`` files; none when it cannot be listed."""
+        """``folder``'s visible ``suffix`` files that are inside the workspace and readable; none when it cannot be listed."""
         try:
             files = self._files(folder, suffix)
         except OSError:

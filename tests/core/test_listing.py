@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from orkas_tui.config import Settings
@@ -12,7 +13,8 @@ from orkas_tui.core.workspace import AgentPaths
 def one_by_one(paths: AgentPaths, folder: Path, suffix: str) -> list[Path]:
     """The definition: every visible file with the suffix whose resolved path is inside, readable."""
     entries = sorted(folder.iterdir()) if folder.is_dir() else []
-    return [p for p in entries if p.suffix == suffix and not p.name.startswith(".") and p.is_file() and paths.readable(p)]
+    return [p for p in entries if p.suffix == suffix and not p.name.startswith(".") and p.is_file()
+            and paths.contains(p) and os.access(p, os.R_OK)]
 
 
 def agent(root: Path) -> AgentPaths:
