@@ -36,19 +36,27 @@ def version_of(data: bytes | None) -> str | None:
     return None if data is None else hashlib.sha256(data).hexdigest()
 
 
+def open_regular(path: Path):
+    """``path`` opened for binary reading; anything but a regular file (a FIFO would block
+    forever, a device never end) raises :class:`OSError` instead of being read."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    handle = os.fdopen(fd, "rb")
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        handle.close()
+        raise OSError(errno.EINVAL, "not a regular file", str(path))
+    return handle
+
+
 def read_versioned(path: Path) -> tuple[bytes | None, str | None]:
     """The file's bytes and version, or ``(None, None)`` if it does not exist.
 
-    Anything but a regular file (a FIFO would block forever, a device never end)
-    raises :class:`OSError` instead of being read.
+    Anything but a regular file raises :class:`OSError` instead of being read (:func:`open_regular`).
     """
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        handle = open_regular(path)
     except FileNotFoundError:
         return None, None
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(errno.EINVAL, "not a regular file", str(path))
+    with handle:
         data = handle.read()
     return data, version_of(data)
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 import orjson
 
 from orkas_tui.config import Settings
-from orkas_tui.core.files import atomic_write
+from orkas_tui.core.files import atomic_write, open_regular
 from orkas_tui.core.observe import ConversationObserver, ObservedError, TurnRecord
 from orkas_tui.core.tail import JsonlTail
 from orkas_tui.core.timefmt import parse_ts
@@ -51,7 +51,8 @@ def fingerprint(settings: Settings) -> str:
 def read_entries(paths: AgentPaths, settings_fingerprint: str) -> dict[str, dict]:
     """The cached entries by conversation stem; empty when the cache cannot be trusted."""
     try:
-        data = cache_path(paths).read_bytes()
+        with open_regular(cache_path(paths)) as handle:
+            data = handle.read()
         header_raw, _, payload = data.partition(b"\n")
         header = orjson.loads(header_raw)
         if (

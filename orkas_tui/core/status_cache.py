@@ -22,7 +22,7 @@ from pathlib import Path
 import orjson
 
 from orkas_tui.config import Settings
-from orkas_tui.core.files import atomic_write
+from orkas_tui.core.files import atomic_write, open_regular
 from orkas_tui.core.notes import SelfNotes
 from orkas_tui.core.queue import HistoryFacts, history_facts
 from orkas_tui.core.report import history_status
@@ -75,7 +75,7 @@ def load(paths: AgentPaths, key: list | None) -> AgentHistory | None:
     if key is None:
         return None
     try:
-        with open(cache_path(paths), "rb") as handle:
+        with open_regular(cache_path(paths)) as handle:
             header = orjson.loads(handle.readline())
             turns = handle.read()
         if (

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 import orjson
@@ -122,3 +123,18 @@ def test_one_agent_and_text_output_use_the_same_cache(demo_ws: Path, capsys) -> 
     assert main(["status", "--workspace", str(demo_ws), "--now", NOW, "--all-turns"]) == 0
     text = capsys.readouterr().out
     assert f"{len(agent['turns'])} turns" in text
+
+
+def test_a_fifo_in_place_of_either_cache_never_hangs(demo_ws: Path, capsys) -> None:
+    truth = check(demo_ws, capsys)
+    for private in demo_ws.glob("agents/*/.orkas"):
+        for name in (NAME, "scan-cache.json"):
+            (private / name).unlink(missing_ok=True)
+            os.mkfifo(private / name)
+    results: list[str] = []
+    worker = threading.Thread(target=lambda: results.append(status(demo_ws, capsys)), daemon=True)
+    worker.start()
+    worker.join(timeout=60)
+    assert not worker.is_alive(), "reading a FIFO blocked"
+    assert results == [truth]
+    assert status(demo_ws, capsys) == truth  # the FIFOs were replaced by caches
