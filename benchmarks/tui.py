@@ -1,7 +1,8 @@
 """TUI figures, run in a child process: first paint, and live latency of appended turns.
 
 Prints one JSON object. ``paint``: seconds from ``make_app`` until the Turns tab
-shows rows, plus the import time of the app. ``live``: for each appended turn,
+shows rows (a screenful comes first), until every agent, the queue and every turn row
+are in, plus the import time of the app. ``live``: for each appended turn,
 seconds from the ``write`` until the Turns tab holds its row.
 """
 
@@ -40,11 +41,23 @@ async def _until(predicate, timeout: float) -> bool:
 async def paint(root: Path) -> dict:
     start = time.perf_counter()
     app = make_app(root, clock=lambda: ANCHOR, watch=False, blink=False)
+    painted: list[float] = []
+    display = app._display  # called with each composed frame (written out unless headless)
+
+    def spy(screen, update) -> None:
+        display(screen, update)
+        if update is not None and not painted and app.query_one(TurnsPane).table.row_count:
+            painted.append(time.perf_counter())
+
+    app._display = spy
     async with app.run_test(size=SIZE):
-        await _until(lambda: app.loaded and bool(app.query_one(TurnsPane).rows), 60)
-        elapsed = time.perf_counter() - start
-        rows = len(app.query_one(TurnsPane).rows)
-    return {"import_s": IMPORTED, "paint_s": elapsed, "rows": rows}
+        await _until(lambda: painted, 60)
+        pane = app.query_one(TurnsPane)
+        table = pane.table
+        await _until(lambda: app.loaded and table.row_count == len(pane.rows), 60)
+        complete = time.perf_counter() - start
+        rows = table.row_count
+    return {"import_s": IMPORTED, "paint_s": painted[0] - start, "complete_s": complete, "rows": rows}
 
 
 async def live(root: Path, appends: int) -> dict:
@@ -52,7 +65,7 @@ async def live(root: Path, appends: int) -> dict:
     latencies, missed = [], 0
     async with app.run_test(size=SIZE):
         pane = app.query_one(TurnsPane)
-        await _until(lambda: app.loaded and bool(pane.rows), 60)
+        await _until(lambda: app.loaded and pane.table.row_count == len(pane.rows), 60)  # steady state
         agent = app.agent
         files = sorted((root / "agents" / agent / "conversations").glob("*.jsonl"))
         target = files[-1]
@@ -69,7 +82,7 @@ async def live(root: Path, appends: int) -> dict:
             written = time.perf_counter()
             os.write(fd, b"".join(lines))
             os.close(fd)
-            if await _until(lambda: key in pane.rows, 10):
+            if await _until(lambda: key in pane.table.rows, 10):
                 latencies.append(time.perf_counter() - written)
             else:
                 missed += 1

@@ -28,7 +28,7 @@ from orkas_tui.core.notes import NOTES, Note, NoteError
 from orkas_tui.core.skills import SkillError
 from orkas_tui.core.timefmt import utc_now
 from orkas_tui.core.workspace import Workspace
-from orkas_tui.tui.data import AgentView, WorkspaceData
+from orkas_tui.tui.data import AREAS, AgentView, WorkspaceData
 from orkas_tui.core.queue import QueuePlan
 from orkas_tui.tui.palette import AgentsAndSkills
 from orkas_tui.tui.reflection_actions import ReflectionActions
@@ -88,7 +88,6 @@ class OrkasApp(ReflectionActions, App[None]):
         self.watching = watch
         self.data = WorkspaceData(workspace)
         self.views: dict[str, AgentView] = {}
-        self.badges: dict[str, Text] = {}
         self.agent: str | None = None
         self.plan: QueuePlan | None = None
         self.progress_lines: list[Text] = []
@@ -162,11 +161,28 @@ class OrkasApp(ReflectionActions, App[None]):
 
     @work(thread=True, group="load")
     def load(self, touched: dict[str, set[str]] | None) -> None:
-        """Re-read the touched agents' areas (all when ``None``) and hand the views to the UI."""
+        """Re-read the touched agents' areas (all when ``None``) and hand the views to the UI.
+
+        The agent on screen is read and shown first, the other agents after it and the
+        queue (which needs every agent's scan) last: a person sees the turns before the
+        rest of the workspace is read, and a live append is not held up by the queue.
+        """
         with self.data.lock:
-            views, gone = self.data.load(touched)
+            targets, gone = self.data.targets(touched)
+            first = self.agent if self.agent in targets else None
+            if self.agent is None and targets:
+                first = min(targets)  # the agent apply_views will select
+            if first is not None:
+                view = self.data.load(first, targets.pop(first))
+                self.call_from_thread(self.apply_views, {first: view}, gone, list(targets))
+                if targets:
+                    self.call_from_thread(self.screen.wait_for_refresh)  # painted before the GIL goes to the rest
+                gone = []
+            views = {agent_id: self.data.load(agent_id, areas) for agent_id, areas in sorted(targets.items())}
+            if views or gone:
+                self.call_from_thread(self.apply_views, views, gone, [])
             plan = self.data.plan(self.now())
-            self.call_from_thread(self.apply_views, views, gone, plan)
+            self.call_from_thread(self.apply_plan, plan)
 
     @work(group="watch", exclusive=True)
     async def watch_files(self) -> None:
@@ -180,15 +196,12 @@ class OrkasApp(ReflectionActions, App[None]):
     def reload_agent(self, agent: str, *areas: str) -> None:
         self.load({agent: set(areas)})
 
-    def apply_views(self, views: dict[str, AgentView], gone: Iterable[str], plan: QueuePlan) -> None:
+    def apply_views(self, views: dict[str, AgentView], gone: Iterable[str], pending: Iterable[str]) -> None:
+        """Show freshly read agents; ``pending`` ones are still being read (the sidebar says so)."""
         for agent_id in gone:
             self.views.pop(agent_id, None)
         self.views.update(views)
-        self.plan = plan
-        now = self.now()
-        self.badges = {aid: badge(plan.decision(aid), now) for aid in self.views}
-        self.query_one(QueuePane).show(plan, self.settings, now)
-        self.query_one(Sidebar).show(self.views, self.badges, self.now())
+        self._show_sidebar(pending)
         if self.agent not in self.views:
             self.agent = None
             if self.views:
@@ -196,11 +209,22 @@ class OrkasApp(ReflectionActions, App[None]):
             else:
                 self.query_one("#agent-header", Static).update(f"No agents in {self.workspace.root / 'agents'} yet.")
         elif self.agent in views:
-            self.show_agent(views[self.agent])
+            self.show_agent(views[self.agent], views[self.agent].areas)
         for view in views.values():
             if "skills" in view.areas:
                 self._tell_skill_editors(view)
+
+    def apply_plan(self, plan: QueuePlan) -> None:
+        """The queue's decisions: the Queue tab and the sidebar's badges."""
+        self.plan = plan
+        self.query_one(QueuePane).show(plan, self.settings, self.now())
+        self._show_sidebar(())
         self.loaded = True
+
+    def _show_sidebar(self, pending: Iterable[str]) -> None:
+        now = self.now()
+        badges = {aid: badge(self.plan.decision(aid), now) for aid in self.views} if self.plan else {}
+        self.query_one(Sidebar).show(self.views, badges, now, [a for a in pending if a not in self.views])
 
     def _tell_skill_editors(self, view: AgentView) -> None:
         versions = {row.skill.slug: row.skill.version for row in view.skills}
@@ -219,7 +243,8 @@ class OrkasApp(ReflectionActions, App[None]):
         self.agent = agent
         self.show_agent(self.views[agent])
 
-    def show_agent(self, view: AgentView) -> None:
+    def show_agent(self, view: AgentView, areas: frozenset[str] = AREAS) -> None:
+        """Show an agent; after a refresh, only the panes fed by the re-read ``areas`` are redone."""
         now = self.now()
         header = Text()
         header.append(view.name, style="bold")
@@ -232,13 +257,18 @@ class OrkasApp(ReflectionActions, App[None]):
         if view.malformed:
             header.append(f" · ⚠ {view.malformed} malformed lines skipped", style="yellow")
         self.query_one("#agent-header", Static).update(header)
-        self.query_one(TurnsPane).show(view, self.settings, now)
-        self.query_one(SkillsPane).show(view, now)
-        self.query_one(ProposalsPane).show(view)
-        for note in self.query_one(SelfPane).show(view):
-            self.notify(f"{note}.md changed on disk while you were editing it. Your edits are kept; saving will ask.",
-                        title="Changed on disk", severity="warning", timeout=8)
-        self.query_one(EventsPane).show(view, now)
+        if areas & {"conversations", "self"}:  # the profile note names the known weaknesses
+            self.query_one(TurnsPane).show(view, self.settings, now)
+        if areas & {"conversations", "skills"}:  # the rates come from the turns
+            self.query_one(SkillsPane).show(view, now)
+        if areas & {"private", "skills", "self"}:  # operations are diffed against the current files
+            self.query_one(ProposalsPane).show(view)
+        if areas & {"self", "skills"}:  # the prompt preview lists the skills
+            for note in self.query_one(SelfPane).show(view):
+                self.notify(f"{note}.md changed on disk while you were editing it. Your edits are kept; saving will ask.",
+                            title="Changed on disk", severity="warning", timeout=8)
+        if "events" in areas:
+            self.query_one(EventsPane).show(view, now)
 
     def select_agent_from_palette(self, agent: str) -> None:
         sidebar = self.query_one(Sidebar)

@@ -16,7 +16,7 @@ from datetime import datetime
 from orkas_tui.core.history import Change, list_changes
 from orkas_tui.core.notes import NOTES, Note, SelfNotes, prompt_block
 from orkas_tui.core.proposals import Proposal, list_proposals
-from orkas_tui.core.queue import QueuePlan, workspace_queue
+from orkas_tui.core.queue import HistoryFacts, QueuePlan, agent_facts, history_facts, last_cycle_at, plan_facts
 from orkas_tui.core.report import ScoredTurn, SkillRow, last_reflection_at, scored_turns
 from orkas_tui.core.scan import AgentScan
 from orkas_tui.core.metrics import SkillMetrics, skill_metrics
@@ -117,6 +117,7 @@ class WorkspaceData:
         self.workspace = workspace
         self.agents: dict[str, AgentData] = {}
         self.lock = threading.RLock()
+        self._history: dict[str, tuple[datetime | None, HistoryFacts]] = {}  # the queue's view of each history
 
     def sync_agents(self) -> list[str]:
         """Pick up agents that appeared or went away; return the ones that went away."""
@@ -124,23 +125,40 @@ class WorkspaceData:
         gone = [a for a in self.agents if a not in ids]
         for agent_id in gone:
             del self.agents[agent_id]
+            self._history.pop(agent_id, None)
         for agent_id in ids:
             if agent_id not in self.agents:
                 self.agents[agent_id] = AgentData(self.workspace.agent(agent_id), self.workspace)
         return gone
 
-    def load(self, touched: dict[str, set[str]] | None) -> tuple[dict[str, AgentView], list[str]]:
-        """Views of the touched agents (every agent when ``touched`` is ``None``), and the removed ids."""
+    def targets(self, touched: dict[str, set[str]] | None) -> tuple[dict[str, frozenset[str]], list[str]]:
+        """The agents to re-read with their areas (every agent, everything, when ``touched`` is ``None``),
+        and the ids of agents that went away."""
         gone: list[str] = []
         if touched is None or any(a not in self.agents for a in touched) or any("agent" in s for s in touched.values()):
             gone = self.sync_agents()
-        views = {}
-        for agent_id, data in self.agents.items():
+        targets = {}
+        for agent_id in self.agents:
             if touched is None or agent_id in touched:
-                areas = AREAS if touched is None or "agent" in touched[agent_id] else frozenset(touched[agent_id])
-                views[agent_id] = data.load(areas)
-        return views, gone
+                targets[agent_id] = AREAS if touched is None or "agent" in touched[agent_id] else frozenset(touched[agent_id])
+        return targets, gone
+
+    def load(self, agent_id: str, areas: frozenset[str]) -> AgentView:
+        """Re-read one agent's areas; the queue weighs its history again at the next :meth:`plan`."""
+        self._history.pop(agent_id, None)
+        return self.agents[agent_id].load(areas)
 
     def plan(self, now: datetime) -> QueuePlan:
-        """The next cycle's decision for every agent, from the scans already read."""
-        return workspace_queue(self.workspace, now, [data.scan for data in self.agents.values()])
+        """The next cycle's decision for every agent, from the scans already read.
+
+        Only agents re-read since the last plan have their history weighed again (every
+        turn scored): after one appended turn that is one agent, not the workspace.
+        """
+        facts = []
+        for agent_id, data in self.agents.items():
+            if agent_id not in self._history:
+                last = last_reflection_at(data.scan)
+                self._history[agent_id] = (last, history_facts(data.scan, last))
+            last, history = self._history[agent_id]
+            facts.append(agent_facts(agent_id, last, history, now, self.workspace.settings))
+        return plan_facts(facts, now, self.workspace.settings, last_cycle_at(self.workspace))

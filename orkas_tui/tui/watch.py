@@ -11,6 +11,8 @@ from pathlib import Path
 
 from watchfiles import Change, awatch
 
+from orkas_tui.core.scan_cache import NAME as SCAN_CACHE
+
 DEBOUNCE_MS = 60  # watchfiles' default 1,600 ms makes a live view feel dead
 STEP_MS = 20
 ALL_AGENTS = "*"
@@ -37,6 +39,8 @@ def classify(root: Path, path: Path) -> tuple[str, str] | None:
         return None
     head = parts[2]
     if head == ".orkas":
+        if parts[3:] == (SCAN_CACHE,):  # written by the app's own scans: reading it again would loop
+            return None
         return parts[1], "state" if parts[-1] == "state.json" else "private"
     area = _TOP.get(head)
     return (parts[1], area) if area else None

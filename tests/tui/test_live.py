@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from orkas_tui.core.queue import workspace_queue
 from orkas_tui.core.runtime import AgentRuntime
+from orkas_tui.tui.widgets import turns
 from orkas_tui.tui.watch import classify, group_changes
 from orkas_tui.tui.widgets.turns import TurnsPane
 from tests.conftest import NOW
@@ -66,9 +68,40 @@ def test_changes_are_grouped_by_agent_and_area(tmp_path: Path) -> None:
         root / "agents" / "ops" / "self" / "profile.md",
         root / "agents" / "ops" / "skills" / ".x.md.abc.tmp",
         root / "agents" / "ops" / ".orkas" / "state.json",
+        root / "agents" / "coder" / ".orkas" / "scan-cache.json",  # the app's own scans write it
         root / "elsewhere.txt",
     ]
     assert group_changes(root, paths) == {"coder": {"conversations", "skills"}, "ops": {"self", "state"}}
     assert classify(root, root / "orkas.toml") == ("*", "settings")
     assert classify(root, root / "agents" / "new-agent") == ("new-agent", "agent")
     assert NOW  # the fixed clock the app runs on in these tests
+
+
+async def test_rows_beyond_the_first_screenful_follow_in_chunks(app_factory, monkeypatch) -> None:
+    monkeypatch.setattr(turns, "FIRST_ROWS", 2)
+    monkeypatch.setattr(turns, "CHUNK_ROWS", 3)
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.select_agent_from_palette("ops")
+        await settle(pilot)
+        pane = app.query_one(TurnsPane)
+        table = pane.table
+        assert len(pane.rows) > 2 + 3  # more than the first rows and one chunk
+        shown = [table.coordinate_to_cell_key((i, 0)).row_key.value for i in range(table.row_count)]
+        assert shown == list(pane.rows)  # every turn, newest first, as a sort by time would put them
+        assert table.cursor_row == 0
+
+
+async def test_the_queue_after_an_append_matches_a_full_plan(app_factory, demo_ws: Path) -> None:
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        conv = AgentRuntime(demo_ws, "archivist", clock=fixed_clock).conversation("late")
+        conv.start_turn()
+        conv.user("No, that's wrong, file it under invoices")
+        conv.end_turn("ok")
+        app.reload_agent("archivist", "conversations")
+        await settle(pilot)
+        assert app.plan == workspace_queue(app.workspace, NOW)  # only archivist was weighed again
+        assert app.plan.decision("archivist").pending_changes

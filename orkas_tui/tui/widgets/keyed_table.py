@@ -4,9 +4,11 @@ a live refresh (the habit toolong and harlequin follow)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from rich.text import Text
+from textual.coordinate import Coordinate
 from textual.widgets import DataTable
 from textual.widgets.data_table import RowDoesNotExist
 
@@ -38,9 +40,12 @@ def _sortable(value: Any) -> tuple:
 class KeyedTable(DataTable):
     """Rows keyed by stable ids; :meth:`sync` applies a new set of rows in place."""
 
-    def __init__(self, columns: list[tuple[str, str]], sort: tuple[str, bool], **kwargs) -> None:
+    def __init__(self, columns: list[tuple[str, str]], sort: tuple[str, bool], fit_updates: bool = False, **kwargs) -> None:
+        """``fit_updates``: re-measure a column when one of its cells changes (DataTable only
+        measures added rows); worth it for a small table whose rows arrive before their values."""
         super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
         self._columns = columns
+        self._fit_updates = fit_updates
         self.sort_spec = sort
         self.cursor_key: str | None = None
 
@@ -50,25 +55,51 @@ class KeyedTable(DataTable):
 
     def sync(self, rows: dict[str, list[Cell]]) -> int:
         """Make the table hold exactly ``rows``; return how many rows were added."""
+        return self.patch(rows, [k.value for k in self.rows if k.value not in rows])
+
+    def patch(self, rows: dict[str, list[Cell]], gone: Iterable[str] = ()) -> int:
+        """Add or update just ``rows`` and remove ``gone``; return how many rows were added.
+
+        Only the rows a change touched are given, so a live refresh costs what changed,
+        not the size of the table; the whole table is sorted again only when a row
+        landed out of place.
+        """
         keep_key = self.current_key()
         before = self.scroll_y
         column_keys = [key for key, _ in self._columns]
+        sort_column = self.sort_spec[0]
+        resort = False
+        for key in gone:
+            if key in self.rows:
+                self.remove_row(key)
+        last = self._last_key()
         added: list[str] = []
-        for gone in [k.value for k in self.rows if k.value not in rows]:
-            self.remove_row(gone)
         for key, cells in rows.items():
             if key in self.rows:
-                current = self.get_row(key)
-                for column, old, new in zip(column_keys, current, cells):
+                for column, old, new in zip(column_keys, self.get_row(key), cells):
                     if old != new:
-                        self.update_cell(key, column, new)
+                        self.update_cell(key, column, new, update_width=self._fit_updates)
+                        resort = resort or (column == sort_column and _sortable(old) != _sortable(new))
             else:
                 self.add_row(*cells, key=key)
                 added.append(key)
-        self.apply_sort()
+        if resort or not self._in_order([last, *added] if last is not None else added):
+            self.apply_sort()
         above = sum(1 for key in added if self.get_row_index(key) < before)
         self._restore(keep_key, before, above)
         return len(added)
+
+    def _last_key(self) -> str | None:
+        if not self.row_count:
+            return None
+        return self.coordinate_to_cell_key(Coordinate(self.row_count - 1, 0)).row_key.value
+
+    def _in_order(self, keys: list[str]) -> bool:
+        """Whether rows appended at the bottom already sit where a sort would put them."""
+        column, reverse = self.sort_spec
+        values = [_sortable(self.get_cell(key, column)) for key in keys]
+        pairs = zip(values, values[1:])
+        return all(b <= a for a, b in pairs) if reverse else all(a <= b for a, b in pairs)
 
     def apply_sort(self) -> None:
         column, reverse = self.sort_spec

@@ -28,6 +28,11 @@ def agent_cells(view: AgentView, badge: Text, now: datetime) -> list[Cell]:
     ]
 
 
+def pending_cells(agent_id: str) -> list[Cell]:
+    return [Cell(agent_id, sort=agent_id, style="bold"), Cell("reading…", sort="", style="dim italic"),
+            Cell("", sort=""), Cell("", sort=-1), Cell("", sort=0)]
+
+
 class Sidebar(KeyedTable):
     """Highlighting a row selects that agent."""
 
@@ -37,11 +42,14 @@ class Sidebar(KeyedTable):
             self.agent = agent
 
     def __init__(self, **kwargs) -> None:
-        super().__init__(COLUMNS, sort=("agent", False), **kwargs)
+        super().__init__(COLUMNS, sort=("agent", False), fit_updates=True, **kwargs)  # badges come after the rows
         self.show_cursor = True
 
-    def show(self, views: dict[str, AgentView], badges: dict[str, Text], now: datetime) -> None:
-        self.sync({aid: agent_cells(view, badges.get(aid, Text("")), now) for aid, view in views.items()})
+    def show(self, views: dict[str, AgentView], badges: dict[str, Text], now: datetime, pending: list[str]) -> None:
+        """One row per agent; the ``pending`` ones, not read yet, say so."""
+        rows = {aid: agent_cells(view, badges.get(aid, Text("")), now) for aid, view in views.items()}
+        rows.update({aid: pending_cells(aid) for aid in pending})
+        self.sync(rows)
 
     @on(DataTable.RowHighlighted)
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:

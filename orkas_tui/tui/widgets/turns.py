@@ -1,8 +1,14 @@
-"""The Turns tab: every turn newest first, live, and the selected turn's reasons and transcript."""
+"""The Turns tab: every turn newest first, live, and the selected turn's reasons and transcript.
+
+Thousands of turns must not hold up the first paint or a live update: a screenful is
+put in the table at once, the rest follows in chunks between frames, and a refresh
+touches only the rows whose shown values changed.
+"""
 
 from __future__ import annotations
 
-from datetime import datetime
+from collections.abc import Iterable
+from datetime import date, datetime
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -27,8 +33,20 @@ COLUMNS = [
 ]
 
 
+FIRST_ROWS = 100  # more than a screenful, shown with the view itself
+CHUNK_ROWS = 200  # the rest, one chunk per turn of the event loop
+
+
 def turn_key(row: ScoredTurn) -> str:
     return f"{row.record.conversation}#{row.record.seq}"
+
+
+def turn_state(row: ScoredTurn, day: date) -> tuple:
+    """Everything :func:`turn_cells` shows: a row whose state is unchanged keeps its cells."""
+    r, s = row.record, row.score
+    real = len(r.real_errors)
+    return (r.ended_at, r.started_at, r.status, r.tool_calls, real, len(r.errors) - real,
+            s.score, s.triggers, tuple(s.signals.items()), day)
 
 
 def turn_cells(row: ScoredTurn, settings: Settings, now: datetime) -> list[Cell]:
@@ -54,29 +72,67 @@ class TurnsPane(Vertical):
         super().__init__(**kwargs)
         self.rows: dict[str, ScoredTurn] = {}
         self.view: AgentView | None = None
+        self._shown: dict[str, tuple] = {}  # key -> turn_state of the row in the table
+        self._settings: Settings | None = None
+        self._now: datetime | None = None
+        self._table = KeyedTable(COLUMNS, sort=("time", True), id="turns-table")
 
     def compose(self) -> ComposeResult:
-        yield KeyedTable(COLUMNS, sort=("time", True), id="turns-table")
+        yield self._table
         with VerticalScroll(id="turn-detail"):
             yield Static("Select a turn to see why it scored what it did.", id="turn-detail-body")
 
     @property
     def table(self) -> KeyedTable:
-        return self.query_one("#turns-table", KeyedTable)
+        return self._table
 
     def show(self, view: AgentView, settings: Settings, now: datetime) -> int:
-        """Apply a fresh view; return the number of new turns."""
+        """Apply a fresh view; return the number of turns put in the table now (more may follow)."""
         fresh = self.view is None or self.view.id != view.id
-        self.view = view
+        self.view, self._settings, self._now = view, settings, now
         self.rows = {turn_key(row): row for row in view.turns}
         if fresh:
             self.table.clear()
             self.table.sort_spec = ("time", True)
-        added = self.table.sync({key: turn_cells(row, settings, now) for key, row in self.rows.items()})
+            self._shown = {}
+        day = now.date()
+        changed, missing = [], []
+        for key, row in self.rows.items():  # newest first
+            shown = self._shown.get(key)
+            if shown is None:
+                missing.append(key)
+            elif shown != turn_state(row, day):
+                changed.append(key)
+        gone = [key for key in self._shown if key not in self.rows]
+        for key in gone:
+            del self._shown[key]
+        added = self._put(changed + missing[:FIRST_ROWS], gone)
         if fresh:
             self.table.move_cursor(row=0)
+        self._fill(missing[FIRST_ROWS:])
         self._explain_current()
         return added
+
+    def _put(self, keys: list[str], gone: Iterable[str] = ()) -> int:
+        """Put these turns' rows in the table (added or updated in place) and drop ``gone``."""
+        assert self._settings is not None and self._now is not None
+        day = self._now.date()
+        cells = {}
+        for key in keys:
+            row = self.rows.get(key)
+            if row is not None:
+                self._shown[key] = turn_state(row, day)
+                cells[key] = turn_cells(row, self._settings, self._now)
+        return self.table.patch(cells, gone)
+
+    @work(exclusive=True, group="turn-rows")
+    async def _fill(self, keys: list[str]) -> None:
+        """Add the rows below the first screenful, a chunk at a time, so the UI stays live."""
+        for start in range(0, len(keys), CHUNK_ROWS):
+            if not self._table.is_attached:  # the app is closing
+                return
+            await self._table.wait_for_refresh()  # a frame between chunks: scrolling and keys stay live
+            self._put([key for key in keys[start:start + CHUNK_ROWS] if key not in self._shown])
 
     @on(DataTable.RowHighlighted, "#turns-table")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
