@@ -53,7 +53,9 @@ SAVE_AFTER = 256 * 1024  # bytes observed since the last save before the cache i
 
 
 class AgentScan:
-    def __init__(self, paths: AgentPaths, settings: Settings, persist: bool = True) -> None:
+    def __init__(self, paths: AgentPaths, settings: Settings, persist: bool = True, autosave: bool = True) -> None:
+        """``autosave=False``: :meth:`refresh` never writes the cache; the owner calls :meth:`save_cache`
+        when it has time (the TUI, so a cache write never sits between an append and its row)."""
         self.paths = paths
         self.settings = settings
         self.rule = TransientRule.from_settings(settings)
@@ -62,7 +64,8 @@ class AgentScan:
         self.persist = persist
         self._fingerprint = scan_cache.fingerprint(settings)
         self._cached: dict[str, dict] | None = None
-        self._unsaved = 0
+        self.autosave = autosave
+        self.unsaved = 0
 
     @property
     def id(self) -> str:
@@ -106,7 +109,7 @@ class AgentScan:
             scan_cache.write_entries(self.paths, self._fingerprint, self.conversations)
         except OSError:
             return False
-        self._unsaved = 0
+        self.unsaved = 0
         return True
 
     def refresh(self, only: Path | None = None) -> RefreshResult:
@@ -139,13 +142,13 @@ class AgentScan:
                 result.malformed += state.malformed
             observer = state.observer
             for base, block in blocks:
-                self._unsaved += len(block)
+                self.unsaved += len(block)
                 changed, malformed = observer.feed_block(block, base)
                 touched.update(changed)
                 state.malformed += malformed
                 result.malformed += malformed
             result.changed.extend(touched.values())
-        if self.persist and self._unsaved >= SAVE_AFTER:
+        if self.persist and self.autosave and self.unsaved >= SAVE_AFTER:
             self.save_cache()
         return result
 

@@ -9,6 +9,7 @@ the same load path.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from datetime import datetime
@@ -20,6 +21,7 @@ from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from orkas_tui.config import Settings
@@ -49,6 +51,7 @@ from orkas_tui.tui.widgets.turns import TurnsPane
 Clock = Callable[[], datetime]
 NARROW = 100
 TICK_S = 20
+SAVE_IDLE_S = 2.0
 STYLES = Path(__file__).resolve().parents[2] / "styles"
 TABS = [("turns", "Turns"), ("queue", "Queue"), ("skills", "Skills"), ("proposals", "Proposals"), ("self", "Self"), ("events", "Events")]
 
@@ -92,6 +95,7 @@ class OrkasApp(ReflectionActions, App[None]):
         self.plan: QueuePlan | None = None
         self.progress_lines: list[Text] = []
         self.loaded = False
+        self._save_timer: Timer | None = None
 
     def now(self) -> datetime:
         return self.clock()
@@ -183,6 +187,27 @@ class OrkasApp(ReflectionActions, App[None]):
                 self.call_from_thread(self.apply_views, views, gone, [])
             plan = self.data.plan(self.now())
             self.call_from_thread(self.apply_plan, plan)
+            if touched is None:
+                self.data.save_caches()
+                gc.freeze()  # the history just read lives as long as the app: gen-2 collections would walk it (0.3 s pauses)
+            elif targets or first is not None:
+                self.call_from_thread(self._save_when_idle)
+
+    def _save_when_idle(self) -> None:
+        """Save the scan caches once the files have been quiet for a while, off the path of a live append."""
+        if self._save_timer is None:
+            self._save_timer = self.set_timer(SAVE_IDLE_S, self._save_now)
+        else:
+            self._save_timer.reset()
+
+    def _save_now(self) -> None:
+        self._save_timer = None
+        self.save_caches()
+
+    @work(thread=True, group="save")
+    def save_caches(self) -> None:
+        with self.data.lock:
+            self.data.save_caches()
 
     @work(group="watch", exclusive=True)
     async def watch_files(self) -> None:
@@ -323,6 +348,10 @@ class OrkasApp(ReflectionActions, App[None]):
         """Exit; a running reflection is cancelled first (it writes nothing when cancelled)."""
         if self.cancel_event is not None:
             self.cancel_event.set()
+        if self._save_timer is not None:  # new bytes read since the last save
+            self._save_timer.stop()
+            with self.data.lock:
+                self.data.save_caches()
         self.exit()
 
     def unsaved_edits(self) -> list[str]:

@@ -55,7 +55,7 @@ class AgentData:
     def __init__(self, paths: AgentPaths, workspace: Workspace) -> None:
         settings = workspace.settings
         self.paths = paths
-        self.scan = AgentScan(paths, settings)
+        self.scan = AgentScan(paths, settings, autosave=False)  # saved when the app is idle: save_caches
         self.store = SkillStore(paths, settings)
         self.notes = SelfNotes(paths, settings)
         self._loaded = False
@@ -147,6 +147,12 @@ class WorkspaceData:
         """Re-read one agent's areas; the queue weighs its history again at the next :meth:`plan`."""
         self._history.pop(agent_id, None)
         return self.agents[agent_id].load(areas)
+
+    def save_caches(self) -> None:
+        """Write the scan cache of every agent that read new bytes since its last save."""
+        for data in self.agents.values():
+            if data.scan.unsaved:
+                data.scan.save_cache()
 
     def plan(self, now: datetime) -> QueuePlan:
         """The next cycle's decision for every agent, from the scans already read.
