@@ -284,8 +284,10 @@ class OrkasApp(ReflectionActions, App[None]):
         self.query_one("#agent-header", Static).update(header)
         if areas & {"conversations", "self"}:  # the profile note names the known weaknesses
             self.query_one(TurnsPane).show(view, self.settings, now)
-        if areas & {"conversations", "skills"}:  # the rates come from the turns
+        if "skills" in areas:
             self.query_one(SkillsPane).show(view, now)
+        elif "conversations" in areas:  # the rates follow the turns: after the frame that shows the new rows
+            self.call_after_refresh(self._show_skill_rates, view)
         if areas & {"private", "skills", "self"}:  # operations are diffed against the current files
             self.query_one(ProposalsPane).show(view)
         if areas & {"self", "skills"}:  # the prompt preview lists the skills
@@ -294,6 +296,10 @@ class OrkasApp(ReflectionActions, App[None]):
                             title="Changed on disk", severity="warning", timeout=8)
         if "events" in areas:
             self.query_one(EventsPane).show(view, now)
+
+    def _show_skill_rates(self, view: AgentView) -> None:
+        if self.agent == view.id and self.views.get(view.id) is view:  # not overtaken by a newer view
+            self.query_one(SkillsPane).show(view, self.now())
 
     def select_agent_from_palette(self, agent: str) -> None:
         sidebar = self.query_one(Sidebar)

@@ -11,12 +11,13 @@ from pathlib import Path
 
 from watchfiles import Change, awatch
 
-from orkas_tui.core.scan_cache import NAME as SCAN_CACHE
+from orkas_tui.core import scan_cache, status_cache
 
 DEBOUNCE_MS = 60  # watchfiles' default 1,600 ms makes a live view feel dead
 STEP_MS = 20
 ALL_AGENTS = "*"
 
+OWN_CACHES = {(scan_cache.NAME,), (status_cache.NAME,)}
 _TOP = {"conversations": "conversations", "events.jsonl": "events", "skills": "skills", "self": "self", "agent.toml": "meta"}
 
 
@@ -39,7 +40,7 @@ def classify(root: Path, path: Path) -> tuple[str, str] | None:
         return None
     head = parts[2]
     if head == ".orkas":
-        if parts[3:] == (SCAN_CACHE,):  # written by the app's own scans: reading it again would loop
+        if parts[3:] in OWN_CACHES:  # written by the app's own scans and by status: nothing to show
             return None
         return parts[1], "state" if parts[-1] == "state.json" else "private"
     area = _TOP.get(head)

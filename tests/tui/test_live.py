@@ -69,6 +69,7 @@ def test_changes_are_grouped_by_agent_and_area(tmp_path: Path) -> None:
         root / "agents" / "ops" / "skills" / ".x.md.abc.tmp",
         root / "agents" / "ops" / ".orkas" / "state.json",
         root / "agents" / "coder" / ".orkas" / "scan-cache.json",  # the app's own scans write it
+        root / "agents" / "coder" / ".orkas" / "status-cache.bin",  # and status this one
         root / "elsewhere.txt",
     ]
     assert group_changes(root, paths) == {"coder": {"conversations", "skills"}, "ops": {"self", "state"}}
