@@ -97,11 +97,13 @@ def main(argv: list[str] | None = None) -> int:
 
     if not args.no_tui:
         paint = _child_json(["-m", "benchmarks.tui", "paint", str(ws)])
-        rows.append(("TUI first paint (warm cache)", _s(paint["paint_s"]), "import of the app (textual)", _s(paint["import_s"]),
+        rows.append(("TUI first paint (warm cache)", f"{_s(paint['paint_s'])} (all in {_s(paint['complete_s'])})",
+                     "import of the app (textual)", _s(paint["import_s"]),
                      f"target < 1 s: {'met' if paint['paint_s'] < 1 else 'MISSED'}"))
         drop_caches()
         paint_cold = _child_json(["-m", "benchmarks.tui", "paint", str(ws)])
-        rows.append(("TUI first paint (no cache)", _s(paint_cold["paint_s"]), "cold scan (status --json)", _s(cold.seconds), ""))
+        rows.append(("TUI first paint (no cache)", f"{_s(paint_cold['paint_s'])} (all in {_s(paint_cold['complete_s'])})",
+                     "cold scan (status --json)", _s(cold.seconds), ""))
         live = _child_json(["-m", "benchmarks.tui", "live", str(ws), str(args.appends)])
         lat = live["latencies_s"]
         if lat:
