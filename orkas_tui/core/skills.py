@@ -122,6 +122,8 @@ def _plain_front_matter(text: str) -> tuple[dict, str] | None:
     comment, a repeated key) returns ``None`` and goes to python-frontmatter, so
     the result is always what python-frontmatter would give.
     """
+    if "\r" in text:  # python-frontmatter turns CRLF into LF; leave that to it
+        return None
     stripped = text.strip()
     if not _BOUNDARY.match(stripped):
         return None

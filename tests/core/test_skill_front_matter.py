@@ -44,3 +44,10 @@ def test_hand_written_yaml_defers_to_frontmatter() -> None:
         assert _plain_front_matter(text) is None
     skill = parse_skill("s", b"---\nname: Plain words\ndescription: when x, do y\npatchCount: 3\n---\nbody\n")
     assert (skill.name, skill.description, skill.patch_count, skill.body) == ("Plain words", "when x, do y", 3, "body\n")
+
+
+def test_crlf_in_a_body_defers_to_frontmatter() -> None:
+    """Found by hypothesis: python-frontmatter reads CRLF as LF, so the plain path must not read it."""
+    text = Skill("s", "n", "d", "2026-11-01T00:00:00Z", "2026-11-01T00:00:00Z", 0, None, "0\r\n0").render()
+    assert _plain_front_matter(text) is None
+    assert parse_skill("s", text.encode()).body == frontmatter.loads(text).content + "\n"
