@@ -37,3 +37,11 @@ async def settle(pilot) -> None:
         if app.loaded and not any(w.is_running for w in app.workers if w.group != "watch"):
             return
     raise AssertionError("the app never finished loading")
+
+
+async def open_agent(pilot, agent: str) -> None:
+    """Let the app load, show ``agent``, and let that agent's views load too."""
+    await settle(pilot)
+    pilot.app.select_agent_from_palette(agent)
+    await settle(pilot)
+    assert pilot.app.agent == agent

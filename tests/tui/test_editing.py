@@ -11,15 +11,7 @@ from orkas_tui.tui.screens.confirm import Choose
 from orkas_tui.tui.screens.skill_editor import SkillEditor
 from orkas_tui.tui.widgets.self_notes import SelfPane
 from orkas_tui.tui.widgets.skills import SkillsPane
-from tests.tui.conftest import SIZE, settle
-
-
-async def _select(pilot, agent: str) -> None:
-    await settle(pilot)
-    app = pilot.app
-    app.select_agent_from_palette(agent)
-    await settle(pilot)
-    assert app.agent == agent
+from tests.tui.conftest import SIZE, open_agent, settle
 
 
 async def test_over_cap_self_note_is_refused_and_says_by_how_much(app_factory, demo_ws: Path) -> None:
@@ -27,7 +19,7 @@ async def test_over_cap_self_note_is_refused_and_says_by_how_much(app_factory, d
     profile = demo_ws / "agents" / "coder" / "self" / "profile.md"
     before = profile.read_bytes()
     async with app.run_test(size=SIZE) as pilot:
-        await _select(pilot, "coder")
+        await open_agent(pilot, "coder")
         await pilot.press("5")
         pane = app.query_one(SelfPane)
         area = pane.editor("profile").area
@@ -46,7 +38,7 @@ async def test_saving_a_note_under_the_cap_writes_it_and_logs_the_event(app_fact
     app = app_factory()
     agent = demo_ws / "agents" / "coder"
     async with app.run_test(size=SIZE) as pilot:
-        await _select(pilot, "coder")
+        await open_agent(pilot, "coder")
         await pilot.press("5")
         area = app.query_one(SelfPane).editor("strategies").area
         area.focus()
@@ -73,7 +65,7 @@ async def _open_first_skill(pilot) -> tuple[SkillEditor, str]:
 async def test_editing_and_saving_a_skill(app_factory, demo_ws: Path) -> None:
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
-        await _select(pilot, "coder")
+        await open_agent(pilot, "coder")
         editor, slug = await _open_first_skill(pilot)
         editor.query_one("#skill-description", Input).value = "When building, always use pnpm"
         editor.query_one("#skill-body", TextArea).load_text("Always run `pnpm install` first.\n")
@@ -90,7 +82,7 @@ async def test_editing_and_saving_a_skill(app_factory, demo_ws: Path) -> None:
 async def test_an_external_edit_is_announced_and_never_overwritten_silently(app_factory, demo_ws: Path) -> None:
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
-        await _select(pilot, "coder")
+        await open_agent(pilot, "coder")
         editor, slug = await _open_first_skill(pilot)
         editor.query_one("#skill-body", TextArea).load_text("My local edit.\n")
         path = demo_ws / "agents" / "coder" / "skills" / f"{slug}.md"
@@ -114,7 +106,7 @@ async def test_an_external_edit_is_announced_and_never_overwritten_silently(app_
 async def test_quit_with_unsaved_edits_asks_first(app_factory) -> None:
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
-        await _select(pilot, "coder")
+        await open_agent(pilot, "coder")
         await pilot.press("5")
         area = app.query_one(SelfPane).editor("profile").area
         area.load_text("unsaved thoughts")
@@ -132,7 +124,7 @@ async def test_a_note_changed_on_disk_under_unsaved_edits_is_announced_and_kept(
     app = app_factory()
     profile = demo_ws / "agents" / "coder" / "self" / "profile.md"
     async with app.run_test(size=SIZE) as pilot:
-        await _select(pilot, "coder")
+        await open_agent(pilot, "coder")
         await pilot.press("5")
         editor = app.query_one(SelfPane).editor("profile")
         editor.area.load_text("my unsaved words")
@@ -154,7 +146,7 @@ async def test_a_note_changed_on_disk_under_unsaved_edits_is_announced_and_kept(
 async def test_deleting_a_skill_asks_first(app_factory, demo_ws: Path) -> None:
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
-        await _select(pilot, "coder")
+        await open_agent(pilot, "coder")
         editor, slug = await _open_first_skill(pilot)
         path = demo_ws / "agents" / "coder" / "skills" / f"{slug}.md"
         await pilot.press("f8")

@@ -11,7 +11,7 @@ from orkas_tui.tui.widgets import turns
 from orkas_tui.tui.watch import classify, group_changes
 from orkas_tui.tui.widgets.turns import TurnsPane
 from tests.conftest import NOW
-from tests.tui.conftest import SIZE, fixed_clock, settle
+from tests.tui.conftest import SIZE, fixed_clock, open_agent, settle
 
 
 async def _wait_for(pilot, predicate, timeout: float = 8.0) -> None:
@@ -26,9 +26,7 @@ async def _wait_for(pilot, predicate, timeout: float = 8.0) -> None:
 async def test_appended_turn_appears_without_a_keypress(app_factory, demo_ws: Path) -> None:
     app = app_factory(watch=True)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.select_agent_from_palette("ops")
-        await settle(pilot)
+        await open_agent(pilot, "ops")
         pane = app.query_one(TurnsPane)
         table = pane.table
         table.focus()
@@ -83,9 +81,7 @@ async def test_rows_beyond_the_first_screenful_follow_in_chunks(app_factory, mon
     monkeypatch.setattr(turns, "CHUNK_ROWS", 3)
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.select_agent_from_palette("ops")
-        await settle(pilot)
+        await open_agent(pilot, "ops")
         pane = app.query_one(TurnsPane)
         table = pane.table
         assert len(pane.rows) > 2 + 3  # more than the first rows and one chunk

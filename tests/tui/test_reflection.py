@@ -16,7 +16,7 @@ from orkas_tui.tui.screens.text_view import TextView
 from orkas_tui.tui.widgets.proposals import ProposalsPane
 from tests.conftest import NOW
 from tests.modelserver import ModelServer, reply
-from tests.tui.conftest import SIZE, settle
+from tests.tui.conftest import SIZE, open_agent, settle
 
 
 async def _wait(pilot, predicate, rounds: int = 200) -> None:
@@ -44,9 +44,7 @@ async def test_reflect_now_against_a_local_model(app_factory, demo_ws: Path) -> 
         (demo_ws / "orkas.toml").write_text(f'[model]\nname = "openai/test-model"\napi_base = "{server.url}"\n')
         app = app_factory()
         async with app.run_test(size=SIZE) as pilot:
-            await settle(pilot)
-            app.select_agent_from_palette("coder")
-            await settle(pilot)
+            await open_agent(pilot, "coder")
             await pilot.press("2", "r")
             await _wait(pilot, lambda: isinstance(app.screen, Choose))
             assert "tokens" in app.screen.question and "test-model" in app.screen.question
@@ -79,9 +77,7 @@ async def test_approving_one_operation_changes_the_skill_and_logs_it(app_factory
     ], NOW, {})
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.select_agent_from_palette("coder")
-        await settle(pilot)
+        await open_agent(pilot, "coder")
         await pilot.press("4")
         pane = app.query_one(ProposalsPane)
         await _wait(pilot, lambda: pane.ops.row_count == 2)
@@ -127,9 +123,7 @@ async def test_a_reflection_in_progress_can_be_cancelled(app_factory, demo_ws: P
         (demo_ws / "orkas.toml").write_text(f'[model]\nname = "openai/test-model"\napi_base = "{server.url}"\n')
         app = app_factory()
         async with app.run_test(size=SIZE) as pilot:
-            await settle(pilot)
-            app.select_agent_from_palette("coder")
-            await settle(pilot)
+            await open_agent(pilot, "coder")
             await pilot.press("2", "r")
             await _wait(pilot, lambda: isinstance(app.screen, Choose))
             await pilot.click("#answer-send")
