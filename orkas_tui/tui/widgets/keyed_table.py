@@ -40,18 +40,19 @@ def _sortable(value: Any) -> tuple:
 class KeyedTable(DataTable):
     """Rows keyed by stable ids; :meth:`sync` applies a new set of rows in place."""
 
-    def __init__(self, columns: list[tuple[str, str]], sort: tuple[str, bool], fit_updates: bool = False, **kwargs) -> None:
-        """``fit_updates``: re-measure a column when one of its cells changes (DataTable only
-        measures added rows); worth it for a small table whose rows arrive before their values."""
+    def __init__(self, columns: list[tuple[str, str]], sort: tuple[str, bool], widths: dict[str, int] | None = None, **kwargs) -> None:
+        """``widths``: fixed widths for some columns. DataTable sizes a column by the rows
+        it is given, so a table whose rows arrive before their values would otherwise be
+        laid out by whichever came first."""
         super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
         self._columns = columns
-        self._fit_updates = fit_updates
+        self._widths = widths or {}
         self.sort_spec = sort
         self.cursor_key: str | None = None
 
     def on_mount(self) -> None:
         for key, label in self._columns:
-            self.add_column(label, key=key)
+            self.add_column(label, key=key, width=self._widths.get(key))
 
     def sync(self, rows: dict[str, list[Cell]]) -> int:
         """Make the table hold exactly ``rows``; return how many rows were added."""
@@ -78,7 +79,7 @@ class KeyedTable(DataTable):
             if key in self.rows:
                 for column, old, new in zip(column_keys, self.get_row(key), cells):
                     if old != new:
-                        self.update_cell(key, column, new, update_width=self._fit_updates)
+                        self.update_cell(key, column, new)
                         resort = resort or (column == sort_column and _sortable(old) != _sortable(new))
             else:
                 self.add_row(*cells, key=key)

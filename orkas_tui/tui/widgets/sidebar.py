@@ -15,6 +15,7 @@ from orkas_tui.tui.data import AgentView
 from orkas_tui.tui.widgets.keyed_table import Cell, KeyedTable
 
 COLUMNS = [("agent", "Agent"), ("status", "Status"), ("reflected", "Refl"), ("skills", "Sk"), ("warn", "!")]
+WIDTHS = {"status": 13, "reflected": 6, "skills": 3, "warn": 4}  # "cooling 10:36", "10d23h", "⚠12"
 
 
 def agent_cells(view: AgentView, badge: Text, now: datetime) -> list[Cell]:
@@ -42,7 +43,7 @@ class Sidebar(KeyedTable):
             self.agent = agent
 
     def __init__(self, **kwargs) -> None:
-        super().__init__(COLUMNS, sort=("agent", False), fit_updates=True, **kwargs)  # badges come after the rows
+        super().__init__(COLUMNS, sort=("agent", False), widths=WIDTHS, **kwargs)  # badges come after the rows
         self.show_cursor = True
 
     def show(self, views: dict[str, AgentView], badges: dict[str, Text], now: datetime, pending: list[str]) -> None:
