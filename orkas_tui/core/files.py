@@ -104,13 +104,17 @@ def remove_file(path: Path, expected: str | None | object = ..., force: bool = F
 
 def append_jsonl(path: Path, event: dict, sync: bool = True) -> None:
     """Append one event as a single ``write`` so concurrent appenders never interleave."""
+    append_bytes(path, orjson.dumps(event) + b"\n", sync)
+
+
+def append_bytes(path: Path, data: bytes, sync: bool = True) -> None:
+    """Append whole lines with ``O_APPEND``, looping until every byte is written."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    line = orjson.dumps(event) + b"\n"
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
-        written = os.write(fd, line)
-        while written < len(line):
-            written += os.write(fd, line[written:])
+        written = os.write(fd, data)
+        while written < len(data):
+            written += os.write(fd, data[written:])
         if sync:
             os.fsync(fd)
     finally:

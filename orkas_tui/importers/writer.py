@@ -8,13 +8,13 @@ import, after which the caller saves the state.
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import orjson
 
+from orkas_tui.core.files import append_bytes
 from orkas_tui.core.timefmt import format_ts, parse_ts
 from orkas_tui.importers.classify import ErrorClassifier
 
@@ -183,16 +183,7 @@ class ConversationWriter:
     def flush(self) -> int:
         """Append the buffered events in one write; return the conversation's new size."""
         if self.lines:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-            try:
-                data = b"".join(self.lines)
-                written = 0
-                while written < len(data):
-                    written += os.write(fd, data[written:])
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+            append_bytes(self.path, b"".join(self.lines))
             self.lines.clear()
         try:
             return self.path.stat().st_size
