@@ -102,6 +102,15 @@ def remove_file(path: Path, expected: str | None | object = ..., force: bool = F
         _fsync_dir(path.parent)
 
 
+def read_json_object(path: Path) -> dict:
+    """A JSON object file such as ``state.json``; missing, unreadable or corrupt reads as empty."""
+    try:
+        value = orjson.loads(path.read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
 def append_jsonl(path: Path, event: dict, sync: bool = True) -> None:
     """Append one event as a single ``write`` so concurrent appenders never interleave."""
     append_bytes(path, orjson.dumps(event) + b"\n", sync)

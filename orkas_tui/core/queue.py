@@ -18,7 +18,7 @@ from pathlib import Path
 import orjson
 
 from orkas_tui.config import Settings
-from orkas_tui.core.files import atomic_write
+from orkas_tui.core.files import atomic_write, read_json_object
 from orkas_tui.core.notes import SelfNotes
 from orkas_tui.core.report import last_reflection_at
 from orkas_tui.core.scan import AgentScan
@@ -217,11 +217,7 @@ def workspace_state_path(workspace: Workspace) -> Path:
 
 def read_workspace_state(workspace: Workspace) -> dict:
     """The workspace's own state (``<root>/.orkas/state.json``); missing or corrupt reads as empty."""
-    try:
-        value = orjson.loads(workspace_state_path(workspace).read_bytes())
-    except (OSError, orjson.JSONDecodeError):
-        return {}
-    return value if isinstance(value, dict) else {}
+    return read_json_object(workspace_state_path(workspace))
 
 
 def last_cycle_at(workspace: Workspace) -> datetime | None:

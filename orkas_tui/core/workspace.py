@@ -12,7 +12,7 @@ from pathlib import Path
 import orjson
 
 from orkas_tui.config import Settings, load_settings
-from orkas_tui.core.files import atomic_write
+from orkas_tui.core.files import atomic_write, read_json_object
 
 AGENT_ID = re.compile(r"^[a-z0-9_-]{1,64}$")
 SLUG = AGENT_ID
@@ -182,11 +182,7 @@ def read_agent_meta(paths: AgentPaths) -> AgentMeta:
 
 def read_state(paths: AgentPaths) -> dict:
     """orkas-tui's per-agent state; missing or corrupt state reads as empty."""
-    try:
-        value = orjson.loads(paths.state.read_bytes())
-    except (OSError, orjson.JSONDecodeError):
-        return {}
-    return value if isinstance(value, dict) else {}
+    return read_json_object(paths.state)
 
 
 def write_state(paths: AgentPaths, **changes: object) -> dict:
