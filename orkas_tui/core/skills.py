@@ -252,14 +252,6 @@ class SkillStore:
         remove_file(path, expected=... if expected is None else expected)
         log_event(self.paths, kind, now, skill=slug, by=by, reason=reason)
 
-    def write_text(self, slug: str, text: str | None, expected: str | None | object = ...) -> str | None:
-        """Put back exact file text (``None`` removes the file): used by revert."""
-        path = self._path(slug)
-        if text is None:
-            remove_file(path, expected=expected)
-            return None
-        return atomic_write(path, text, expected=expected)
-
     def _write(self, skill: Skill, expected: str | None | object) -> Skill:
         version = atomic_write(self._path(skill.slug), skill.render(), expected=expected)
         return replace(skill, version=version)
