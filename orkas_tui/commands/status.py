@@ -6,11 +6,11 @@ import argparse
 
 import orjson
 
-from orkas_tui.cli import SLOT, add_json, add_now, add_workspace, now_arg, open_workspace, print_json
+from orkas_tui.cli import SLOT, CliError, add_json, add_now, add_workspace, now_arg, open_workspace, print_json
 from orkas_tui.core.notes import SelfNotes, prompt_block
 from orkas_tui.core.queue import agent_facts, last_cycle_at, plan_facts
 from orkas_tui.core.report import compose_status, last_reflection
-from orkas_tui.core.status_cache import agent_history
+from orkas_tui.core.status_cache import agent_histories, usable_cpus
 from orkas_tui.core.skills import SkillStore
 from orkas_tui.core.textfmt import rate, table
 from orkas_tui.core.timefmt import format_ts
@@ -23,6 +23,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_workspace(parser)
     parser.add_argument("--agent", metavar="ID", help="only this agent")
     parser.add_argument("--all-turns", action="store_true", help="text output: list every turn, not the last 10")
+    parser.add_argument("--jobs", type=int, metavar="N", default=None,
+                        help="processes for a cold scan of several agents (default: the CPUs this process may use)")
     add_now(parser)
     add_json(parser)
     parser.set_defaults(func=run_status)
@@ -35,22 +37,23 @@ def register_prompt(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run_prompt)
 
 
-def workspace_status(workspace, now, agent_id: str | None = None) -> tuple[dict, list[bytes]]:
+def workspace_status(workspace, now, agent_id: str | None = None, jobs: int = 1) -> tuple[dict, list[bytes]]:
     """The whole ``status --json`` document; each agent carries its queue decision as ``"queue"``.
 
     Each agent's ``"turns"`` is the slot :func:`print_json` fills with the printed
     bytes at the same place in the returned list (from the status cache when it holds).
     The queue is planned over every agent (the per-cycle cap depends on all of them)
-    even when only one agent is shown.
+    even when only one agent is shown. ``jobs``: see :func:`agent_histories`.
     """
     if agent_id:
         workspace.agent(agent_id)
     settings = workspace.settings
-    agents = []
+    listed = []
     for an_id in workspace.agent_ids():
         paths = workspace.agent(an_id)
-        last, survey = last_reflection(paths), paths.survey()
-        agents.append((paths, last, survey, agent_history(paths, settings, last, survey)))
+        listed.append((paths, last_reflection(paths), paths.survey()))
+    histories = agent_histories(listed, settings, jobs)
+    agents = [(paths, last, survey, history) for (paths, last, survey), history in zip(listed, histories, strict=True)]
     plan = plan_facts([agent_facts(p.id, last, h.facts, now, settings) for p, last, _, h in agents], now, settings,
                       last_cycle_at(workspace))
     rows, turns = [], []
@@ -74,7 +77,10 @@ def workspace_status(workspace, now, agent_id: str | None = None) -> tuple[dict,
 def run_status(args: argparse.Namespace) -> int:
     workspace = open_workspace(args)
     now = now_arg(args.now)
-    doc, turns = workspace_status(workspace, now, args.agent)
+    jobs = usable_cpus() if args.jobs is None else args.jobs
+    if jobs < 1:
+        raise CliError(f"--jobs: at least 1, not {jobs}")
+    doc, turns = workspace_status(workspace, now, args.agent, jobs)
     if args.json:
         print_json(doc, turns)
     else:

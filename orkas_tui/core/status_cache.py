@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -115,12 +116,73 @@ def build(scan: AgentScan, notes: SelfNotes, last: datetime | None) -> AgentHist
 
 def agent_history(paths: AgentPaths, settings: Settings, last: datetime | None, survey: Survey) -> AgentHistory:
     """From the cache when it still holds, else from the files (and the cache rewritten)."""
-    notes = SelfNotes(paths, settings)
-    key = status_key(paths, settings, notes, last, survey)
-    history = load(paths, key)
-    if history is None:
-        scan = AgentScan(paths, settings)
-        scan.refresh()
-        history = build(scan, notes, last)
-        save(paths, key, history)
+    return agent_histories([(paths, last, survey)], settings)[0]
+
+
+PARALLEL_AFTER = 8 * 1024 * 1024  # history bytes to read before a second process pays for itself
+
+
+def agent_histories(agents: Sequence[tuple[AgentPaths, datetime | None, Survey]], settings: Settings,
+                    jobs: int = 1) -> list[AgentHistory]:
+    """Each agent's :func:`agent_history`, in order.
+
+    A cold scan is CPU-bound per agent and agents share nothing, so when more than
+    one agent must be read from its files and there is enough to read, up to
+    ``jobs`` forked processes build them side by side (each writes its own caches).
+    Only a caller with no threads of its own may pass ``jobs > 1`` (the CLI).
+    """
+    histories: list[AgentHistory | None] = []
+    todo: list[tuple[int, AgentPaths, datetime | None, list | None]] = []
+    for paths, last, survey in agents:
+        key = status_key(paths, settings, SelfNotes(paths, settings), last, survey)
+        history = load(paths, key)
+        if history is None:
+            todo.append((len(histories), paths, last, key))
+        histories.append(history)
+    if jobs > 1 and len(todo) > 1 and sum(_history_bytes(key) for *_, key in todo) >= PARALLEL_AFTER:
+        todo.sort(key=lambda item: -_history_bytes(item[3]))  # largest first: the workers finish together
+        _build_in_processes(todo, settings, min(jobs, len(todo)), histories)
+    for index, paths, last, key in todo:
+        if histories[index] is None:
+            histories[index] = _build_and_save(paths, settings, last, key)
+    return histories  # type: ignore[return-value]
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask, where the platform has one)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def _history_bytes(key: list | None) -> int:
+    return sum(entry[3] for entry in key[5] if entry[0].startswith("conversations/")) if key else 0
+
+
+def _build_and_save(paths: AgentPaths, settings: Settings, last: datetime | None, key: list | None) -> AgentHistory:
+    scan = AgentScan(paths, settings)
+    scan.refresh()
+    history = build(scan, SelfNotes(paths, settings), last)
+    save(paths, key, history)
     return history
+
+
+def _build_in_processes(todo: list, settings: Settings, workers: int, histories: list) -> None:
+    """Fill ``histories`` from forked workers; whatever they could not build is left ``None``
+    for the caller to build in this process (no fork on this platform, a worker killed)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    try:
+        context = multiprocessing.get_context("fork")
+    except ValueError:
+        return
+    try:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+            futures = [(index, pool.submit(_build_and_save, paths, settings, last, key)) for index, paths, last, key in todo]
+            for index, future in futures:
+                histories[index] = future.result()
+    except (BrokenProcessPool, OSError):
+        return

@@ -28,11 +28,11 @@ def caches(ws: Path) -> list[Path]:
     return sorted(ws.glob(f"agents/*/.orkas/{NAME}"))
 
 
-def cold(ws: Path, capsys) -> str:
+def cold(ws: Path, capsys, *extra: str) -> str:
     """The output with no cache of any kind."""
     for cache in [*caches(ws), *ws.glob("agents/*/.orkas/scan-cache.json")]:
         cache.unlink()
-    return status(ws, capsys)
+    return status(ws, capsys, *extra)
 
 
 def reference(ws: Path) -> str:
@@ -138,3 +138,46 @@ def test_a_fifo_in_place_of_either_cache_never_hangs(demo_ws: Path, capsys) -> N
     assert not worker.is_alive(), "reading a FIFO blocked"
     assert results == [truth]
     assert status(demo_ws, capsys) == truth  # the FIFOs were replaced by caches
+
+
+def test_a_cold_scan_on_forked_workers_prints_what_one_process_prints(demo_ws: Path, capsys, monkeypatch) -> None:
+    from concurrent.futures import ProcessPoolExecutor
+
+    from orkas_tui.core import status_cache
+
+    truth = check(demo_ws, capsys)
+    submitted: list[str] = []
+    submit = ProcessPoolExecutor.submit
+
+    def spy(self, fn, paths, *args):
+        submitted.append(paths.id)
+        return submit(self, fn, paths, *args)
+
+    monkeypatch.setattr(status_cache, "PARALLEL_AFTER", 0)  # the demo is small: fork for it anyway
+    monkeypatch.setattr(ProcessPoolExecutor, "submit", spy)
+    assert cold(demo_ws, capsys, "--jobs", "2") == truth
+    assert sorted(submitted) == sorted(p.parent.parent.name for p in caches(demo_ws))
+    assert len(submitted) > 1
+    assert status(demo_ws, capsys, "--jobs", "2") == truth  # the workers' caches are read as they are
+    assert len(submitted) == len(caches(demo_ws))
+
+
+def test_without_fork_the_cold_scan_runs_in_this_process(demo_ws: Path, capsys, monkeypatch) -> None:
+    import multiprocessing
+
+    from orkas_tui.core import status_cache
+
+    truth = check(demo_ws, capsys)
+
+    def no_fork(method=None):
+        raise ValueError(f"cannot find context for {method!r}")
+
+    monkeypatch.setattr(status_cache, "PARALLEL_AFTER", 0)
+    monkeypatch.setattr(multiprocessing, "get_context", no_fork)
+    assert cold(demo_ws, capsys, "--jobs", "4") == truth
+
+
+def test_jobs_must_be_at_least_one(demo_ws: Path, capsys) -> None:
+    assert main(["status", "--workspace", str(demo_ws), "--jobs", "0"]) == 2
+    assert capsys.readouterr().err.strip() == "orkas-tui: --jobs: at least 1, not 0"
+
