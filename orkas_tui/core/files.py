@@ -65,13 +65,19 @@ def current_version(path: Path) -> str | None:
     return read_versioned(path)[1]
 
 
-def atomic_write(path: Path, data: bytes | str, expected: str | None | object = ..., force: bool = False) -> str:
-    """Write ``data`` to ``path`` atomically; return the new version.
+def atomic_write(path: Path, data: bytes | str | list[bytes], expected: str | None | object = ..., force: bool = False,
+                 durable: bool = True) -> None:
+    """Write ``data`` (a list: its pieces in order, never joined into one copy) to ``path`` atomically.
+
+    The new version is :func:`version_of` the bytes written; not computed here, since
+    caches of several megabytes never need it.
 
     ``expected`` is the version the caller read (``None`` = "the file must not
     exist"); leave it out to skip the check. ``force`` overwrites regardless.
+    ``durable=False`` skips the ``fsync`` calls: for a cache, which is checked by its
+    checksum when read and rebuilt if a crash left it torn.
     """
-    payload = data.encode("utf-8") if isinstance(data, str) else data
+    pieces = [data.encode("utf-8")] if isinstance(data, str) else data if isinstance(data, list) else [data]
     path.parent.mkdir(parents=True, exist_ok=True)
     with file_lock(path.parent / ".orkas-write.lock"):
         if not force and expected is not ...:
@@ -80,16 +86,17 @@ def atomic_write(path: Path, data: bytes | str, expected: str | None | object = 
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         try:
             with os.fdopen(fd, "wb") as handle:
-                handle.write(payload)
+                handle.writelines(pieces)
                 handle.flush()
-                os.fsync(handle.fileno())
+                if durable:
+                    os.fsync(handle.fileno())
             os.replace(tmp, path)
         except BaseException:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(tmp)
             raise
-        _fsync_dir(path.parent)
-    return version_of(payload)
+        if durable:
+            _fsync_dir(path.parent)
 
 
 def remove_file(path: Path, expected: str | None | object = ..., force: bool = False) -> None:

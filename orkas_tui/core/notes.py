@@ -7,7 +7,7 @@ from datetime import datetime
 
 from orkas_tui.config import Settings
 from orkas_tui.core.events import log_event
-from orkas_tui.core.files import atomic_write, read_versioned
+from orkas_tui.core.files import atomic_write, read_versioned, version_of
 from orkas_tui.core.skills import Skill
 from orkas_tui.core.workspace import AgentPaths
 
@@ -63,9 +63,10 @@ class SelfNotes:
         message = over_cap_message(note, len(text), self.settings.note_cap(note))
         if message:
             raise NoteError(message)
-        version = atomic_write(self.paths.note(note), text, expected=expected, force=force)
+        payload = text.encode("utf-8")
+        atomic_write(self.paths.note(note), payload, expected=expected, force=force)
         log_event(self.paths, "self_updated", now, note=note, by=by, chars=len(text))
-        return version
+        return version_of(payload)
 
 
 def _check_name(note: str) -> None:

@@ -21,7 +21,7 @@ import orjson
 
 from orkas_tui.config import Settings
 from orkas_tui.core.events import log_event
-from orkas_tui.core.files import ConflictError, atomic_write, read_versioned, remove_file
+from orkas_tui.core.files import ConflictError, atomic_write, read_versioned, remove_file, version_of
 from orkas_tui.core.timefmt import format_ts, parse_ts
 from orkas_tui.core.workspace import SLUG, AgentPaths
 
@@ -253,8 +253,9 @@ class SkillStore:
         log_event(self.paths, kind, now, skill=slug, by=by, reason=reason)
 
     def _write(self, skill: Skill, expected: str | None | object) -> Skill:
-        version = atomic_write(self._path(skill.slug), skill.render(), expected=expected)
-        return replace(skill, version=version)
+        payload = skill.render().encode("utf-8")
+        atomic_write(self._path(skill.slug), payload, expected=expected)
+        return replace(skill, version=version_of(payload))
 
     def _check_body(self, body: str) -> None:
         limit = self.settings.max_skill_body_chars
