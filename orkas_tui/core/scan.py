@@ -13,7 +13,7 @@ only what was appended since.
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -63,7 +63,7 @@ class AgentScan:
         self.conversations: dict[str, ConversationState] = {}
         self.persist = persist
         self._fingerprint = scan_cache.fingerprint(settings)
-        self._cached: dict[str, dict] | None = None
+        self._cached: scan_cache.CachedEntries | None = None
         self.autosave = autosave
         self.unsaved = 0
 
@@ -98,15 +98,22 @@ class AgentScan:
         if self.persist:
             if self._cached is None:
                 self._cached = scan_cache.read_entries(self.paths, self._fingerprint)
-            entry = self._cached.pop(path.stem, None)
+            entry = self._cached.take(path.stem)
             if entry is not None:
                 scan_cache.restore(entry, path, state)
         return state
 
-    def save_cache(self) -> bool:
-        """Write what is observed now to the cache; ``False`` if it cannot be written (read-only disk)."""
+    def save_cache(self, keep: Iterable[str] = ()) -> bool:
+        """Write what is observed now to the cache; ``False`` if it cannot be written (read-only disk).
+
+        ``keep``: conversations this scan did not read whose cached entries stay as they are
+        (a scan that refreshed only the files that changed).
+        """
+        if keep and self._cached is None:
+            self._cached = scan_cache.read_entries(self.paths, self._fingerprint)
+        carried = {stem: raw for stem in keep if (raw := self._cached.raw(stem)) is not None} if keep else None
         try:
-            scan_cache.write_entries(self.paths, self._fingerprint, self.conversations)
+            scan_cache.write_entries(self.paths, self._fingerprint, self.conversations, carried)
         except OSError:
             return False
         self.unsaved = 0

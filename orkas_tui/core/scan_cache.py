@@ -1,7 +1,9 @@
 """The persistent cache of observed turns, so a warm start reads no old history.
 
-One file per agent, ``.orkas/scan-cache.json``: for each conversation file, the
-observer's state after the file's first ``offset`` bytes. An entry is used only
+One file per agent, ``.orkas/scan-cache.json``: a header line, then one line per
+conversation file holding the observer's state after the file's first ``offset``
+bytes (the header lists the conversations in line order, so one entry can be
+read without parsing the others). An entry is used only
 when the file on disk still matches it: same identity (device, inode), at least
 ``offset`` bytes long, the same leading bytes and the same bytes just before the
 offset, and, if its size is what it was when saved, the same modification time.
@@ -33,7 +35,7 @@ from orkas_tui.core.workspace import AgentPaths
 if TYPE_CHECKING:
     from orkas_tui.core.scan import ConversationState
 
-VERSION = 1
+VERSION = 2
 NAME = "scan-cache.json"
 PROBE = 64  # bytes before the cached offset that must still be the same
 
@@ -48,8 +50,27 @@ def fingerprint(settings: Settings) -> str:
     return hashlib.sha256(orjson.dumps(basis)).hexdigest()
 
 
-def read_entries(paths: AgentPaths, settings_fingerprint: str) -> dict[str, dict]:
-    """The cached entries by conversation stem; empty when the cache cannot be trusted."""
+class CachedEntries:
+    """The entries of a trusted cache, each parsed only when it is taken."""
+
+    def __init__(self, stems: list[str] | None = None, lines: list[bytes] | None = None) -> None:
+        self._lines = dict(zip(stems or (), lines or (), strict=True))
+
+    def take(self, stem: str) -> object:
+        """The entry for ``stem`` (removed from what is left), ``None`` if there is none or it does not parse."""
+        raw = self._lines.pop(stem, None)
+        try:
+            return None if raw is None else orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            return None
+
+    def raw(self, stem: str) -> bytes | None:
+        """The entry's line as it is, to be written back unread."""
+        return self._lines.get(stem)
+
+
+def read_entries(paths: AgentPaths, settings_fingerprint: str) -> CachedEntries:
+    """The cached entries; none when the cache cannot be trusted."""
     try:
         with open_regular(cache_path(paths)) as handle:
             data = handle.read()
@@ -60,18 +81,28 @@ def read_entries(paths: AgentPaths, settings_fingerprint: str) -> dict[str, dict
             or header.get("version") != VERSION
             or header.get("fingerprint") != settings_fingerprint
             or header.get("checksum") != zlib.crc32(payload)
+            or not isinstance(stems := header.get("stems"), list)
+            or not all(isinstance(stem, str) for stem in stems)
         ):
-            return {}
-        entries = orjson.loads(payload)
+            return CachedEntries()
+        lines = payload.split(b"\n")
+        if lines.pop() != b"" or len(lines) != len(stems):
+            return CachedEntries()
+        return CachedEntries(stems, lines)
     except (OSError, orjson.JSONDecodeError):
-        return {}
-    return entries if isinstance(entries, dict) else {}
+        return CachedEntries()
 
 
-def write_entries(paths: AgentPaths, settings_fingerprint: str, states: dict[str, ConversationState]) -> None:
-    payload = orjson.dumps({stem: _entry(state) for stem, state in states.items()})
-    header = orjson.dumps({"version": VERSION, "fingerprint": settings_fingerprint, "checksum": zlib.crc32(payload)})
-    atomic_write(cache_path(paths), header + b"\n" + payload)
+def write_entries(paths: AgentPaths, settings_fingerprint: str, states: dict[str, ConversationState],
+                  carried: dict[str, bytes] | None = None) -> None:
+    """Write the entries of ``states``, and ``carried`` lines (entries of files not read this time) as they are."""
+    lines = {stem: orjson.dumps(_entry(state)) for stem, state in states.items()}
+    for stem, raw in (carried or {}).items():
+        lines.setdefault(stem, raw)
+    payload = b"".join(line + b"\n" for line in lines.values())
+    header = orjson.dumps({"version": VERSION, "fingerprint": settings_fingerprint, "checksum": zlib.crc32(payload),
+                           "stems": list(lines)})
+    atomic_write(cache_path(paths), [header, b"\n", payload], durable=False)
 
 
 def _entry(state: ConversationState) -> dict:

@@ -162,11 +162,12 @@ def test_rewritten_in_place_to_the_same_size_is_noticed_by_its_mtime(tmp_path: P
     lambda data: data[: len(data) // 2],
     lambda data: data[:-40] + b"X" * 40,
     lambda data: b"{}\n" + data.partition(b"\n")[2],
-    lambda data: data.replace(b'"version":1', b'"version":999'),
+    lambda data: data.replace(b'"version":%d' % scan_cache.VERSION, b'"version":999'),
     lambda data: _resigned(data, lambda entries: {k: {**v, "turns": [["bad"]]} for k, v in entries.items()}),
     lambda data: _resigned(data, lambda entries: {k: {**v, "offset": -5} for k, v in entries.items()}),
-    lambda data: _resigned(data, lambda entries: [1, 2, 3]),
-], ids=["empty", "cut", "flipped", "no-header", "other-version", "bad-rows", "bad-offset", "not-a-map"])
+    lambda data: _resigned(data, lambda entries: {k: [1, 2, 3] for k in entries}),
+    lambda data: _resigned(data, lambda entries: {k: v for k, v in list(entries.items())[1:]}, stems=["c1", "c2"]),
+], ids=["empty", "cut", "flipped", "no-header", "other-version", "bad-rows", "bad-offset", "not-a-map", "stems-mismatch"])
 def test_a_damaged_cache_is_rebuilt_never_trusted(tmp_path: Path, damage, fed: list) -> None:
     agent = make_agent(tmp_path)
     history(agent)
@@ -178,12 +179,14 @@ def test_a_damaged_cache_is_rebuilt_never_trusted(tmp_path: Path, damage, fed: l
     assert {conv for conv, _, _ in fed} == {"c1", "c2"}
 
 
-def _resigned(data: bytes, change) -> bytes:
-    """A cache whose payload was changed and whose checksum still matches: only validation can catch it."""
+def _resigned(data: bytes, change, stems: list[str] | None = None) -> bytes:
+    """A cache whose entries were changed and whose checksum still matches: only validation can catch it."""
     header_raw, _, payload = data.partition(b"\n")
-    new_payload = orjson.dumps(change(orjson.loads(payload)))
     header = orjson.loads(header_raw)
+    entries = change(dict(zip(header["stems"], map(orjson.loads, payload.splitlines()), strict=True)))
+    new_payload = b"".join(orjson.dumps(entry) + b"\n" for entry in entries.values())
     header["checksum"] = scan_cache.zlib.crc32(new_payload)
+    header["stems"] = list(entries) if stems is None else stems
     return orjson.dumps(header) + b"\n" + new_payload
 
 
