@@ -1,13 +1,20 @@
 """Each agent's history-derived status, kept so a warm ``status`` reads no history at all.
 
-One file per agent, ``.orkas/status-cache.bin``: a header line, then the agent's
+One file per agent, ``.orkas/status-cache.bin``: a header line; the agent's
 ``turns`` array exactly as ``status --json`` prints it (indented for its place in
-the document). It is used only while its key still holds: the format version, the
-agent's folder, a digest of every setting, the tools ``self/profile.md`` names,
-the last reflection, and (name, device, inode, size, mtime) of every conversation
-and skill file that is read. Everything else in the status (name, problems,
-skipped files, the queue's clock) is read fresh each time. A cache with another
-key, the wrong length or a bad checksum is ignored and rewritten: never trusted.
+the document); then an index, one entry per conversation file: its identity, its
+part's sums and where each of its turns sits in the array
+(:mod:`orkas_tui.core.status_parts`).
+
+The cache is used whole while its key holds: the format version, the agent's
+folder, a digest of every setting, the tools ``self/profile.md`` names, the last
+reflection, and (name, device, inode, size, mtime) of every skill and conversation
+file that is read. When only conversation files changed (turns appended, a file
+added or removed), the parts of the others come from the index and only the
+changed files are observed, from the scan cache onwards: the cost follows the new
+bytes, not the history. Everything else in the status (name, problems, skipped
+files, the queue's clock) is read fresh each time. A cache with another key, the
+wrong length or a bad checksum is ignored and rewritten: never trusted.
 """
 
 from __future__ import annotations
@@ -25,44 +32,61 @@ import orjson
 from orkas_tui.config import Settings
 from orkas_tui.core.files import atomic_write, open_regular
 from orkas_tui.core.notes import SelfNotes
-from orkas_tui.core.queue import HistoryFacts, history_facts
-from orkas_tui.core.report import history_status
+from orkas_tui.core.queue import HistoryFacts
 from orkas_tui.core.scan import AgentScan
 from orkas_tui.core.signals import weakness_tools
 from orkas_tui.core.skills import SkillStore
+from orkas_tui.core.status_parts import Part, combine, conversation_part, part_from_json, part_to_json, skill_rows
 from orkas_tui.core.timefmt import format_ts
 from orkas_tui.core.workspace import SLUG, AgentPaths, Survey
 
-VERSION = 1
+VERSION = 2
 NAME = "status-cache.bin"
-INDENT = b"\n      "  # the turns array sits three levels deep in the status document
 
 
 @dataclass(frozen=True)
 class AgentHistory:
-    """``history_status`` without its turns, the turns as printed bytes, and the queue's facts."""
+    """The history-derived status fields without the turns, the turns as printed bytes, and the queue's facts."""
 
     fields: dict
     turns: bytes
     facts: HistoryFacts
 
 
+@dataclass(frozen=True)
+class StatusKey:
+    """What a cached status follows from: ``base`` (all but the conversations) and each conversation's identity."""
+
+    base: list
+    conversations: dict[str, list]  # stem -> [name, device, inode, size, mtime]
+
+    @property
+    def full(self) -> list:
+        return [*self.base, list(self.conversations.values())]
+
+    def history_bytes(self) -> int:
+        return sum(identity[3] for identity in self.conversations.values())
+
+
 def cache_path(paths: AgentPaths) -> Path:
     return paths.private / NAME
 
 
-def status_key(paths: AgentPaths, settings: Settings, notes: SelfNotes, last: datetime | None, survey: Survey) -> list | None:
-    """What the cached status follows from (``survey``: the agent's folders as just listed);
-    ``None`` when a file vanished since it was listed."""
+def status_key(paths: AgentPaths, settings: Settings, notes: SelfNotes, last: datetime | None, survey: Survey) -> StatusKey | None:
+    """The key of the agent's status now (``survey``: its folders as just listed); ``None`` when a
+    file vanished since it was listed."""
     skills = [name for name in survey.readable["skills"] if SLUG.match(name[:-3])]  # what SkillStore.slugs() reads
+    conversations = survey.readable["conversations"]
     try:
-        files = _identities(paths.conversations, survey.readable["conversations"]) + _identities(paths.skills, skills)
+        skill_ids = _identities(paths.skills, skills)
+        conversation_ids = _identities(paths.conversations, conversations)
     except OSError:
         return None
-    return [
+    base = [
         VERSION, str(paths.root), hashlib.sha256(repr(settings).encode()).hexdigest(),
-        sorted(weakness_tools(notes.read("profile").text)), format_ts(last) if last else None, files,
+        sorted(weakness_tools(notes.read("profile").text)), format_ts(last) if last else None, skill_ids,
     ]
+    return StatusKey(base, {name[:-6]: identity for name, identity in zip(conversations, conversation_ids, strict=True)})
 
 
 def _identities(folder: Path, names: list[str]) -> list[list]:
@@ -71,47 +95,64 @@ def _identities(folder: Path, names: list[str]) -> list[list]:
             for name in names]
 
 
-def load(paths: AgentPaths, key: list | None) -> AgentHistory | None:
-    """The cached history if it is intact and its key is ``key``."""
+@dataclass(frozen=True)
+class _Earlier:
+    """A cache of the same base whose conversations changed: its turns, rows and index."""
+
+    fields: dict
+    turns: bytes
+    index: dict
+
+
+def _read(paths: AgentPaths, key: StatusKey | None) -> AgentHistory | _Earlier | None:
+    """The cached history if its key is ``key``; what can be reused of it if only its base is;
+    else ``None``. Only what passes its checksum is returned."""
     if key is None:
         return None
     try:
         with open_regular(cache_path(paths)) as handle:
             header = orjson.loads(handle.readline())
-            turns = handle.read()
-        if (
-            not isinstance(header, dict)
-            or header.get("key") != key
-            or header.get("length") != len(turns)
-            or header.get("checksum") != zlib.crc32(turns)
-        ):
+            if not isinstance(header, dict) or header.get("base") != key.base:
+                return None
+            turns = handle.read(header["length"])
+            if len(turns) != header["length"] or header["checksum"] != zlib.crc32(turns):
+                return None
+            if header["key"] == key.full:
+                return AgentHistory(header["fields"], turns, HistoryFacts(**header["facts"]))
+            index = handle.read(header["index_length"])
+        if len(index) != header["index_length"] or header["index_checksum"] != zlib.crc32(index):
             return None
-        return AgentHistory(header["fields"], turns, HistoryFacts(**header["facts"]))
-    except (OSError, orjson.JSONDecodeError, KeyError, TypeError):
+        entries = orjson.loads(index)
+        return _Earlier(header["fields"], turns, entries) if isinstance(entries, dict) else None
+    except (OSError, orjson.JSONDecodeError, KeyError, TypeError, ValueError):
         return None
 
 
-def save(paths: AgentPaths, key: list | None, history: AgentHistory) -> None:
+def _save(paths: AgentPaths, key: StatusKey | None, history: AgentHistory, index: bytes) -> None:
     """Keep ``history`` under ``key``; a workspace that cannot be written is simply not cached."""
     if key is None:
         return
     facts = history.facts
     header = {
-        "key": key, "length": len(history.turns), "checksum": zlib.crc32(history.turns), "fields": history.fields,
+        "key": key.full, "base": key.base, "length": len(history.turns), "checksum": zlib.crc32(history.turns),
+        "index_length": len(index), "index_checksum": zlib.crc32(index), "fields": history.fields,
         "facts": {"first_turn": facts.first_turn, "pending": facts.pending, "trigger_score": facts.trigger_score,
                   "triggered": facts.triggered},
     }
     try:
-        atomic_write(cache_path(paths), orjson.dumps(header) + b"\n" + history.turns)
+        atomic_write(cache_path(paths), [orjson.dumps(header), b"\n", history.turns, index], durable=False)
     except OSError:
         pass
 
 
-def build(scan: AgentScan, notes: SelfNotes, last: datetime | None) -> AgentHistory:
-    """The history of a refreshed scan, turns rendered as ``status --json`` prints them."""
-    fields = history_status(scan, notes, SkillStore(scan.paths, scan.settings))
-    turns = orjson.dumps(fields.pop("turns"), option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).replace(b"\n", INDENT)
-    return AgentHistory(fields, turns, history_facts(scan, last))
+def _finish(paths: AgentPaths, key: StatusKey | None, parts: dict[str, Part], rows: list[dict], problems: list[str]) -> AgentHistory:
+    combined = combine(parts, rows, problems)
+    history = AgentHistory(combined.fields, combined.turns, combined.facts)
+    identities = key.conversations if key else {}
+    index = orjson.dumps({stem: {"identity": identities.get(stem), **part_to_json(part, combined.spans[stem])}
+                          for stem, part in parts.items()})
+    _save(paths, key, history, index)
+    return history
 
 
 def agent_history(paths: AgentPaths, settings: Settings, last: datetime | None, survey: Survey) -> AgentHistory:
@@ -126,26 +167,67 @@ def agent_histories(agents: Sequence[tuple[AgentPaths, datetime | None, Survey]]
                     jobs: int = 1) -> list[AgentHistory]:
     """Each agent's :func:`agent_history`, in order.
 
-    A cold scan is CPU-bound per agent and agents share nothing, so when more than
-    one agent must be read from its files and there is enough to read, up to
-    ``jobs`` forked processes build them side by side (each writes its own caches).
-    Only a caller with no threads of its own may pass ``jobs > 1`` (the CLI).
+    An agent whose conversations alone changed since its cache was written is
+    brought up to date here, reading only what changed. A cold scan is CPU-bound
+    per agent and agents share nothing, so when more than one agent must be read
+    whole and there is enough to read, up to ``jobs`` forked processes build them
+    side by side (each writes its own caches). Only a caller with no threads of
+    its own may pass ``jobs > 1`` (the CLI).
     """
     histories: list[AgentHistory | None] = []
-    todo: list[tuple[int, AgentPaths, datetime | None, list | None]] = []
+    todo: list[tuple[int, AgentPaths, datetime | None, StatusKey | None]] = []
     for paths, last, survey in agents:
         key = status_key(paths, settings, SelfNotes(paths, settings), last, survey)
-        history = load(paths, key)
-        if history is None:
+        found = _read(paths, key)
+        if isinstance(found, _Earlier):
+            found = _update(paths, settings, last, key, found)
+        if found is None:
             todo.append((len(histories), paths, last, key))
-        histories.append(history)
-    if jobs > 1 and len(todo) > 1 and sum(_history_bytes(key) for *_, key in todo) >= PARALLEL_AFTER:
-        todo.sort(key=lambda item: -_history_bytes(item[3]))  # largest first: the workers finish together
+        histories.append(found)
+    if jobs > 1 and len(todo) > 1 and sum(key.history_bytes() for *_, key in todo if key) >= PARALLEL_AFTER:
+        todo.sort(key=lambda item: -(item[3].history_bytes() if item[3] else 0))  # largest first: workers end together
         _build_in_processes(todo, settings, min(jobs, len(todo)), histories)
     for index, paths, last, key in todo:
         if histories[index] is None:
             histories[index] = _build_and_save(paths, settings, last, key)
     return histories  # type: ignore[return-value]
+
+
+def _build_and_save(paths: AgentPaths, settings: Settings, last: datetime | None, key: StatusKey | None) -> AgentHistory:
+    """Every conversation observed (from the scan cache where it holds) and the status cache rewritten."""
+    scan = AgentScan(paths, settings, autosave=False)
+    scan.refresh()
+    scan.save_cache()  # however little was read: the next change is observed from here
+    weak = weakness_tools(SelfNotes(paths, settings).read("profile").text)
+    parts = {stem: conversation_part(state, settings, weak, last) for stem, state in scan.conversations.items()}
+    skills, problems = SkillStore(paths, settings).load_all()
+    return _finish(paths, key, parts, skill_rows(skills), problems)
+
+
+def _update(paths: AgentPaths, settings: Settings, last: datetime | None, key: StatusKey, earlier: _Earlier) -> AgentHistory | None:
+    """``earlier`` brought up to date by observing only the conversations whose files changed;
+    ``None`` when its index does not hold or most of the history changed anyway."""
+    entries = earlier.index
+    changed = [stem for stem, identity in key.conversations.items()
+               if not isinstance(entry := entries.get(stem), dict) or entry.get("identity") != identity]
+    if len(changed) * 2 > len(key.conversations):
+        return None
+    parts: dict[str, Part] = {}
+    try:
+        for stem in key.conversations:
+            if stem not in changed:
+                parts[stem] = part_from_json(entries[stem], earlier.turns)
+        rows, problems = list(earlier.fields["skills"]), list(earlier.fields["skill_problems"])
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+    scan = AgentScan(paths, settings, autosave=False)
+    weak = weakness_tools(SelfNotes(paths, settings).read("profile").text)
+    for stem in changed:
+        scan.refresh(only=paths.conversations / f"{stem}.jsonl")
+        parts[stem] = conversation_part(scan.conversations[stem], settings, weak, last)
+    parts = {stem: parts[stem] for stem in key.conversations}  # listing order: the order scores are added in
+    scan.save_cache(keep=[stem for stem in key.conversations if stem not in changed])
+    return _finish(paths, key, parts, rows, problems)
 
 
 def usable_cpus() -> int:
@@ -154,18 +236,6 @@ def usable_cpus() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:
         return os.cpu_count() or 1
-
-
-def _history_bytes(key: list | None) -> int:
-    return sum(entry[3] for entry in key[5] if entry[0].startswith("conversations/")) if key else 0
-
-
-def _build_and_save(paths: AgentPaths, settings: Settings, last: datetime | None, key: list | None) -> AgentHistory:
-    scan = AgentScan(paths, settings)
-    scan.refresh()
-    history = build(scan, SelfNotes(paths, settings), last)
-    save(paths, key, history)
-    return history
 
 
 def _build_in_processes(todo: list, settings: Settings, workers: int, histories: list) -> None:

@@ -181,3 +181,116 @@ def test_jobs_must_be_at_least_one(demo_ws: Path, capsys) -> None:
     assert main(["status", "--workspace", str(demo_ws), "--jobs", "0"]) == 2
     assert capsys.readouterr().err.strip() == "orkas-tui: --jobs: at least 1, not 0"
 
+
+
+LATE_TURN = [
+    {"ts": "2026-11-30T08:59:00Z", "type": "turn_start", "turn": "late", "skills_indexed": []},
+    {"ts": "2026-11-30T08:59:01Z", "type": "user", "text": "wrong, try again"},
+    {"ts": "2026-11-30T08:59:02Z", "type": "tool_call", "id": "k1", "name": "bash", "args": {}},
+    {"ts": "2026-11-30T08:59:03Z", "type": "tool_result", "id": "k1", "ok": False, "error": "exit 1"},
+    {"ts": "2026-11-30T08:59:04Z", "type": "turn_end", "turn": "late", "status": "ok"},
+]
+
+
+def append_late_turn(path: Path) -> int:
+    """One more turn at the end of ``path``; returns the file's size before it."""
+    size = path.stat().st_size if path.exists() else 0
+    with path.open("ab") as handle:
+        handle.write(b"".join(orjson.dumps(event) + b"\n" for event in LATE_TURN))
+    return size
+
+
+@pytest.fixture
+def fed(monkeypatch) -> list[tuple[str, int, int]]:
+    """Every block the observers parse: (conversation, first byte, length)."""
+    from orkas_tui.core.observe import ConversationObserver
+
+    calls: list[tuple[str, int, int]] = []
+    original = ConversationObserver.feed_block
+
+    def spy(self, data: bytes, base: int):
+        calls.append((self.conversation, base, len(data)))
+        return original(self, data, base)
+
+    monkeypatch.setattr(ConversationObserver, "feed_block", spy)
+    return calls
+
+
+def test_an_appended_turn_is_the_only_thing_read_again(demo_ws: Path, capsys, fed: list) -> None:
+    check(demo_ws, capsys)
+    grown = conversation(demo_ws)
+    before = append_late_turn(grown)
+    fed.clear()
+    out = status(demo_ws, capsys)
+    assert fed == [(grown.stem, before, grown.stat().st_size - before)]  # only the new bytes, of the one file
+    fed.clear()
+    assert status(demo_ws, capsys) == out and fed == []  # and then warm again
+    assert out == cold(demo_ws, capsys) == reference(demo_ws)
+    assert '"turn": "late"' in out
+
+
+def test_conversations_added_and_removed_update_the_cached_status(demo_ws: Path, capsys, fed: list) -> None:
+    check(demo_ws, capsys)
+    folder = conversation(demo_ws).parent
+    others = sorted(folder.glob("*.jsonl"))
+    others[-1].unlink()
+    append_late_turn(folder / "zz-new.jsonl")
+    fed.clear()
+    out = status(demo_ws, capsys)
+    assert {conv for conv, _, _ in fed} == {"zz-new"}
+    assert out == cold(demo_ws, capsys) == reference(demo_ws)
+
+
+def test_the_scan_cache_keeps_the_entries_of_files_not_read_again(demo_ws: Path, capsys, fed: list) -> None:
+    from orkas_tui.core import scan_cache
+    from orkas_tui.core.scan import AgentScan
+
+    check(demo_ws, capsys)
+    grown = conversation(demo_ws)
+    paths = AgentPaths(grown.parent.parent)
+    append_late_turn(grown)
+    status(demo_ws, capsys)
+    settings = Workspace.open(demo_ws).settings
+    entries = scan_cache.read_entries(paths, scan_cache.fingerprint(settings))
+    assert all(entries.raw(path.stem) is not None for path in paths.conversation_files())
+    fed.clear()
+    warm_scan = AgentScan(paths, settings)
+    warm_scan.refresh()
+    assert fed == []  # every conversation restored from the cache, the grown one included
+    fresh = AgentScan(paths, settings, persist=False)
+    fresh.refresh()
+    assert list(warm_scan.turns()) == list(fresh.turns())
+
+
+@pytest.mark.parametrize("damage", ["index-flipped", "index-cut", "index-garbage"])
+def test_a_damaged_index_means_a_full_rebuild(demo_ws: Path, capsys, damage: str) -> None:
+    check(demo_ws, capsys)
+    for cache in caches(demo_ws):
+        data = cache.read_bytes()
+        header = orjson.loads(data.partition(b"\n")[0])
+        index_at = len(data) - header["index_length"]
+        cache.write_bytes({"index-flipped": data[:-3] + bytes([data[-3] ^ 1]) + data[-2:], "index-cut": data[:index_at + 5],
+                           "index-garbage": data[:index_at] + b"\0" * header["index_length"]}[damage])
+    append_late_turn(conversation(demo_ws))
+    out = status(demo_ws, capsys)
+    assert out == status(demo_ws, capsys) == cold(demo_ws, capsys) == reference(demo_ws)
+
+
+def test_a_conversation_rewritten_in_place_is_observed_from_its_start(demo_ws: Path, capsys, fed: list) -> None:
+    check(demo_ws, capsys)
+    path = conversation(demo_ws)
+    lines = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"".join(lines[: len(lines) // 2]))  # a shorter file: what was observed no longer holds
+    fed.clear()
+    out = status(demo_ws, capsys)
+    assert [(conv, base) for conv, base, _ in fed] == [(path.stem, 0)]
+    assert out == cold(demo_ws, capsys) == reference(demo_ws)
+
+
+def test_when_most_conversations_changed_the_status_is_built_again_whole(demo_ws: Path, capsys) -> None:
+    check(demo_ws, capsys)
+    for path in sorted(demo_ws.glob("agents/*/conversations/*.jsonl")):
+        append_late_turn(path)
+    out = status(demo_ws, capsys)
+    assert out == status(demo_ws, capsys) == cold(demo_ws, capsys) == reference(demo_ws)
+    assert out.count('"turn": "late"') == len(list(demo_ws.glob("agents/*/conversations/*.jsonl")))
