@@ -2,8 +2,8 @@
 
 One file per agent, ``.orkas/status-cache.bin``: a header line; the agent's
 ``turns`` array exactly as ``status --json`` prints it (indented for its place in
-the document); then an index, one entry per conversation file: its identity, its
-part's sums and where each of its turns sits in the array
+the document); then an index: each printed turn's sort time, conversation, seq and
+length, and per conversation file its identity and its part's sums
 (:mod:`orkas_tui.core.status_parts`).
 
 The cache is used whole while its key holds: the format version, the agent's
@@ -11,8 +11,8 @@ folder, a digest of every setting, the tools ``self/profile.md`` names, the last
 reflection, and (name, device, inode, size, mtime) of every skill and conversation
 file that is read. When only conversation files changed (turns appended, a file
 added or removed), the parts of the others come from the index and only the
-changed files are observed, from the scan cache onwards: the cost follows the new
-bytes, not the history. Everything else in the status (name, problems, skipped
+changed files are observed, from the scan cache onwards, and their turns spliced
+into the printed array: the work follows the new bytes, plus copying the array. Everything else in the status (name, problems, skipped
 files, the queue's clock) is read fresh each time. A cache with another key, the
 wrong length or a bad checksum is ignored and rewritten: never trusted.
 """
@@ -36,11 +36,11 @@ from orkas_tui.core.queue import HistoryFacts
 from orkas_tui.core.scan import AgentScan
 from orkas_tui.core.signals import weakness_tools
 from orkas_tui.core.skills import SkillStore
-from orkas_tui.core.status_parts import Part, combine, conversation_part, part_from_json, part_to_json, skill_rows
+from orkas_tui.core.status_parts import Metrics, Part, Printed, Row, combine, conversation_part, skill_rows
 from orkas_tui.core.timefmt import format_ts
 from orkas_tui.core.workspace import SLUG, AgentPaths, Survey
 
-VERSION = 2
+VERSION = 3
 NAME = "status-cache.bin"
 
 
@@ -145,12 +145,17 @@ def _save(paths: AgentPaths, key: StatusKey | None, history: AgentHistory, index
         pass
 
 
-def _finish(paths: AgentPaths, key: StatusKey | None, parts: dict[str, Part], rows: list[dict], problems: list[str]) -> AgentHistory:
-    combined = combine(parts, rows, problems)
-    history = AgentHistory(combined.fields, combined.turns, combined.facts)
+def _finish(paths: AgentPaths, key: StatusKey | None, parts: dict[str, Part], metrics: Metrics, printed: Printed,
+            rows: list[dict], problems: list[str]) -> AgentHistory:
+    fields, facts = combine(parts, metrics, rows, problems)
+    history = AgentHistory(fields, printed.text, facts)
     identities = key.conversations if key else {}
-    index = orjson.dumps({stem: {"identity": identities.get(stem), **part_to_json(part, combined.spans[stem])}
-                          for stem, part in parts.items()})
+    index = orjson.dumps({
+        "columns": printed.columns(),
+        "parts": {stem: {"identity": identities.get(stem), **part.to_json()} for stem, part in parts.items()},
+        "metrics": {stem: part.metrics for stem, part in parts.items()},
+        "totals": metrics.totals,
+    })
     _save(paths, key, history, index)
     return history
 
@@ -199,35 +204,48 @@ def _build_and_save(paths: AgentPaths, settings: Settings, last: datetime | None
     scan.refresh()
     scan.save_cache()  # however little was read: the next change is observed from here
     weak = weakness_tools(SelfNotes(paths, settings).read("profile").text)
-    parts = {stem: conversation_part(state, settings, weak, last) for stem, state in scan.conversations.items()}
+    parts: dict[str, Part] = {}
+    rows: list[Row] = []
+    for stem, state in scan.conversations.items():
+        parts[stem], turns = conversation_part(state, settings, weak, last)
+        rows += turns
+    metrics = Metrics()
+    for part in parts.values():
+        metrics.add(part.metrics)
     skills, problems = SkillStore(paths, settings).load_all()
-    return _finish(paths, key, parts, skill_rows(skills), problems)
+    return _finish(paths, key, parts, metrics, Printed.empty().splice(set(), rows), skill_rows(skills), problems)
 
 
 def _update(paths: AgentPaths, settings: Settings, last: datetime | None, key: StatusKey, earlier: _Earlier) -> AgentHistory | None:
     """``earlier`` brought up to date by observing only the conversations whose files changed;
     ``None`` when its index does not hold or most of the history changed anyway."""
-    entries = earlier.index
-    changed = [stem for stem, identity in key.conversations.items()
-               if not isinstance(entry := entries.get(stem), dict) or entry.get("identity") != identity]
-    if len(changed) * 2 > len(key.conversations):
-        return None
-    parts: dict[str, Part] = {}
     try:
-        for stem in key.conversations:
-            if stem not in changed:
-                parts[stem] = part_from_json(entries[stem], earlier.turns)
-        rows, problems = list(earlier.fields["skills"]), list(earlier.fields["skill_problems"])
+        entries, cached_metrics = earlier.index["parts"], earlier.index["metrics"]
+        changed = {stem for stem, identity in key.conversations.items()
+                   if not isinstance(entry := entries.get(stem), dict) or entry.get("identity") != identity}
+        if len(changed) * 2 > len(key.conversations):
+            return None
+        printed = Printed.from_columns(earlier.turns, earlier.index["columns"])
+        redo = changed | (entries.keys() - key.conversations.keys())
+        metrics = Metrics(Metrics.checked(earlier.index["totals"]))
+        for stem in redo & entries.keys():
+            metrics.take(Metrics.checked(cached_metrics[stem]))
+        parts = {stem: Part.from_json(entries[stem], cached_metrics[stem]) for stem in key.conversations if stem not in changed}
+        skill_rows_, problems = list(earlier.fields["skills"]), list(earlier.fields["skill_problems"])
     except (KeyError, TypeError, ValueError, AttributeError):
         return None
     scan = AgentScan(paths, settings, autosave=False)
     weak = weakness_tools(SelfNotes(paths, settings).read("profile").text)
+    rows: list[Row] = []
     for stem in changed:
         scan.refresh(only=paths.conversations / f"{stem}.jsonl")
-        parts[stem] = conversation_part(scan.conversations[stem], settings, weak, last)
+        parts[stem], turns = conversation_part(scan.conversations[stem], settings, weak, last)
+        metrics.add(parts[stem].metrics)
+        rows += turns
     parts = {stem: parts[stem] for stem in key.conversations}  # listing order: the order scores are added in
+    printed = printed.splice(redo | (set(printed.stem) - key.conversations.keys()), rows)
     scan.save_cache(keep=[stem for stem in key.conversations if stem not in changed])
-    return _finish(paths, key, parts, rows, problems)
+    return _finish(paths, key, parts, metrics, printed, skill_rows_, problems)
 
 
 def usable_cpus() -> int:

@@ -1,18 +1,20 @@
 """An agent's history-derived status, put together from one part per conversation file.
 
-A part holds what one conversation contributes: each turn scored and rendered as
-``status --json`` prints it, and the sums the agent's figures are made of (skill
-metric counts, triggering turns, malformed lines, the queue's facts). Parts
-combine into exactly what scoring the whole history at once gives (the float sum
-of trigger scores is added in the same order), so when one conversation grows,
-only its part is made again (:mod:`orkas_tui.core.status_cache`).
+A part holds the sums one conversation contributes to the agent's figures (skill
+metric counts, triggering turns, malformed lines, the queue's facts); its turns,
+scored and rendered as ``status --json`` prints them, go into the agent's
+:class:`Printed` array. Parts combine into exactly what scoring the whole history
+at once gives (the float sum of trigger scores is added in the same order), so
+when one conversation grows only its part and its turns are made again, and the
+array is spliced, not rebuilt (:mod:`orkas_tui.core.status_cache`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from operator import add
+from itertools import accumulate, repeat
+from operator import add, sub
 
 import orjson
 
@@ -30,15 +32,16 @@ INDENT = b"\n      "  # the turns array sits three levels deep in the status doc
 _ITEM = b"\n        "  # and each turn one level deeper
 _OPEN, _SEP, _CLOSE = b"[" + INDENT + b"  ", b"," + INDENT + b"  ", INDENT + b"]"
 _COUNTS = ("impressions", "invocations", "edited", "ineffective", "effective_base")
+_NONE = [0] * len(_COUNTS)
+
+Row = tuple[str, str, int, bytes]  # a turn: sort time (end, else start), conversation, seq, printed JSON
 
 
 @dataclass
 class Part:
-    """One conversation's contribution. ``turns``: (sort time, seq) in file order; ``texts``: each
-    turn as printed (bytes, or a view into the cached array it was printed in)."""
+    """What one conversation adds to its agent's figures. ``metrics`` is kept apart in the
+    cache (:class:`Metrics` adds it to and takes it from the agent's totals)."""
 
-    turns: list[tuple[str, int]]
-    texts: list[bytes | memoryview]
     metrics: dict[str, list[int]]  # slug -> the SkillMetrics counts, in _COUNTS order
     triggering: int
     malformed: int
@@ -47,19 +50,69 @@ class Part:
     pending: bool  # has activity after the last reflection (any turn at all when there was none)
     trigger_scores: list[float]  # scores of its triggering turns ended after the last reflection, in order
 
+    def to_json(self) -> dict:
+        return {"triggering": self.triggering, "malformed": self.malformed, "orphans": self.orphans,
+                "first_turn": self.first_turn, "pending": self.pending, "trigger_scores": self.trigger_scores}
 
-def conversation_part(state: ConversationState, settings: Settings, weak: frozenset[str], last: datetime | None) -> Part:
+    @classmethod
+    def from_json(cls, entry: dict, metrics: dict[str, list[int]]) -> Part:
+        """Raises ``KeyError``/``TypeError``/``ValueError``/``AttributeError`` on anything malformed."""
+        first_turn = entry["first_turn"]
+        if first_turn is not None and first_turn.__class__ is not str:
+            raise ValueError("first turn")
+        return cls(metrics, int(entry["triggering"]), int(entry["malformed"]), int(entry["orphans"]), first_turn,
+                   bool(entry["pending"]), list(map(float, entry["trigger_scores"])))
+
+
+class Metrics:
+    """An agent's skill metric counts, summed over its parts; a part is added or taken back whole."""
+
+    def __init__(self, totals: dict[str, list[int]] | None = None) -> None:
+        self.totals = totals if totals is not None else {}
+
+    def add(self, metrics: dict[str, list[int]]) -> None:
+        totals = self.totals
+        for slug, counts in metrics.items():
+            total = totals.get(slug)
+            totals[slug] = list(counts) if total is None else list(map(add, total, counts))
+
+    def take(self, metrics: dict[str, list[int]]) -> None:
+        """Take back what :meth:`add` added; ``ValueError`` if the totals never held it."""
+        totals = self.totals
+        for slug, counts in metrics.items():
+            left = list(map(sub, totals.get(slug, _NONE), counts))
+            if min(left) < 0:
+                raise ValueError(f"more {slug} counts taken back than there were")
+            if any(left):
+                totals[slug] = left
+            else:
+                totals.pop(slug, None)
+
+    @staticmethod
+    def checked(value: object) -> dict[str, list[int]]:
+        """``value`` if it is a table of counts, else ``ValueError``."""
+        if not isinstance(value, dict) or not all(
+            isinstance(counts, list) and len(counts) == len(_COUNTS) and all(c.__class__ is int and c >= 0 for c in counts)
+            for counts in value.values()
+        ):
+            raise ValueError("metric counts")
+        return value
+
+
+def conversation_part(state: ConversationState, settings: Settings, weak: frozenset[str],
+                      last: datetime | None) -> tuple[Part, list[Row]]:
+    """One observed conversation's part and its turns."""
     observer = state.observer
     records = observer.turns
-    turns, texts, trigger_scores = [], [], []
+    rows, trigger_scores = [], []
     triggering = 0
     first: tuple[datetime, str] | None = None
     after_last = False
     for record in records:
         score = score_turn(record, settings, weak)
         triggering += score.triggers
-        texts.append(orjson.dumps(ScoredTurn(record, score).to_json(), option=_DUMP).replace(b"\n", _ITEM))
-        turns.append((record.ended_at or record.started_at or "", record.seq))
+        text = orjson.dumps(ScoredTurn(record, score).to_json(), option=_DUMP).replace(b"\n", _ITEM)
+        rows.append((record.ended_at or record.started_at or "", record.conversation, record.seq, text))
         stamp = record.started_at or record.ended_at
         if (moment := parse_ts(stamp)) is not None and (first is None or moment < first[0]):
             first = (moment, stamp)
@@ -74,8 +127,98 @@ def conversation_part(state: ConversationState, settings: Settings, weak: frozen
     else:
         pending = after_last or (observer.latest_at is not None and observer.latest_at > last)
     metrics = {slug: [getattr(m, name) for name in _COUNTS] for slug, m in skill_metrics(records).items()}
-    return Part(turns, texts, metrics, triggering, state.malformed, observer.orphans, first[1] if first else None, pending,
-                trigger_scores)
+    part = Part(metrics, triggering, state.malformed, observer.orphans, first[1] if first else None, pending, trigger_scores)
+    return part, rows
+
+
+@dataclass
+class Printed:
+    """The ``turns`` array as printed (newest first) and, in the same order, each turn's sort
+    time, conversation, seq and printed length: enough to cut a conversation's turns out
+    and put new ones in without rendering the others again."""
+
+    text: bytes
+    when: list[str]
+    stem: list[str]
+    seq: list[int]
+    length: list[int]
+
+    @classmethod
+    def empty(cls) -> Printed:
+        return cls(b"[]", [], [], [], [])
+
+    def splice(self, redo: set[str], rows: list[Row]) -> Printed:
+        """This array without the turns of the ``redo`` conversations and with ``rows`` in their
+        places by time. Kept turns are copied in runs, as bytes, never rendered again."""
+        when, stem, seq, length = self.when, self.stem, self.seq, self.length
+        keep = [i for i, s in enumerate(stem) if s not in redo] if redo else list(range(len(stem)))
+        rows = sorted(rows, reverse=True)
+        cuts = [_position(row, keep, when, stem, seq) for row in rows]  # kept turns before each row
+        starts = list(accumulate(map(add, length, repeat(len(_SEP))), initial=len(_OPEN)))
+        breaks = {p for p in range(1, len(keep)) if keep[p] != keep[p - 1] + 1}
+        bounds = sorted({0, len(keep), *breaks, *cuts})
+        view = memoryview(self.text)
+        out = Printed(b"", [], [], [], [])
+        pieces: list[bytes | memoryview] = [_OPEN]
+        r = 0
+        for a, b in zip(bounds, bounds[1:]):
+            while r < len(rows) and cuts[r] == a:
+                r = out._add_row(rows, r, pieces)
+            first, last = keep[a], keep[b - 1]
+            pieces += (view[starts[first]:starts[last] + length[last]], _SEP)
+            out.when += when[first:last + 1]
+            out.stem += stem[first:last + 1]
+            out.seq += seq[first:last + 1]
+            out.length += length[first:last + 1]
+        while r < len(rows):
+            r = out._add_row(rows, r, pieces)
+        pieces[-1] = _CLOSE
+        out.text = b"".join(pieces) if out.when else b"[]"  # one copy of what may be megabytes
+        return out
+
+    def _add_row(self, rows: list[Row], r: int, pieces: list) -> int:
+        when, stem, seq, text = rows[r]
+        pieces += (text, _SEP)
+        self.when.append(when)
+        self.stem.append(stem)
+        self.seq.append(seq)
+        self.length.append(len(text))
+        return r + 1
+
+    def columns(self) -> dict:
+        return {"when": self.when, "stem": self.stem, "seq": self.seq, "length": self.length}
+
+    @classmethod
+    def from_columns(cls, text: bytes, columns: dict) -> Printed:
+        """Raises ``ValueError`` (or ``KeyError``/``TypeError``) unless the columns describe ``text`` exactly."""
+        when, stem, seq, length = columns["when"], columns["stem"], columns["seq"], columns["length"]
+        if not (isinstance(when, list) and isinstance(stem, list) and isinstance(seq, list) and isinstance(length, list)):
+            raise ValueError("columns")
+        if not len(when) == len(stem) == len(seq) == len(length):
+            raise ValueError("columns of different lengths")
+        if not (all(map(str.__instancecheck__, when)) and all(map(str.__instancecheck__, stem))
+                and all(map(int.__instancecheck__, seq)) and all(map(int.__instancecheck__, length))):
+            raise ValueError("column types")
+        if length and min(length) < 0:
+            raise ValueError("a negative length")
+        expected = len(_OPEN) + sum(length) + len(_SEP) * (len(length) - 1) + len(_CLOSE) if length else 2
+        if len(text) != expected or not text.startswith(_OPEN if length else b"[]"):
+            raise ValueError("the columns do not describe the text")
+        return cls(text, when, stem, seq, length)
+
+
+def _position(row: Row, keep: list[int], when: list[str], stem: list[str], seq: list[int]) -> int:
+    """How many kept turns sort before ``row`` (the array is newest first)."""
+    key = row[:3]
+    lo, hi = 0, len(keep)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        i = keep[mid]
+        if (when[i], stem[i], seq[i]) > key:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
 
 
 def skill_rows(skills: list[Skill]) -> list[dict]:
@@ -83,38 +226,11 @@ def skill_rows(skills: list[Skill]) -> list[dict]:
     return [SkillRow(skill, SkillMetrics()).to_json() for skill in skills]
 
 
-@dataclass
-class Combined:
-    fields: dict  # the status fields besides ``turns``
-    turns: bytes  # the ``turns`` array as printed
-    facts: HistoryFacts
-    spans: dict[str, list[tuple[str, int, int, int]]]  # per conversation: (sort time, seq, offset, length) in ``turns``
-
-
-def combine(parts: dict[str, Part], rows: list[dict], problems: list[str]) -> Combined:
-    """The agent's status from its parts, in listing order (the order the trigger scores are added in);
-    ``rows``: :func:`skill_rows`, or the rows of an earlier status of the same skills."""
-    ordered = sorted(
-        ((when, stem, seq, text) for stem, part in parts.items() for (when, seq), text in zip(part.turns, part.texts, strict=True)),
-        reverse=True,
-    )
-    pieces: list[bytes | memoryview] = [_OPEN]
-    spans: dict[str, list[tuple[str, int, int, int]]] = {stem: [] for stem in parts}
-    offset = len(_OPEN)
-    for when, stem, seq, text in ordered:
-        pieces += (text, _SEP)
-        spans[stem].append((when, seq, offset, len(text)))
-        offset += len(text) + len(_SEP)
-    pieces[-1] = _CLOSE
-    turns = b"".join(pieces) if ordered else b"[]"  # one copy of what may be megabytes
-    for spans_of in spans.values():
-        spans_of.sort(key=lambda span: span[1])
-
-    totals: dict[str, list[int]] = {}
-    for part in parts.values():
-        for slug, counts in part.metrics.items():
-            total = totals.get(slug)
-            totals[slug] = counts if total is None else list(map(add, total, counts))
+def combine(parts: dict[str, Part], metrics: Metrics, rows: list[dict], problems: list[str]) -> tuple[dict, HistoryFacts]:
+    """The status fields besides ``turns``, and the queue's facts, from the parts in listing order
+    (the order the trigger scores are added in) and their summed ``metrics``; ``rows``:
+    :func:`skill_rows`, or the rows of an earlier status of the same skills."""
+    totals = metrics.totals
     fields = {
         "malformed_lines": sum(p.malformed for p in parts.values()),
         "orphan_events": sum(p.orphans for p in parts.values()),
@@ -122,7 +238,6 @@ def combine(parts: dict[str, Part], rows: list[dict], problems: list[str]) -> Co
         "skills": [_with_metrics(row, totals.get(row["slug"])) for row in rows],
         "skill_problems": problems,
     }
-
     first: tuple[datetime, str] | None = None
     score = 0.0
     for part in parts.values():
@@ -136,38 +251,10 @@ def combine(parts: dict[str, Part], rows: list[dict], problems: list[str]) -> Co
         trigger_score=round(score, 6),
         triggered=any(p.trigger_scores for p in parts.values()),
     )
-    return Combined(fields, turns, facts, spans)
+    return fields, facts
 
 
 def _with_metrics(row: dict, counts: list[int] | None) -> dict:
     m = SkillMetrics(*counts) if counts else SkillMetrics()
     return {**row, "impressions": m.impressions, "invocations": m.invocations, "invocation_rate": m.invocation_rate,
             "edit_rate": m.edit_rate, "ineffective_rate": m.ineffective_rate}
-
-
-def part_to_json(part: Part, spans: list[tuple[str, int, int, int]]) -> dict:
-    return {"spans": spans, "metrics": part.metrics, "triggering": part.triggering, "malformed": part.malformed,
-            "orphans": part.orphans, "first_turn": part.first_turn, "pending": part.pending,
-            "trigger_scores": part.trigger_scores}
-
-
-def part_from_json(entry: dict, turns: bytes) -> Part:
-    """A part read back from the cache's index, its printed turns sliced from the cached ``turns``.
-
-    Raises ``KeyError``/``TypeError``/``ValueError`` on anything malformed."""
-    view = memoryview(turns)
-    spans = sorted(entry["spans"], key=lambda span: span[1])
-    texts = []
-    for _, _, offset, length in spans:
-        if offset.__class__ is not int or length.__class__ is not int or offset < 0 or offset + length > len(turns):
-            raise ValueError("a span outside the cached turns")
-        texts.append(view[offset:offset + length])
-    metrics = {str(slug): list(map(int, counts)) for slug, counts in entry["metrics"].items()}
-    if any(len(counts) != len(_COUNTS) for counts in metrics.values()):
-        raise ValueError("metric counts")
-    first_turn = entry["first_turn"]
-    if first_turn is not None and first_turn.__class__ is not str:
-        raise ValueError("first turn")
-    return Part([(str(when), int(seq)) for when, seq, _, _ in spans], texts, metrics, int(entry["triggering"]),
-                int(entry["malformed"]), int(entry["orphans"]), first_turn, bool(entry["pending"]),
-                [float(s) for s in entry["trigger_scores"]])
