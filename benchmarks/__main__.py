@@ -54,7 +54,9 @@ def main(argv: list[str] | None = None) -> int:
             cache.unlink()
 
     appended = [0]
-    grown = [p for p in files if p.parent == files[0].parent][-1]  # the first agent's newest conversation
+    agent_dirs = sorted({p.parent for p in files})
+    grown = [p for p in files if p.parent == agent_dirs[min(1, len(agent_dirs) - 1)]][-1]
+    # the second agent's newest conversation: the bundle and the TUI figures read the first agent, unchanged
 
     def append_turns(count: int) -> int:
         """``count`` turns more at the end of ``grown``; returns the bytes added."""
