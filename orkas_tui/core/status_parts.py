@@ -20,6 +20,7 @@ import orjson
 
 from orkas_tui.config import Settings
 from orkas_tui.core.metrics import SkillMetrics, skill_metrics
+from orkas_tui.core.observe import TurnRecord
 from orkas_tui.core.queue import HistoryFacts
 from orkas_tui.core.report import ScoredTurn, SkillRow
 from orkas_tui.core.scan import ConversationState
@@ -88,6 +89,10 @@ class Metrics:
             else:
                 totals.pop(slug, None)
 
+    def of(self, slug: str) -> SkillMetrics:
+        counts = self.totals.get(slug)
+        return SkillMetrics(*counts) if counts else SkillMetrics()
+
     @staticmethod
     def checked(value: object) -> dict[str, list[int]]:
         """``value`` if it is a table of counts, else ``ValueError``."""
@@ -126,9 +131,13 @@ def conversation_part(state: ConversationState, settings: Settings, weak: frozen
         pending = bool(records)
     else:
         pending = after_last or (observer.latest_at is not None and observer.latest_at > last)
-    metrics = {slug: [getattr(m, name) for name in _COUNTS] for slug, m in skill_metrics(records).items()}
-    part = Part(metrics, triggering, state.malformed, observer.orphans, first[1] if first else None, pending, trigger_scores)
+    part = Part(conversation_metrics(records), triggering, state.malformed, observer.orphans, first[1] if first else None, pending, trigger_scores)
     return part, rows
+
+
+def conversation_metrics(records: list[TurnRecord]) -> dict[str, list[int]]:
+    """One conversation's skill metric counts, as :class:`Metrics` sums them."""
+    return {slug: [getattr(m, name) for name in _COUNTS] for slug, m in skill_metrics(records).items()}
 
 
 @dataclass
@@ -230,12 +239,11 @@ def combine(parts: dict[str, Part], metrics: Metrics, rows: list[dict], problems
     """The status fields besides ``turns``, and the queue's facts, from the parts in listing order
     (the order the trigger scores are added in) and their summed ``metrics``; ``rows``:
     :func:`skill_rows`, or the rows of an earlier status of the same skills."""
-    totals = metrics.totals
     fields = {
         "malformed_lines": sum(p.malformed for p in parts.values()),
         "orphan_events": sum(p.orphans for p in parts.values()),
         "triggering_turns": sum(p.triggering for p in parts.values()),
-        "skills": [_with_metrics(row, totals.get(row["slug"])) for row in rows],
+        "skills": [_with_metrics(row, metrics.of(row["slug"])) for row in rows],
         "skill_problems": problems,
     }
     first: tuple[datetime, str] | None = None
@@ -254,7 +262,6 @@ def combine(parts: dict[str, Part], metrics: Metrics, rows: list[dict], problems
     return fields, facts
 
 
-def _with_metrics(row: dict, counts: list[int] | None) -> dict:
-    m = SkillMetrics(*counts) if counts else SkillMetrics()
+def _with_metrics(row: dict, m: SkillMetrics) -> dict:
     return {**row, "impressions": m.impressions, "invocations": m.invocations, "invocation_rate": m.invocation_rate,
             "edit_rate": m.edit_rate, "ineffective_rate": m.ineffective_rate}

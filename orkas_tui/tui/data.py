@@ -19,8 +19,8 @@ from orkas_tui.core.proposals import Proposal, list_proposals
 from orkas_tui.core.queue import HistoryFacts, QueuePlan, agent_facts, history_facts, last_cycle_at, plan_facts
 from orkas_tui.core.report import ScoredTurn, SkillRow, last_reflection_at, scored_turns
 from orkas_tui.core.scan import AgentScan
-from orkas_tui.core.metrics import SkillMetrics, skill_metrics
 from orkas_tui.core.skills import Skill, SkillStore
+from orkas_tui.core.status_parts import Metrics, conversation_metrics
 from orkas_tui.core.tail import JsonlTail
 from orkas_tui.core.workspace import AgentMeta, AgentPaths, Workspace, read_agent_meta
 
@@ -45,6 +45,8 @@ class AgentView:
     proposals: list[Proposal]
     changes: list[Change]
     areas: frozenset[str] = field(default_factory=frozenset)
+    touched: frozenset[tuple[str, int]] | None = None  # (conversation, seq) of the turns this load changed; None: any
+
 
     @property
     def name(self) -> str:
@@ -67,6 +69,8 @@ class AgentData:
         self._meta = AgentMeta()
         self._proposals: list[Proposal] = []
         self._changes: list[Change] = []
+        self._skill_use = Metrics()  # summed over conversations, each recounted only when it changed
+        self._skill_use_of: dict[str, dict[str, list[int]]] = {}
 
     @property
     def id(self) -> str:
@@ -76,8 +80,13 @@ class AgentData:
         """Re-read the touched areas (everything the first time); call from a worker thread."""
         if not self._loaded:
             areas, self._loaded = AREAS, True
+        touched: frozenset[tuple[str, int]] | None = frozenset()
         if "conversations" in areas:
-            self.scan.refresh()
+            result = self.scan.refresh()
+            touched = frozenset((record.conversation, record.seq) for record in result.changed)
+            self._count_skill_use({conversation for conversation, _ in touched} | set(result.removed))
+        if areas is AREAS or "self" in areas:  # the profile names the weak tools: any turn's score may change
+            touched = None
         if "events" in areas:
             reset, lines = self._events_tail.poll()
             if reset:
@@ -92,14 +101,13 @@ class AgentData:
         if "private" in areas:
             self._proposals = list_proposals(self.paths)
             self._changes = list_changes(self.paths)
-        table = skill_metrics(self.scan.turns())
         return AgentView(
             id=self.id,
             meta=self._meta,
             malformed=self.scan.malformed_lines,
             last_reflection=last_reflection_at(self.scan),
             turns=scored_turns(self.scan, self.notes),
-            skills=[SkillRow(s, table.get(s.slug, SkillMetrics())) for s in self._skills],
+            skills=[SkillRow(s, self._skill_use.of(s.slug)) for s in self._skills],
             skill_problems=list(self._skill_problems),
             events=list(self._events),
             notes=dict(self._notes),
@@ -107,7 +115,17 @@ class AgentData:
             proposals=list(self._proposals),
             changes=list(self._changes),
             areas=areas,
+            touched=touched,
         )
+
+
+    def _count_skill_use(self, conversations: set[str]) -> None:
+        for stem in conversations:
+            if (before := self._skill_use_of.pop(stem, None)) is not None:
+                self._skill_use.take(before)
+            if (state := self.scan.conversations.get(stem)) is not None:
+                self._skill_use.add(counts := conversation_metrics(state.observer.turns))
+                self._skill_use_of[stem] = counts
 
 
 class WorkspaceData:

@@ -14,7 +14,7 @@ from watchfiles import Change, awatch
 from orkas_tui.core import scan_cache, status_cache
 
 DEBOUNCE_MS = 60  # watchfiles' default 1,600 ms makes a live view feel dead
-STEP_MS = 20
+STEP_MS = 10  # a lone write is yielded after one quiet step: 10 to 20 ms
 ALL_AGENTS = "*"
 
 OWN_CACHES = {(scan_cache.NAME,), (status_cache.NAME,)}

@@ -102,3 +102,43 @@ async def test_the_queue_after_an_append_matches_a_full_plan(app_factory, demo_w
         await settle(pilot)
         assert app.plan == workspace_queue(app.workspace, NOW)  # only archivist was weighed again
         assert app.plan.decision("archivist").pending_changes
+
+
+async def test_a_turn_that_ends_is_updated_in_place_and_the_skill_rates_follow(app_factory, demo_ws: Path) -> None:
+    from orkas_tui.core.metrics import SkillMetrics, skill_metrics
+
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_agent(pilot, "ops")
+        pane = app.query_one(TurnsPane)
+        runtime = AgentRuntime(demo_ws, "ops", clock=fixed_clock)
+        slug = sorted(p.stem for p in (demo_ws / "agents" / "ops" / "skills").glob("*.md"))[0]
+        conv = runtime.conversation("in-place")
+        conv.start_turn(skills_indexed=[slug])
+        conv.user("That's wrong, try again on staging")
+        app.reload_agent("ops", "conversations")
+        await settle(pilot)
+        key = "in-place#0"
+        assert "running" in str(pane.table.get_row(key))
+
+        conv.read_skill(slug)
+        for _ in range(6):
+            conv.tool_result(conv.tool_call("kubectl", {"cmd": "get pods"}), ok=True, output="3 pods")
+        conv.end_turn("error", error="exit 1: cluster unreachable")
+        app.reload_agent("ops", "conversations")
+        await settle(pilot)
+        row = str(pane.table.get_row(key))
+        assert "running" not in row and "▲" in row  # the same row, its cells redone
+
+        def rates_as_if_counted_again() -> None:
+            everything = skill_metrics(app.data.agents["ops"].scan.turns())
+            assert [(r.skill.slug, r.metrics) for r in app.views["ops"].skills] == [
+                (r.skill.slug, everything.get(r.skill.slug, SkillMetrics())) for r in app.views["ops"].skills]
+            assert everything[slug].invocations >= 1
+
+        rates_as_if_counted_again()
+        conv.start_turn(skills_indexed=[slug])  # the same conversation grows again: its old counts are replaced
+        conv.end_turn("ok")
+        app.reload_agent("ops", "conversations")
+        await settle(pilot)
+        rates_as_if_counted_again()

@@ -38,7 +38,11 @@ CHUNK_ROWS = 200  # the rest, one chunk per turn of the event loop
 
 
 def turn_key(row: ScoredTurn) -> str:
-    return f"{row.record.conversation}#{row.record.seq}"
+    return _key((row.record.conversation, row.record.seq))
+
+
+def _key(turn: tuple[str, int]) -> str:
+    return f"{turn[0]}#{turn[1]}"
 
 
 def turn_state(row: ScoredTurn, day: date) -> tuple:
@@ -73,6 +77,7 @@ class TurnsPane(Vertical):
         self.rows: dict[str, ScoredTurn] = {}
         self.view: AgentView | None = None
         self._shown: dict[str, tuple] = {}  # key -> turn_state of the row in the table
+        self._day: date | None = None  # the day _shown's clock cells were made for
         self._settings: Settings | None = None
         self._now: datetime | None = None
         self._table = KeyedTable(COLUMNS, sort=("time", True), id="turns-table")
@@ -96,13 +101,14 @@ class TurnsPane(Vertical):
             self.table.sort_spec = ("time", True)
             self._shown = {}
         day = now.date()
-        changed, missing = [], []
-        for key, row in self.rows.items():  # newest first
-            shown = self._shown.get(key)
-            if shown is None:
-                missing.append(key)
-            elif shown != turn_state(row, day):
-                changed.append(key)
+        if fresh or view.touched is None or day != self._day:  # compare every row
+            candidates: Iterable[str] = self.rows
+        else:  # only the turns this load changed can show something new
+            candidates = [key for key in map(_key, view.touched) if key in self.rows]
+        self._day = day
+        changed = [key for key in candidates if (shown := self._shown.get(key)) is not None
+                   and shown != turn_state(self.rows[key], day)]
+        missing = [key for key in self.rows if key not in self._shown]  # newest first
         gone = [key for key in self._shown if key not in self.rows]
         for key in gone:
             del self._shown[key]
