@@ -10,6 +10,7 @@ first paint and live latency, and the reflection bundle. See ``benchmarks/README
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import subprocess
@@ -55,17 +56,18 @@ def main(argv: list[str] | None = None) -> int:
 
     appended = [0]
     agent_dirs = sorted({p.parent for p in files})
-    grown = [p for p in files if p.parent == agent_dirs[min(1, len(agent_dirs) - 1)]][-1]
-    # the second agent's newest conversation: the bundle and the TUI figures read the first agent, unchanged
+    # the second agent's conversations, newest first, one per batch so each grows from its usual size;
+    # the bundle and the TUI figures read the first agent, unchanged
+    to_grow = itertools.cycle([p for p in files if p.parent == agent_dirs[min(1, len(agent_dirs) - 1)]][::-1])
 
     def append_turns(count: int) -> int:
-        """``count`` turns more at the end of ``grown``; returns the bytes added."""
+        """``count`` turns more at the end of the next conversation to grow; returns the bytes added."""
         lines: list[bytes] = []
         for _ in range(count):
             appended[0] += 1
             _turn(lines, random.Random(appended[0]), ["skill-001"], ANCHOR + timedelta(days=6, minutes=appended[0]),
                   f"bench-{appended[0]}", 40)
-        with open(grown, "ab") as handle:
+        with open(next(to_grow), "ab") as handle:
             handle.write(b"".join(lines))
         return sum(map(len, lines))
 
