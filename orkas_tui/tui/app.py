@@ -39,6 +39,7 @@ from orkas_tui.tui.screens.confirm import Choose
 from orkas_tui.tui.screens.help import HelpScreen
 from orkas_tui.tui.screens.skill_editor import SkillEditor
 from orkas_tui.tui.screens.skill_history import SkillHistory
+from orkas_tui.tui.collector import YOUNG_S, Collector
 from orkas_tui.tui.watch import ALL_AGENTS, watch_workspace
 from orkas_tui.tui.widgets.events import EventsPane
 from orkas_tui.tui.widgets.proposals import ProposalsPane
@@ -89,6 +90,7 @@ class OrkasApp(ReflectionActions, App[None]):
         self.settings: Settings = workspace.settings
         self.clock = clock
         self.watching = watch
+        self.collector = Collector()
         self.data = WorkspaceData(workspace)
         self.views: dict[str, AgentView] = {}
         self.agent: str | None = None
@@ -123,12 +125,17 @@ class OrkasApp(ReflectionActions, App[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        self.collector.start()
+        self.set_interval(YOUNG_S, self.collector.tick)
         self.sub_title = str(self.workspace.root)
         self._apply_settings()
         self.load(None)
         if self.watching:
             self.watch_files()
             self.set_interval(TICK_S, lambda: self.load({}))  # ages and the countdown move on
+
+    def on_unmount(self) -> None:
+        self.collector.stop()
 
     def on_resize(self, event: events.Resize) -> None:
         """Below 100 columns the sidebar shrinks to agent and status, leaving room for the tabs."""
@@ -189,9 +196,16 @@ class OrkasApp(ReflectionActions, App[None]):
             self.call_from_thread(self.apply_plan, plan)
             if touched is None:
                 self.data.save_caches()
-                gc.freeze()  # the history just read lives as long as the app: gen-2 collections would walk it (0.3 s pauses)
+                self.call_from_thread(self.freeze_heap)
             elif targets or first is not None:
                 self.call_from_thread(self._save_when_idle)
+
+    @on(TurnsPane.Filled)
+    def freeze_heap(self) -> None:
+        """What is alive now (the history read, the rows of a filled table) lives until the next
+        agent is shown: leave it out of the cyclic collector's full passes, which otherwise walk
+        it again and again (0.3 s at start, then ever longer pauses between a live append and its row)."""
+        gc.freeze()
 
     def _save_when_idle(self) -> None:
         """Save the scan caches once the files have been quiet for a while, off the path of a live append."""
@@ -223,6 +237,7 @@ class OrkasApp(ReflectionActions, App[None]):
 
     def apply_views(self, views: dict[str, AgentView], gone: Iterable[str], pending: Iterable[str]) -> None:
         """Show freshly read agents; ``pending`` ones are still being read (the sidebar says so)."""
+        self.collector.changed()
         for agent_id in gone:
             self.views.pop(agent_id, None)
         self.views.update(views)

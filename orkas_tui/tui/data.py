@@ -71,6 +71,7 @@ class AgentData:
         self._changes: list[Change] = []
         self._skill_use = Metrics()  # summed over conversations, each recounted only when it changed
         self._skill_use_of: dict[str, dict[str, list[int]]] = {}
+        self._rows: dict[int, ScoredTurn] = {}  # scored_turns' rows of the last load, reused
 
     @property
     def id(self) -> str:
@@ -106,7 +107,7 @@ class AgentData:
             meta=self._meta,
             malformed=self.scan.malformed_lines,
             last_reflection=last_reflection_at(self.scan),
-            turns=scored_turns(self.scan, self.notes),
+            turns=scored_turns(self.scan, self.notes, self._rows),
             skills=[SkillRow(s, self._skill_use.of(s.slug)) for s in self._skills],
             skill_problems=list(self._skill_problems),
             events=list(self._events),
