@@ -161,3 +161,23 @@ def test_read_skill_tool_call_counts_as_an_invocation(tmp_path: Path) -> None:
     events.insert(2, {"ts": "2026-11-20T10:00:00Z", "type": "tool_call", "id": "r", "name": "read_skill", "args": {"name": "deploy"}})
     row = score(tmp_path, events)["t1"]
     assert row.record.skills_read == ["deploy"] and "skill_ineffective" in row.score.signals
+
+
+def test_rows_kept_between_refreshes_are_reused_only_while_their_turn_is_unchanged(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path)
+    write_lines(agent / "conversations" / "c1.jsonl", turn("t1", calls=2) + turn("t2", user="wrong, again", ts="2026-11-20T11:00:00Z"))
+    write_lines(agent / "conversations" / "c2.jsonl", turn("u1", calls=9, ts="2026-11-21T09:00:00Z")[:-1])  # running
+    scan = AgentScan(AgentPaths(agent), Settings(), persist=False)
+    scan.refresh()
+    notes = SelfNotes(scan.paths, scan.settings)
+    earlier: dict = {}
+    first = scored_turns(scan, notes, earlier)
+    write_lines(agent / "conversations" / "c2.jsonl", [{"ts": "2026-11-21T09:30:00Z", "type": "turn_end", "turn": "u1", "status": "ok"}])
+    (agent / "conversations" / "c1.jsonl").unlink()
+    scan.refresh()
+    second = scored_turns(scan, notes, earlier)
+    assert second == scored_turns(scan, notes)  # the same rows as scoring afresh
+    (ended,) = second
+    assert ended.record.ended and all(ended is not row for row in first)  # the changed turn has a new row
+    assert set(earlier) == {id(ended.record)}  # the removed conversation's rows are dropped
+    assert scored_turns(scan, notes, earlier)[0] is ended  # unchanged: the same row object
