@@ -36,7 +36,7 @@ from orkas_tui.core.queue import HistoryFacts
 from orkas_tui.core.scan import AgentScan
 from orkas_tui.core.signals import weakness_tools
 from orkas_tui.core.skills import SkillStore
-from orkas_tui.core.status_parts import Metrics, Part, Printed, Row, combine, conversation_part, skill_rows
+from orkas_tui.core.status_parts import Metrics, Part, Printed, Row, blank_skill_rows, combine, conversation_part
 from orkas_tui.core.timefmt import format_ts
 from orkas_tui.core.workspace import SLUG, AgentPaths, Survey
 
@@ -213,7 +213,7 @@ def _build_and_save(paths: AgentPaths, settings: Settings, last: datetime | None
     for part in parts.values():
         metrics.add(part.metrics)
     skills, problems = SkillStore(paths, settings).load_all()
-    return _finish(paths, key, parts, metrics, Printed.empty().splice(set(), rows), skill_rows(skills), problems)
+    return _finish(paths, key, parts, metrics, Printed.empty().splice(set(), rows), blank_skill_rows(skills), problems)
 
 
 def _update(paths: AgentPaths, settings: Settings, last: datetime | None, key: StatusKey, earlier: _Earlier) -> AgentHistory | None:
@@ -231,7 +231,7 @@ def _update(paths: AgentPaths, settings: Settings, last: datetime | None, key: S
         for stem in redo & entries.keys():
             metrics.take(Metrics.checked(cached_metrics[stem]))
         parts = {stem: Part.from_json(entries[stem], cached_metrics[stem]) for stem in key.conversations if stem not in changed}
-        skill_rows_, problems = list(earlier.fields["skills"]), list(earlier.fields["skill_problems"])
+        rows_of_skills, problems = list(earlier.fields["skills"]), list(earlier.fields["skill_problems"])
     except (KeyError, TypeError, ValueError, AttributeError):
         return None
     scan = AgentScan(paths, settings, autosave=False)
@@ -245,7 +245,7 @@ def _update(paths: AgentPaths, settings: Settings, last: datetime | None, key: S
     parts = {stem: parts[stem] for stem in key.conversations}  # listing order: the order scores are added in
     printed = printed.splice(redo | (set(printed.stem) - key.conversations.keys()), rows)
     scan.save_cache(keep=[stem for stem in key.conversations if stem not in changed])
-    return _finish(paths, key, parts, metrics, printed, skill_rows_, problems)
+    return _finish(paths, key, parts, metrics, printed, rows_of_skills, problems)
 
 
 def usable_cpus() -> int:

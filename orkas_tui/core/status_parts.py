@@ -230,7 +230,7 @@ def _position(row: Row, keep: list[int], when: list[str], stem: list[str], seq: 
     return lo
 
 
-def skill_rows(skills: list[Skill]) -> list[dict]:
+def blank_skill_rows(skills: list[Skill]) -> list[dict]:
     """The ``skills`` rows before any use is counted (:func:`combine` puts the counts in)."""
     return [SkillRow(skill, SkillMetrics()).to_json() for skill in skills]
 
@@ -238,7 +238,7 @@ def skill_rows(skills: list[Skill]) -> list[dict]:
 def combine(parts: dict[str, Part], metrics: Metrics, rows: list[dict], problems: list[str]) -> tuple[dict, HistoryFacts]:
     """The status fields besides ``turns``, and the queue's facts, from the parts in listing order
     (the order the trigger scores are added in) and their summed ``metrics``; ``rows``:
-    :func:`skill_rows`, or the rows of an earlier status of the same skills."""
+    :func:`blank_skill_rows`, or the rows of an earlier status of the same skills."""
     fields = {
         "malformed_lines": sum(p.malformed for p in parts.values()),
         "orphan_events": sum(p.orphans for p in parts.values()),
