@@ -12,7 +12,6 @@ import pytest
 from orkas_tui.config import Settings
 from orkas_tui.core import scan as scan_module
 from orkas_tui.core import scan_cache
-from orkas_tui.core.observe import ConversationObserver
 from orkas_tui.core.scan import AgentScan
 from orkas_tui.core.workspace import AgentPaths
 from tests.core.helpers import make_agent, turn, write_lines
@@ -57,20 +56,6 @@ def saved(agent: Path, settings: Settings | None = None) -> AgentScan:
     scan.refresh()
     assert scan.save_cache()
     return scan
-
-
-@pytest.fixture
-def fed(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int, int]]:
-    """Every block the observers parse: (conversation, first byte, length)."""
-    calls: list[tuple[str, int, int]] = []
-    original = ConversationObserver.feed_block
-
-    def spy(self, data: bytes, base: int):
-        calls.append((self.conversation, base, len(data)))
-        return original(self, data, base)
-
-    monkeypatch.setattr(ConversationObserver, "feed_block", spy)
-    return calls
 
 
 def warm(agent: Path, settings: Settings | None = None) -> tuple:

@@ -200,22 +200,6 @@ def append_late_turn(path: Path) -> int:
     return size
 
 
-@pytest.fixture
-def fed(monkeypatch) -> list[tuple[str, int, int]]:
-    """Every block the observers parse: (conversation, first byte, length)."""
-    from orkas_tui.core.observe import ConversationObserver
-
-    calls: list[tuple[str, int, int]] = []
-    original = ConversationObserver.feed_block
-
-    def spy(self, data: bytes, base: int):
-        calls.append((self.conversation, base, len(data)))
-        return original(self, data, base)
-
-    monkeypatch.setattr(ConversationObserver, "feed_block", spy)
-    return calls
-
-
 def test_an_appended_turn_is_the_only_thing_read_again(demo_ws: Path, capsys, fed: list) -> None:
     check(demo_ws, capsys)
     grown = conversation(demo_ws)
