@@ -22,6 +22,7 @@ class ScoredTurn:
 
     def to_json(self) -> dict:
         r, s = self.record, self.score
+        transient = sum(e.transient for e in r.errors) if r.errors else 0
         return {
             "conversation": r.conversation,
             "turn": r.turn,
@@ -29,8 +30,8 @@ class ScoredTurn:
             "ended_at": r.ended_at,
             "status": r.status,
             "tool_calls": r.tool_calls,
-            "real_errors": len(r.real_errors),
-            "transient_errors": len(r.transient_errors),
+            "real_errors": len(r.errors) - transient,
+            "transient_errors": transient,
             "signals": s.signals,
             "score": s.score,
             "triggers": s.triggers,

@@ -69,7 +69,7 @@ def _score(record: TurnRecord, settings: Settings, weak_tools: frozenset[str]) -
         fired["skill_ineffective"] = (
             f"read {', '.join(record.skills_read)}; the turn ended with a real error: \"{error.message}\" ({error.reason})"
         )
-    tool_errors = [e for e in record.real_errors if e.source != "turn"]
+    tool_errors = [e for e in record.errors if not e.transient and e.source != "turn"]
     if tool_errors and record.status == "ok":
         first = tool_errors[0]
         fired["error_recovery"] = (
