@@ -30,6 +30,7 @@ from orkas_tui.core.notes import NOTES, Note, NoteError
 from orkas_tui.core.skills import SkillError
 from orkas_tui.core.timefmt import utc_now
 from orkas_tui.core.workspace import Workspace
+from orkas_tui.tui.collector import YOUNG_S, Collector
 from orkas_tui.tui.data import AREAS, AgentView, WorkspaceData
 from orkas_tui.core.queue import QueuePlan
 from orkas_tui.tui.palette import AgentsAndSkills
@@ -39,7 +40,6 @@ from orkas_tui.tui.screens.confirm import Choose
 from orkas_tui.tui.screens.help import HelpScreen
 from orkas_tui.tui.screens.skill_editor import SkillEditor
 from orkas_tui.tui.screens.skill_history import SkillHistory
-from orkas_tui.tui.collector import YOUNG_S, Collector
 from orkas_tui.tui.watch import ALL_AGENTS, watch_workspace
 from orkas_tui.tui.widgets.events import EventsPane
 from orkas_tui.tui.widgets.proposals import ProposalsPane

@@ -47,7 +47,6 @@ class AgentView:
     areas: frozenset[str] = field(default_factory=frozenset)
     touched: frozenset[tuple[str, int]] | None = None  # (conversation, seq) of the turns this load changed; None: any
 
-
     @property
     def name(self) -> str:
         return self.meta.name or self.id
