@@ -9,7 +9,8 @@ from pathlib import Path
 
 import orkas_tui.core
 
-HEADLESS_TUI = ["orkas_tui.tui.data", "orkas_tui.tui.watch", "orkas_tui.tui.simulate", "orkas_tui.tui.skill_flags"]
+HEADLESS_TUI = ["orkas_tui.tui.data", "orkas_tui.tui.watch", "orkas_tui.tui.simulate", "orkas_tui.tui.skill_flags",
+                "orkas_tui.tui.collector"]
 
 
 def _run(code: str) -> str:
