@@ -121,7 +121,7 @@ class AgentScan:
 
     def refresh(self, only: Path | None = None) -> RefreshResult:
         """Read new bytes of every conversation file (or of ``only``)."""
-        with _collector_paused():
+        with collector_paused():
             return self._refresh(only)
 
     def _refresh(self, only: Path | None) -> RefreshResult:
@@ -161,7 +161,7 @@ class AgentScan:
 
 
 @contextmanager
-def _collector_paused() -> Iterator[None]:
+def collector_paused() -> Iterator[None]:
     """Reading a history allocates millions of acyclic objects; the cyclic collector
     would rescan them all again and again (a quarter of a cold scan) for nothing."""
     enabled = gc.isenabled()

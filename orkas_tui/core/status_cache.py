@@ -33,7 +33,7 @@ from orkas_tui.config import Settings
 from orkas_tui.core.files import atomic_write, open_regular
 from orkas_tui.core.notes import SelfNotes
 from orkas_tui.core.queue import HistoryFacts
-from orkas_tui.core.scan import AgentScan
+from orkas_tui.core.scan import AgentScan, collector_paused
 from orkas_tui.core.signals import weakness_tools
 from orkas_tui.core.skills import SkillStore
 from orkas_tui.core.status_parts import Metrics, Part, Printed, Row, blank_skill_rows, combine, conversation_part
@@ -200,6 +200,11 @@ def agent_histories(agents: Sequence[tuple[AgentPaths, datetime | None, Survey]]
 
 def _build_and_save(paths: AgentPaths, settings: Settings, last: datetime | None, key: StatusKey | None) -> AgentHistory:
     """Every conversation observed (from the scan cache where it holds) and the status cache rewritten."""
+    with collector_paused():  # scoring and printing every turn allocates only acyclic objects
+        return _build(paths, settings, last, key)
+
+
+def _build(paths: AgentPaths, settings: Settings, last: datetime | None, key: StatusKey | None) -> AgentHistory:
     scan = AgentScan(paths, settings, autosave=False)
     scan.refresh()
     scan.save_cache()  # however little was read: the next change is observed from here
