@@ -20,7 +20,7 @@ import time
 from datetime import timedelta
 from pathlib import Path
 
-from benchmarks.measure import best_run, percentile, run, tree_peak_rss
+from benchmarks.measure import best_run, best_runs, percentile, run, tree_peak_rss
 from benchmarks.workspace import ANCHOR, Params, _turn, cache_root, ensure_workspace, working_copy
 
 NOW = "2026-11-30T09:00:00Z"
@@ -74,10 +74,10 @@ def main(argv: list[str] | None = None) -> int:
     interpreter = best_run(["-c", "pass"], 7)
     imports = best_run(["-c", "import orkas_tui.cli, orkas_tui.commands.status"], 7)  # what status --json imports
     run([str(Path(__file__).with_name("parse_loop.py")), str(ws)])  # page cache warm for both sides
-    parse = best_run([str(Path(__file__).with_name("parse_loop.py")), str(ws)], 3)
     cpus = len(os.sched_getaffinity(0))  # what status --jobs defaults to
-    cold = best_run(status, 3, before=drop_caches)
-    cold_one = best_run([*status, "--jobs", "1"], 3, before=drop_caches)
+    best = best_runs({"parse": ([str(Path(__file__).with_name("parse_loop.py")), str(ws)], None),
+                      "cold": (status, drop_caches), "cold_one": ([*status, "--jobs", "1"], drop_caches)}, 5)
+    parse, cold, cold_one = best["parse"], best["cold"], best["cold_one"]
     drop_caches()
     tree = tree_peak_rss(status)  # a run of its own: the timed ones are not sampled
     rows.append((f"cold scan: status --json, no cache, --jobs {cpus} (default: usable CPUs)",

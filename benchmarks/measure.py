@@ -7,6 +7,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 
@@ -31,6 +32,18 @@ def best_run(args: list[str], times: int, before=None) -> float:
             before()
         runs.append(run(args))
     return min(runs)
+
+
+def best_runs(commands: dict[str, tuple[list[str], Callable[[], None] | None]], rounds: int) -> dict[str, float]:
+    """:func:`best_run` of several commands taken in turns, one run of each per round, so a
+    figure and its reference see the same moments of a noisy machine."""
+    best = dict.fromkeys(commands, float("inf"))
+    for _ in range(rounds):
+        for name, (args, before) in commands.items():
+            if before is not None:
+                before()
+            best[name] = min(best[name], run(args))
+    return best
 
 
 @dataclass(frozen=True)

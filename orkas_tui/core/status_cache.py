@@ -49,7 +49,7 @@ class AgentHistory:
     """The history-derived status fields without the turns, the turns as printed bytes, and the queue's facts."""
 
     fields: dict
-    turns: bytes
+    turns: bytes | bytearray
     facts: HistoryFacts
 
 
@@ -100,7 +100,7 @@ class _Earlier:
     """A cache of the same base whose conversations changed: its turns, rows and index."""
 
     fields: dict
-    turns: bytes
+    turns: bytearray
     index: dict
 
 
@@ -114,9 +114,10 @@ def _read(paths: AgentPaths, key: StatusKey | None) -> AgentHistory | _Earlier |
             header = orjson.loads(handle.readline())
             if not isinstance(header, dict) or header.get("base") != key.base:
                 return None
-            turns = handle.read(header["length"])
-            if len(turns) != header["length"] or header["checksum"] != zlib.crc32(turns):
+            read = _read_summed(handle, header["length"])
+            if read is None or header["checksum"] != read[1]:
                 return None
+            turns = read[0]
             if header["key"] == key.full:
                 return AgentHistory(header["fields"], turns, HistoryFacts(**header["facts"]))
             index = handle.read(header["index_length"])
@@ -126,6 +127,28 @@ def _read(paths: AgentPaths, key: StatusKey | None) -> AgentHistory | _Earlier |
         return _Earlier(header["fields"], turns, entries) if isinstance(entries, dict) else None
     except (OSError, orjson.JSONDecodeError, KeyError, TypeError, ValueError):
         return None
+
+
+_PIECE = 256 * 1024
+
+
+def _read_summed(handle, length: object) -> tuple[bytearray, int] | None:
+    """The next ``length`` bytes and their CRC-32, each piece summed while it is still in the
+    CPU's cache (a second pass over 70 MB of caches cost a third of a warm start's reading);
+    ``None`` if the file does not hold that many."""
+    if length.__class__ is not int or not 0 <= length <= os.fstat(handle.fileno()).st_size:
+        return None
+    data = bytearray(length)
+    view = memoryview(data)
+    done, crc = 0, 0
+    while done < length:
+        got = handle.readinto(view[done:done + _PIECE])
+        if not got:
+            return None
+        crc = zlib.crc32(view[done:done + got], crc)
+        done += got
+    view.release()
+    return data, crc
 
 
 def _save(paths: AgentPaths, key: StatusKey | None, history: AgentHistory, index: bytes) -> None:

@@ -146,7 +146,7 @@ class Printed:
     time, conversation, seq and printed length: enough to cut a conversation's turns out
     and put new ones in without rendering the others again."""
 
-    text: bytes
+    text: bytes | bytearray
     when: list[str]
     stem: list[str]
     seq: list[int]
@@ -198,7 +198,7 @@ class Printed:
         return {"when": self.when, "stem": self.stem, "seq": self.seq, "length": self.length}
 
     @classmethod
-    def from_columns(cls, text: bytes, columns: dict) -> Printed:
+    def from_columns(cls, text: bytes | bytearray, columns: dict) -> Printed:
         """Raises ``ValueError`` (or ``KeyError``/``TypeError``) unless the columns describe ``text`` exactly."""
         when, stem, seq, length = columns["when"], columns["stem"], columns["seq"], columns["length"]
         if not (isinstance(when, list) and isinstance(stem, list) and isinstance(seq, list) and isinstance(length, list)):
