@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timezone
+from datetime import timedelta, timezone
 
 import orjson
 from hypothesis import given, settings
@@ -15,8 +15,11 @@ from orkas_tui.core.observe import ConversationObserver
 from orkas_tui.core.tail import parse_line
 from orkas_tui.core.timefmt import _parse_any, parse_ts
 
+OFFSETS = st.sampled_from([timezone.utc, timezone(timedelta(hours=2)), timezone(timedelta(hours=-5, minutes=-30))])
 STAMPS = st.one_of(
     st.datetimes(timezones=st.just(timezone.utc)).map(lambda d: d.isoformat().replace("+00:00", "Z")),
+    st.datetimes(timezones=OFFSETS).map(lambda d: d.isoformat()),  # offsets other than Z
+    st.datetimes().map(lambda d: d.isoformat()),  # naive: read as UTC
     st.datetimes().map(lambda d: d.isoformat() + "Z"),
     st.text(alphabet="0123456789-T:.Zz+ W", max_size=26),
     st.none(),
@@ -66,3 +69,25 @@ def test_feed_block_equals_feeding_each_parsed_line(lines: list[bytes]) -> None:
     assert fast.turns == plain.turns and malformed == bad
     assert list(touched.values()) == list(changed.values())
     assert (fast.orphans, fast.latest_at, fast.latest_ts) == (plain.orphans, plain.latest_at, plain.latest_ts)
+
+
+WELL_TIMED = st.lists(st.one_of(
+    st.datetimes(timezones=st.just(timezone.utc)).map(lambda d: d.isoformat().replace("+00:00", "Z")),
+    st.datetimes(timezones=OFFSETS).map(lambda d: d.isoformat()),
+    st.datetimes().map(lambda d: d.isoformat()),
+), max_size=30)
+
+
+@settings(max_examples=400, deadline=None)
+@given(WELL_TIMED, st.one_of(st.none(), STAMPS))
+def test_the_newest_time_of_a_block_is_what_feeding_each_event_keeps(stamps: list[str], odd) -> None:
+    """Blocks whose times all parse take the bulk path; one odd time sends them one by one."""
+    for times in (stamps, [*stamps, odd]):
+        lines = [orjson.dumps({"ts": ts, "type": "user", "text": "hi"}) for ts in times]
+        fast = _observer()
+        fast.feed_block(b"".join(line + b"\n" for line in lines), 0)
+        plain = _observer()
+        for raw in lines:
+            plain.feed(parse_line(raw), 0, 0)
+        assert (fast.latest_at, fast.latest_ts) == (plain.latest_at, plain.latest_ts)
+        assert fast.latest_at is None or fast.latest_at.tzinfo is not None
