@@ -46,7 +46,10 @@ def _parse_any(value: object) -> datetime | None:
         return None
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=UTC)
-    return parsed.astimezone(UTC)
+    try:
+        return parsed.astimezone(UTC)
+    except OverflowError:  # "9999-12-31T23:59:59-01:00" is after the last representable UTC time
+        return None
 
 
 def format_ts(moment: datetime) -> str:

@@ -20,6 +20,7 @@ STAMPS = st.one_of(
     st.datetimes(timezones=st.just(timezone.utc)).map(lambda d: d.isoformat().replace("+00:00", "Z")),
     st.datetimes(timezones=OFFSETS).map(lambda d: d.isoformat()),  # offsets other than Z
     st.datetimes().map(lambda d: d.isoformat()),  # naive: read as UTC
+    st.sampled_from(["9999-12-31T23:59:59-01:00", "0001-01-01T00:30:00+01:00"]),  # past the ends of UTC
     st.datetimes().map(lambda d: d.isoformat() + "Z"),
     st.text(alphabet="0123456789-T:.Zz+ W", max_size=26),
     st.none(),

@@ -26,3 +26,9 @@ def test_format_then_parse_is_the_same_time_to_the_millisecond(moment) -> None:
     parsed = parse_ts(format_ts(moment))
     assert parsed == moment.replace(microsecond=moment.microsecond // 1000 * 1000)
     assert parsed.utcoffset() == timedelta(0)
+
+
+def test_times_past_the_ends_of_utc_are_nothing_not_a_crash() -> None:
+    for text in ("9999-12-31T23:59:59-01:00", "0001-01-01T00:30:00+01:00", "9999-12-31 23:00:00-23:59"):
+        assert parse_ts(text) is None
+    assert parse_ts("9999-12-31T22:59:59-01:00") == parse_ts("9999-12-31T23:59:59Z")
