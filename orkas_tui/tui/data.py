@@ -84,7 +84,8 @@ class AgentData:
         if "conversations" in areas:
             result = self.scan.refresh()
             touched = frozenset((record.conversation, record.seq) for record in result.changed)
-            self._count_skill_use({conversation for conversation, _ in touched} | set(result.removed))
+            # a file read again from its start may have no turn left: recount it all the same
+            self._count_skill_use({conversation for conversation, _ in touched} | {*result.removed, *result.reset})
         if areas is AREAS or "self" in areas:  # the profile names the weak tools: any turn's score may change
             touched = None
         if "events" in areas:

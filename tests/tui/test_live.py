@@ -142,3 +142,22 @@ async def test_a_turn_that_ends_is_updated_in_place_and_the_skill_rates_follow(a
         app.reload_agent("ops", "conversations")
         await settle(pilot)
         rates_as_if_counted_again()
+
+
+def test_skill_rates_follow_a_conversation_emptied_or_removed(demo_ws: Path) -> None:
+    from orkas_tui.core.workspace import Workspace
+    from orkas_tui.tui.data import AREAS, AgentData
+
+    workspace = Workspace.open(demo_ws)
+    paths = workspace.agent("archivist")
+    data = AgentData(paths, workspace)
+    data.load(AREAS)
+    first, second = sorted(paths.conversations.glob("*.jsonl"))[:2]
+
+    def rates(view) -> list:
+        return [(row.skill.slug, row.metrics) for row in view.skills]
+
+    first.write_bytes(b"")  # read again from its start, with no turn left
+    assert rates(data.load(frozenset({"conversations"}))) == rates(AgentData(paths, workspace).load(AREAS))
+    second.unlink()
+    assert rates(data.load(frozenset({"conversations"}))) == rates(AgentData(paths, workspace).load(AREAS))
