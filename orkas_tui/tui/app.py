@@ -10,6 +10,7 @@ the same load path.
 from __future__ import annotations
 
 import gc
+from contextlib import nullcontext
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from datetime import datetime
@@ -178,7 +179,7 @@ class OrkasApp(ReflectionActions, App[None]):
         queue (which needs every agent's scan) last: a person sees the turns before the
         rest of the workspace is read, and a live append is not held up by the queue.
         """
-        with self.data.lock:
+        with self.data.lock, self.collector.reading() if touched is None else nullcontext():
             targets, gone = self.data.targets(touched)
             first = self.agent if self.agent in targets else None
             if self.agent is None and targets:
@@ -196,16 +197,9 @@ class OrkasApp(ReflectionActions, App[None]):
             self.call_from_thread(self.apply_plan, plan)
             if touched is None:
                 self.data.save_caches()
-                self.call_from_thread(self.freeze_heap)
+                gc.freeze()  # the history just read lives as long as the app: the idle full passes skip it
             elif targets or first is not None:
                 self.call_from_thread(self._save_when_idle)
-
-    @on(TurnsPane.Filled)
-    def freeze_heap(self) -> None:
-        """What is alive now (the history read, the rows of a filled table) lives until the next
-        agent is shown: leave it out of the cyclic collector's full passes, which otherwise walk
-        it again and again (0.3 s at start, then ever longer pauses between a live append and its row)."""
-        gc.freeze()
 
     def _save_when_idle(self) -> None:
         """Save the scan caches once the files have been quiet for a while, off the path of a live append."""
@@ -281,6 +275,7 @@ class OrkasApp(ReflectionActions, App[None]):
             self.query_one(Sidebar).move_cursor(row=self.query_one(Sidebar).get_row_index(self.agent))
             return
         self.agent = agent
+        self.collector.changed(thaw=True)  # the rows of the agent left behind are garbage now
         self.show_agent(self.views[agent])
 
     def show_agent(self, view: AgentView, areas: frozenset[str] = AREAS) -> None:

@@ -13,7 +13,6 @@ from datetime import date, datetime
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
-from textual.message import Message
 from textual.widgets import DataTable, Static
 
 from orkas_tui.config import Settings
@@ -132,9 +131,6 @@ class TurnsPane(Vertical):
                 cells[key] = turn_cells(row, self._settings, self._now)
         return self.table.patch(cells, gone)
 
-    class Filled(Message):
-        """Every turn is in the table: the rows will live until the next agent is shown."""
-
     @work(exclusive=True, group="turn-rows")
     async def _fill(self, keys: list[str]) -> None:
         """Add the rows below the first screenful, a chunk at a time, so the UI stays live."""
@@ -143,8 +139,6 @@ class TurnsPane(Vertical):
                 return
             await self._table.wait_for_refresh()  # a frame between chunks: scrolling and keys stay live
             self._put([key for key in keys[start:start + CHUNK_ROWS] if key not in self._shown])
-        if keys:
-            self.post_message(self.Filled())
 
     @on(DataTable.RowHighlighted, "#turns-table")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
