@@ -14,7 +14,8 @@ added or removed), the parts of the others come from the index and only the
 changed files are observed, from the scan cache onwards, and their turns spliced
 into the printed array: the work follows the new bytes, plus copying the array. Everything else in the status (name, problems, skipped
 files, the queue's clock) is read fresh each time. A cache with another key, the
-wrong length or a bad checksum is ignored and rewritten: never trusted.
+wrong length or a bad checksum (the header line has its own) is ignored and rewritten:
+never trusted.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from orkas_tui.core.status_parts import Metrics, Part, Printed, Row, blank_skill
 from orkas_tui.core.timefmt import format_ts
 from orkas_tui.core.workspace import SLUG, AgentPaths, Survey
 
-VERSION = 3
+VERSION = 4
 NAME = "status-cache.bin"
 
 
@@ -111,8 +112,8 @@ def _read(paths: AgentPaths, key: StatusKey | None) -> AgentHistory | _Earlier |
         return None
     try:
         with open_regular(cache_path(paths)) as handle:
-            header = orjson.loads(handle.readline())
-            if not isinstance(header, dict) or header.get("base") != key.base:
+            header = _header(handle.readline())
+            if header is None or header.get("base") != key.base:
                 return None
             read = _read_summed(handle, header["length"])
             if read is None or header["checksum"] != read[1]:
@@ -127,6 +128,15 @@ def _read(paths: AgentPaths, key: StatusKey | None) -> AgentHistory | _Earlier |
         return _Earlier(header["fields"], turns, entries) if isinstance(entries, dict) else None
     except (OSError, orjson.JSONDecodeError, KeyError, TypeError, ValueError):
         return None
+
+
+def _header(line: bytes) -> dict | None:
+    """The header line's JSON object if its CRC-32 (eight hex digits before it) holds."""
+    checksum, _, body = line.rstrip(b"\n").partition(b" ")
+    if len(checksum) != 8 or checksum != b"%08x" % zlib.crc32(body):
+        return None
+    header = orjson.loads(body)
+    return header if isinstance(header, dict) else None
 
 
 _PIECE = 256 * 1024
@@ -162,8 +172,9 @@ def _save(paths: AgentPaths, key: StatusKey | None, history: AgentHistory, index
         "facts": {"first_turn": facts.first_turn, "pending": facts.pending, "trigger_score": facts.trigger_score,
                   "triggered": facts.triggered},
     }
+    body = orjson.dumps(header)
     try:
-        atomic_write(cache_path(paths), [orjson.dumps(header), b"\n", history.turns, index], durable=False)
+        atomic_write(cache_path(paths), [b"%08x " % zlib.crc32(body), body, b"\n", history.turns, index], durable=False)
     except OSError:
         pass
 
@@ -273,7 +284,10 @@ def _update(paths: AgentPaths, settings: Settings, last: datetime | None, key: S
     parts = {stem: parts[stem] for stem in key.conversations}  # listing order: the order scores are added in
     printed = printed.splice(redo | (set(printed.stem) - key.conversations.keys()), rows)
     scan.save_cache(keep=[stem for stem in key.conversations if stem not in changed])
-    return _finish(paths, key, parts, metrics, printed, rows_of_skills, problems)
+    try:
+        return _finish(paths, key, parts, metrics, printed, rows_of_skills, problems)
+    except (KeyError, TypeError, ValueError, AttributeError):  # skill rows of the wrong shape: built again
+        return None
 
 
 def usable_cpus() -> int:

@@ -93,13 +93,14 @@ def test_warm_output_is_the_cold_output_through_changes(demo_ws: Path, capsys) -
     check(demo_ws, capsys)
 
 
-@pytest.mark.parametrize("damage", ["garbage", "truncated", "flipped", "empty"])
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "flipped", "empty", "header-flipped"])
 def test_a_damaged_cache_is_rebuilt_not_trusted(demo_ws: Path, capsys, damage: str) -> None:
     truth = check(demo_ws, capsys)
     for cache in caches(demo_ws):
         data = cache.read_bytes()
         cache.write_bytes({"garbage": b"\x00nonsense", "truncated": data[: len(data) - 7], "empty": b"",
-                           "flipped": data[:-20] + bytes([data[-20] ^ 1]) + data[-19:]}[damage])
+                           "flipped": data[:-20] + bytes([data[-20] ^ 1]) + data[-19:],
+                           "header-flipped": data.replace(b'"triggering_turns":', b'"triggering_turnz":', 1)}[damage])
     assert status(demo_ws, capsys) == truth
     assert status(demo_ws, capsys) == truth
 
@@ -251,7 +252,7 @@ def test_a_damaged_index_means_a_full_rebuild(demo_ws: Path, capsys, damage: str
     check(demo_ws, capsys)
     for cache in caches(demo_ws):
         data = cache.read_bytes()
-        header = orjson.loads(data.partition(b"\n")[0])
+        header = orjson.loads(data.partition(b"\n")[0].partition(b" ")[2])  # after the header's own CRC
         index_at = len(data) - header["index_length"]
         cache.write_bytes({"index-flipped": data[:-3] + bytes([data[-3] ^ 1]) + data[-2:], "index-cut": data[:index_at + 5],
                            "index-garbage": data[:index_at] + b"\0" * header["index_length"]}[damage])
