@@ -73,9 +73,10 @@ def cache_path(paths: AgentPaths) -> Path:
     return paths.private / NAME
 
 
-def status_key(paths: AgentPaths, settings: Settings, notes: SelfNotes, last: datetime | None, survey: Survey) -> StatusKey | None:
-    """The key of the agent's status now (``survey``: its folders as just listed); ``None`` when a
-    file vanished since it was listed."""
+def status_key(paths: AgentPaths, settings: Settings, weak: frozenset[str], last: datetime | None,
+               survey: Survey) -> StatusKey | None:
+    """The key of the agent's status now (``weak``: the tools its profile names; ``survey``: its
+    folders as just listed); ``None`` when a file vanished since it was listed."""
     skills = [name for name in survey.readable["skills"] if SLUG.match(name[:-3])]  # what SkillStore.slugs() reads
     conversations = survey.readable["conversations"]
     try:
@@ -85,7 +86,7 @@ def status_key(paths: AgentPaths, settings: Settings, notes: SelfNotes, last: da
         return None
     base = [
         VERSION, str(paths.root), hashlib.sha256(repr(settings).encode()).hexdigest(),
-        sorted(weakness_tools(notes.read("profile").text)), format_ts(last) if last else None, skill_ids,
+        sorted(weak), format_ts(last) if last else None, skill_ids,
     ]
     return StatusKey(base, {name[:-6]: identity for name, identity in zip(conversations, conversation_ids, strict=True)})
 
@@ -214,35 +215,37 @@ def agent_histories(agents: Sequence[tuple[AgentPaths, datetime | None, Survey]]
     its own may pass ``jobs > 1`` (the CLI).
     """
     histories: list[AgentHistory | None] = []
-    todo: list[tuple[int, AgentPaths, datetime | None, StatusKey | None]] = []
+    todo: list[tuple[int, AgentPaths, frozenset[str], datetime | None, StatusKey | None]] = []
     for paths, last, survey in agents:
-        key = status_key(paths, settings, SelfNotes(paths, settings), last, survey)
+        weak = weakness_tools(SelfNotes(paths, settings).read("profile").text)  # read once: the key and the scores agree
+        key = status_key(paths, settings, weak, last, survey)
         found = _read(paths, key)
         if isinstance(found, _Earlier):
-            found = _update(paths, settings, last, key, found)
+            found = _update(paths, settings, weak, last, key, found)
         if found is None:
-            todo.append((len(histories), paths, last, key))
+            todo.append((len(histories), paths, weak, last, key))
         histories.append(found)
     if jobs > 1 and len(todo) > 1 and sum(key.history_bytes() for *_, key in todo if key) >= PARALLEL_AFTER:
-        todo.sort(key=lambda item: -(item[3].history_bytes() if item[3] else 0))  # largest first: workers end together
+        todo.sort(key=lambda item: -(item[4].history_bytes() if item[4] else 0))  # largest first: workers end together
         _build_in_processes(todo, settings, min(jobs, len(todo)), histories)
-    for index, paths, last, key in todo:
+    for index, paths, weak, last, key in todo:
         if histories[index] is None:
-            histories[index] = _build_and_save(paths, settings, last, key)
+            histories[index] = _build_and_save(paths, settings, weak, last, key)
     return histories  # type: ignore[return-value]
 
 
-def _build_and_save(paths: AgentPaths, settings: Settings, last: datetime | None, key: StatusKey | None) -> AgentHistory:
+def _build_and_save(paths: AgentPaths, settings: Settings, weak: frozenset[str], last: datetime | None,
+                    key: StatusKey | None) -> AgentHistory:
     """Every conversation observed (from the scan cache where it holds) and the status cache rewritten."""
     with collector_paused():  # scoring and printing every turn allocates only acyclic objects
-        return _build(paths, settings, last, key)
+        return _build(paths, settings, weak, last, key)
 
 
-def _build(paths: AgentPaths, settings: Settings, last: datetime | None, key: StatusKey | None) -> AgentHistory:
+def _build(paths: AgentPaths, settings: Settings, weak: frozenset[str], last: datetime | None,
+           key: StatusKey | None) -> AgentHistory:
     scan = AgentScan(paths, settings, autosave=False)
     scan.refresh()
     scan.save_cache()  # however little was read: the next change is observed from here
-    weak = weakness_tools(SelfNotes(paths, settings).read("profile").text)
     parts: dict[str, Part] = {}
     rows: list[Row] = []
     for stem, state in scan.conversations.items():
@@ -255,7 +258,8 @@ def _build(paths: AgentPaths, settings: Settings, last: datetime | None, key: St
     return _finish(paths, key, parts, metrics, Printed.empty().splice(set(), rows), blank_skill_rows(skills), problems)
 
 
-def _update(paths: AgentPaths, settings: Settings, last: datetime | None, key: StatusKey, earlier: _Earlier) -> AgentHistory | None:
+def _update(paths: AgentPaths, settings: Settings, weak: frozenset[str], last: datetime | None, key: StatusKey,
+            earlier: _Earlier) -> AgentHistory | None:
     """``earlier`` brought up to date by observing only the conversations whose files changed;
     ``None`` when its index does not hold or most of the history changed anyway."""
     try:
@@ -274,7 +278,6 @@ def _update(paths: AgentPaths, settings: Settings, last: datetime | None, key: S
     except (KeyError, TypeError, ValueError, AttributeError):
         return None
     scan = AgentScan(paths, settings, autosave=False)
-    weak = weakness_tools(SelfNotes(paths, settings).read("profile").text)
     rows: list[Row] = []
     for stem in changed:
         scan.refresh(only=paths.conversations / f"{stem}.jsonl")
@@ -311,7 +314,8 @@ def _build_in_processes(todo: list, settings: Settings, workers: int, histories:
         return
     try:
         with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-            futures = [(index, pool.submit(_build_and_save, paths, settings, last, key)) for index, paths, last, key in todo]
+            futures = [(index, pool.submit(_build_and_save, paths, settings, weak, last, key))
+                       for index, paths, weak, last, key in todo]
             for index, future in futures:
                 histories[index] = future.result()
     except (BrokenProcessPool, OSError):
