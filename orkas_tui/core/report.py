@@ -79,20 +79,18 @@ def scored_turns(scan: AgentScan, notes: SelfNotes, earlier: dict[int, ScoredTur
     """
     weak = weakness_tools(notes.read("profile").text)
     settings = scan.settings
-    if earlier is None:
-        rows = [ScoredTurn(t, score_turn(t, settings, weak)) for t in scan.turns()]
-    else:
-        rows = []
-        for t in scan.turns():
-            score = score_turn(t, settings, weak)
-            row = earlier.get(id(t))
-            if row is None or row.record is not t or row.score is not score:
-                row = earlier[id(t)] = ScoredTurn(t, score)
-            rows.append(row)
-        if len(earlier) > len(rows):  # records that went away (a file removed or read again)
-            alive = {id(row.record) for row in rows}
-            for key in [key for key in earlier if key not in alive]:
-                del earlier[key]
+    earlier = {} if earlier is None else earlier
+    rows = []
+    for t in scan.turns():
+        score = score_turn(t, settings, weak)
+        row = earlier.get(id(t))
+        if row is None or row.record is not t or row.score is not score:
+            row = earlier[id(t)] = ScoredTurn(t, score)
+        rows.append(row)
+    if len(earlier) > len(rows):  # records that went away (a file removed or read again)
+        alive = {id(row.record) for row in rows}
+        for key in [key for key in earlier if key not in alive]:
+            del earlier[key]
     rows.sort(key=lambda row: (row.record.ended_at or row.record.started_at or "", row.record.conversation, row.record.seq), reverse=True)
     return rows
 
