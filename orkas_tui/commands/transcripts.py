@@ -3,16 +3,23 @@
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from orkas_tui.cli import CliError, add_json, add_workspace, open_workspace, print_json
-from orkas_tui.core.workspace import AGENT_ID, AgentPaths
+from orkas_tui.core.timefmt import utc_now
+from orkas_tui.core.workspace import AGENT_ID, AgentPaths, Workspace, resolve_root
 from orkas_tui.importers.export import ExportError, export_agent
-from orkas_tui.importers.run import DEFAULT_SETTLE, FORMATS, default_sources, discover, import_files
+from orkas_tui.importers.run import DEFAULT_SETTLE, FORMATS, default_sources, discover, import_files, refusal, select
+from orkas_tui.importers.skills import SkillIndex
 from orkas_tui.importers.watch import watch_import
-from orkas_tui.importers.writer import ImportStats
+from orkas_tui.importers.writer import OUTPUT_LIMIT, ImportStats
 
 FORMAT_NAMES = sorted(FORMATS)
+
+
+PROGRESS_FILES = 10  # a history of at least this many sessions shows its progress
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -20,10 +27,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("format", choices=FORMAT_NAMES)
     parser.add_argument("sources", nargs="*", metavar="SOURCE",
                         help="session files or folders searched recursively (default: ~/.claude/projects or ~/.codex/sessions)")
-    parser.add_argument("--agent", required=True, metavar="ID", help="the agent to import into (created if missing)")
+    parser.add_argument("--agent", metavar="ID", help="the agent to import into, created if missing (default: the format's name)")
     parser.add_argument("--watch", action="store_true", help="keep importing as the agent writes (Ctrl-C stops)")
     parser.add_argument("--settle", type=float, default=DEFAULT_SETTLE, metavar="SECONDS",
                         help=f"end a session's last turn once its file is quiet this long (default {DEFAULT_SETTLE:g})")
+    parser.add_argument("--no-skills", action="store_true", help="do not import the skills Claude Code / Codex offered")
     add_workspace(parser)
     add_json(parser)
     parser.set_defaults(func=run_import)
@@ -42,41 +50,107 @@ def register_export(sub: argparse._SubParsersAction) -> None:
 
 
 def run_import(args: argparse.Namespace) -> int:
-    workspace = open_workspace(args)
-    if not AGENT_ID.match(args.agent):
-        raise CliError(f"not a valid agent id: {args.agent!r} (lowercase letters, digits, '-' and '_', 1-64 chars)")
-    paths = AgentPaths(workspace.agents_dir / args.agent)
-    paths.conversations.mkdir(parents=True, exist_ok=True)
+    """Check the sources first: nothing (no workspace, no agent) is created for a source that is refused."""
+    agent = args.agent or args.format
+    if not AGENT_ID.match(agent):
+        raise CliError(f"not a valid agent id: {agent!r} (lowercase letters, digits, '-' and '_', 1-64 chars)")
     sources = [Path(s).expanduser() for s in args.sources] or default_sources(args.format)
-    missing = [str(s) for s in sources if not s.exists()]
-    if missing and len(missing) == len(sources):
-        raise CliError(f"no such file or folder: {', '.join(missing)}")
-    report = (lambda stats: print_json(stats.to_json())) if args.json else (lambda stats: print(render(stats, paths)))
+    files, problems = _sessions(args.format, sources, bool(args.sources), args.watch)
+    workspace = _workspace(args)
+    paths = AgentPaths(workspace.agents_dir / agent)
+    paths.conversations.mkdir(parents=True, exist_ok=True)
+    index = None if args.no_skills else SkillIndex(paths, workspace.settings, args.format, Path.home(), utc_now())
+    report = (lambda stats: print_json(_doc(stats, index, problems))) if args.json else (lambda stats: print(render(stats, paths, index, problems)))
     if args.watch:
+        total = ImportStats()
         if not args.json:
-            print(f"watching {', '.join(map(str, sources))} (Ctrl-C stops)")
-        watch_import(paths, workspace.settings, args.format, sources, args.settle, report)
+            print(f"watching {', '.join(map(str, sources))} -> agent {agent} in {workspace.root} (Ctrl-C stops)", flush=True)
+        try:
+            watch_import(paths, workspace.settings, args.format, sources, args.settle, report, index=index, total=total)
+        except KeyboardInterrupt:
+            pass
+        print(f"stopped watching: {total.turns} turns, {total.tool_calls} tool calls imported into agent {agent}", file=sys.stderr)
         return 0
-    stats = import_files(paths, workspace.settings, args.format, discover(args.format, sources), args.settle)
+    stats = import_files(paths, workspace.settings, args.format, files, args.settle, index=index, progress=_progress(len(files)))
     report(stats)
     return 0
 
 
-def render(stats: ImportStats, paths: AgentPaths) -> str:
+def _sessions(fmt: str, sources: list[Path], explicit: bool, watch: bool) -> tuple[list[Path], list[str]]:
+    """The session files to import, and one line for each file left out; refuses (exit 2) when there are none."""
+    label = FORMATS[fmt].LABEL
+    missing = [str(s) for s in sources if not s.exists()]
+    if len(missing) == len(sources):
+        where = ", ".join(missing)
+        raise CliError(f"no such file or folder: {where}" if explicit else f"no {label} sessions: {where} does not exist")
+    for source in sources:
+        if source.is_file():
+            reason = refusal(fmt, source)
+            if reason is not None:
+                raise CliError(reason)
+    files, refused = select(fmt, discover(fmt, sources))
+    if not files and refused and not watch:
+        raise CliError(refused[0] if len(refused) == 1 else f"{refused[0]} (and {len(refused) - 1} more files that are not {label} transcripts)")
+    if not files and not watch:
+        looked = ", ".join(str(s) for s in sources if s.exists())
+        raise CliError(f"no {label} sessions in {looked} (looked for *.jsonl files); nothing imported")
+    return files, [f"skipped {r}" for r in refused]
+
+
+def _workspace(args: argparse.Namespace) -> Workspace:
+    """The workspace, created (as ``demo`` does) when there is none yet."""
+    root = resolve_root(getattr(args, "workspace", None))
+    if not root.exists():
+        (root / "agents").mkdir(parents=True)
+        print(f"created workspace {root}", file=sys.stderr)
+    return open_workspace(args)
+
+
+def _progress(total: int) -> Callable[[int, int], None] | None:
+    """A bar on stderr for a large history when it is a terminal; one quiet line otherwise."""
+    if total < PROGRESS_FILES:
+        return None
+    if not sys.stderr.isatty():
+        print(f"importing {total} session files...", file=sys.stderr)
+        return None
+
+    def draw(done: int, count: int) -> None:
+        filled = done * 30 // count
+        sys.stderr.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {done}/{count} sessions")
+        if done == count:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+    return draw
+
+
+def _doc(stats: ImportStats, index: SkillIndex | None, problems: list[str]) -> dict:
+    doc = stats.to_json()
+    doc["problems"] = problems + doc["problems"]
+    doc["skills"] = index.result.to_json() if index is not None else None
+    return doc
+
+
+def render(stats: ImportStats, paths: AgentPaths, index: SkillIndex | None = None, problems: Sequence[str] = ()) -> str:
     out = [
-        f"{stats.files} files, {stats.lines} new lines -> agent {paths.id}: {stats.turns} turns, {stats.tool_calls} tool calls, "
+        f"{stats.files} files, {stats.lines} new lines -> agent {paths.id} ({paths.root}): {stats.turns} turns, {stats.tool_calls} tool calls, "
         f"{stats.real_errors} real and {stats.transient_errors} transient errors, {stats.interrupts} interrupts, "
         f"{stats.skill_reads} skill reads, {stats.corrections} rejections with feedback"
     ]
-    skipped = [f"{stats.malformed} malformed"] if stats.malformed else []
-    skipped += [f"{n} {kind}" for kind, n in sorted(stats.unknown.items())]
-    if stats.sidechain:
-        skipped.append(f"{stats.sidechain} inline subagent (sidechain) records")
-    if stats.outside_turn:
-        skipped.append(f"{stats.outside_turn} events outside any turn")
+    if index is not None:
+        skills = index.result
+        out.append(f"skills: {len(skills.created)} imported, {len(skills.updated)} updated, {len(skills.unchanged)} unchanged"
+                   + (f", {len(skills.conflicts)} left alone" if skills.conflicts else ""))
+        problems = [*problems, *skills.conflicts, *skills.problems]
+    if stats.outputs_cut:
+        out.append(f"{stats.outputs_cut} tool outputs longer than {OUTPUT_LIMIT:,} characters were cut to that length")
+    skipped = [f"{stats.malformed} malformed lines"] if stats.malformed else []
+    skipped += [f"{n} unknown {kind}" for kind, n in sorted(stats.unknown.items())]
     if skipped:
-        out.append("skipped: " + ", ".join(skipped))
-    out += [f"! {p}" for p in stats.problems]
+        out.append("not read: " + ", ".join(skipped))
+    if stats.skipped:
+        out.append("skipped (no agent work): " + ", ".join(f"{n} {kind}" for kind, n in sorted(stats.skipped.items())))
+    out += [f"! {p}" for p in [*problems, *stats.problems]]
     return "\n".join(out)
 
 

@@ -3,9 +3,11 @@
 Each line is a record: ``user`` (typed text, tool results, injected context),
 ``assistant`` (text, thinking, ``tool_use``; ``isApiErrorMessage`` when the API
 failed), ``system`` (``api_error`` with retry metadata, local commands, compaction
-boundaries) and bookkeeping records. A turn starts only at text the user typed;
-a slash command starts one only when the model then answers it (a custom command),
-not when it ran locally (``<local-command-stdout>`` follows).
+boundaries) and bookkeeping records. A turn starts at text the user typed, at a
+slash command the model then answers, and at a background task notification the
+model then answers; agent work with no turn open opens a ``resumed`` turn, so no
+tool call or result is ever dropped. docs/importers.md states every rule with the
+record shape it handles.
 """
 
 from __future__ import annotations
@@ -18,22 +20,30 @@ from orkas_tui.importers import tools
 from orkas_tui.importers.writer import ConversationWriter
 
 NAME = "claude-code"
+LABEL = "Claude Code"
+NOTIFICATION = "<task-notification>"
 INJECTED = (
     "<local-command-", "<bash-input>", "<bash-stdout>", "<bash-stderr>", "<system-reminder>",
-    "<user-prompt-submit-hook>", "<ide_opened_file>", "<ide_selection>", "<ide_diagnostics>", "<task-notification>",
+    "<user-prompt-submit-hook>", "<ide_opened_file>", "<ide_selection>", "<ide_diagnostics>", NOTIFICATION,
     "<user-memory-input>", "Caveat: The messages below", "This session is being continued from a previous conversation",
 )
+INJECTED_TAG = re.compile(r"^\s*(<[a-z_-]+>|[^<\n]{0,40})")
 COMMAND = re.compile(r"<command-name>\s*(/?[^<\s]+)\s*</command-name>(?:.*?<command-args>(.*?)</command-args>)?", re.DOTALL)
 BOOKKEEPING = frozenset({"summary", "file-history-snapshot", "progress", "queue-operation", "custom-title", "tag", "agent-name",
                          "pr-link", "last-prompt", "attachment"})
 KNOWN_BLOCKS = frozenset({"text", "thinking", "redacted_thinking", "tool_use", "tool_result", "image", "document"})
 SYSTEM_IGNORED = frozenset({"init", "local_command", "compact_boundary", "microcompact_boundary", "turn_duration", "informational",
                             "stop_hook_summary", "away_summary", "bridge_status", "agents_killed", "model_refusal_fallback"})
+# Claude Code's own helper agents: the compaction summariser and prompt suggestions do no work on the user's task
+HELPER_AGENTS = ("agent-acompact", "agent-aprompt_suggestion")
 
 
 def default_sources(home: Path) -> list[Path]:
-    base = Path(os.environ["CLAUDE_CONFIG_DIR"]) if os.environ.get("CLAUDE_CONFIG_DIR") else home / ".claude"
-    return [base / "projects"]
+    return [config_dir(home) / "projects"]
+
+
+def config_dir(home: Path) -> Path:
+    return Path(os.environ["CLAUDE_CONFIG_DIR"]) if os.environ.get("CLAUDE_CONFIG_DIR") else home / ".claude"
 
 
 def conversation_id(path: Path) -> str:
@@ -48,11 +58,22 @@ def is_subagent(path: Path) -> bool:
     return path.parent.name == "subagents" or path.stem.startswith("agent-")
 
 
+def looks_like(record: dict) -> bool:
+    """A Claude Code record: a known ``type`` with the fields Claude Code writes on every message record."""
+    kind = record.get("type")
+    if kind in ("user", "assistant", "system"):
+        return "sessionId" in record or "uuid" in record or isinstance(record.get("message"), dict)
+    return kind in BOOKKEEPING and "payload" not in record
+
+
 class Parser:
     def __init__(self, writer: ConversationWriter, path: Path) -> None:
         self.w = writer
         self.subagent = is_subagent(path)
+        self.helper = path.stem.startswith(HELPER_AGENTS)
+        self.session = path.parent.parent.name if path.parent.name == "subagents" else path.stem
         writer.state.setdefault("command", None)
+        writer.state.setdefault("notified", None)
 
     @property
     def complete(self) -> bool:
@@ -63,12 +84,19 @@ class Parser:
         kind = record.get("type")
         ts = self.w.stamp(record.get("timestamp"))
         if kind in BOOKKEEPING:
+            self.w.skip(kind)
             return True
         if kind not in ("user", "assistant", "system"):
             return False
-        if record.get("isSidechain") and not self.subagent:
-            self.w.stats.sidechain += 1
+        if self.helper:
+            self.w.skip("Claude Code helper agent (compaction summary, prompt suggestion)")
             return True
+        if record.get("isSidechain") and not self.subagent:
+            self.w.skip("inline subagent (sidechain) record")
+            return True
+        cwd = record.get("cwd")
+        if isinstance(cwd, str) and cwd and not self.w.open:
+            self.w.state["cwd"] = cwd
         if kind == "system":
             return self._system(record, ts)
         message = record.get("message")
@@ -95,23 +123,36 @@ class Parser:
             message = record.get("content") or _error_text(error) or (f"API error {status}" if status else "API error")
             self.w.fail(str(message), status, retried="retryAttempt" in record)
             return True
-        return subtype in SYSTEM_IGNORED
+        if subtype in SYSTEM_IGNORED:
+            self.w.skip(f"system/{subtype}")
+            return True
+        return False
 
     def _user(self, record: dict, blocks: list, ts: str | None) -> None:
-        if record.get("isMeta") or record.get("isCompactSummary") or record.get("isVisibleInTranscriptOnly"):
+        if record.get("isCompactSummary"):
+            self.w.skip("compaction summary")  # neither ends nor starts a turn, never a prompt
             return
-        texts = []
+        if record.get("isMeta") or record.get("isVisibleInTranscriptOnly"):
+            self.w.skip("injected context (isMeta)")
+            return
+        texts, results = [], False
         for block in blocks:
             if not isinstance(block, dict):
                 continue
             if block.get("type") == "tool_result":
-                self._tool_result(block, ts)
+                results = True
+                self._tool_result(block, record.get("toolUseResult"), ts)
             elif block.get("type") == "text" and isinstance(block.get("text"), str):
                 texts.append(block["text"])
-        text = "\n".join(t for t in texts if not t.lstrip().startswith(INJECTED)).strip()
+        injected = [t for t in texts if t.lstrip().startswith(INJECTED)]
+        text = "\n".join(t for t in texts if t not in injected).strip()
         if not text:
-            if any(t.lstrip().startswith("<local-command-") for t in texts):
+            if any(t.lstrip().startswith(NOTIFICATION) for t in injected):
+                self.w.state["notified"] = ts  # the model's answer to it opens a turn
+            if any(t.lstrip().startswith("<local-command-") for t in injected):
                 self.w.state["command"] = None
+            if not results:
+                self.w.skip("injected " + _tag(injected[0]) if injected else "empty user record")
             return
         if text.startswith(tools.INTERRUPTED):
             self.w.abort(ts)
@@ -121,29 +162,31 @@ class Parser:
             args = (command.group(2) or "").strip()
             self.w.state["command"] = {"text": f"{command.group(1)} {args}".strip(), "ts": ts}
             return
-        self.w.state["command"] = None
+        self.w.state.update(command=None, notified=None)
         if self.subagent:
             if not self.w.open:
-                self.w.start_turn(ts, None, delegated=True)
+                self.w.start_turn(ts, None, delegated=True, trigger="delegated", parent=f"claude-{self.session}")
             return
         self.w.start_turn(ts, text)
 
     def _assistant(self, record: dict, blocks: list, ts: str | None) -> None:
-        command = self.w.state["command"]
+        command, notified = self.w.state["command"], self.w.state["notified"]
         if command:
             self.w.start_turn(command["ts"], command["text"])
-            self.w.state["command"] = None
+        elif notified:
+            self.w.start_turn(notified, None, trigger="task-notification")
+        self.w.state.update(command=None, notified=None)
         text = "\n".join(b["text"] for b in blocks if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str))
         if record.get("isApiErrorMessage") or text.startswith("API Error"):
             if text.startswith(tools.INTERRUPTED) or "Request was aborted" in text:
+                self.w.skip("assistant echo of an interrupt")
                 return
             status = record.get("apiErrorStatus")
             code = record.get("error")
             self.w.fail(text or str(code or "API error"), status if isinstance(status, int) else None, code if isinstance(code, str) else None)
             return
-        if not self.w.in_turn():
-            return
-        self.w.recover()
+        if self.w.open:
+            self.w.recover()
         self.w.assistant(ts, text)
         for block in blocks:
             if isinstance(block, dict) and block.get("type") == "tool_use":
@@ -152,11 +195,13 @@ class Parser:
                 call_id = str(block.get("id") or self.w.anon_id())
                 self.w.tool_call(ts, call_id, name, args, tools.skill_reads(name, args), args.get("command"))
 
-    def _tool_result(self, block: dict, ts: str | None) -> None:
+    def _tool_result(self, block: dict, meta: object, ts: str | None) -> None:
         call_id = str(block.get("tool_use_id") or "?")
         text = _content_text(block.get("content"))
         if block.get("is_error") is not True:
-            self.w.tool_ok(ts, call_id, text)
+            agent = meta.get("agentId") if isinstance(meta, dict) else None
+            link = {"subagent": f"claude-{self.session}-agent-{agent}"} if isinstance(agent, str) and agent else {}
+            self.w.tool_ok(ts, call_id, text, **link)
             return
         name, command = self.w.call_info(call_id)
         if text.startswith(tools.REJECTED):
@@ -172,6 +217,14 @@ class Parser:
             self.w.tool_ok(ts, call_id, text)
         else:
             self.w.tool_error(ts, call_id, _strip_tags(text) or f"{name or 'tool'} failed", exit_code=tools.exit_code(text))
+            if name == "Skill":  # the skill was loaded and its own content failed: it was used, and failed
+                self.w.read_skills(ts, call_id)
+
+
+def _tag(text: str) -> str:
+    """``<system-reminder>`` or the first words, to name a skipped kind of injected text."""
+    found = INJECTED_TAG.match(text)
+    return found.group(1).strip() if found else "text"
 
 
 def _content_text(content: object) -> str:

@@ -21,6 +21,7 @@ from orkas_tui.importers.classify import codex_error_kind
 from orkas_tui.importers.writer import ConversationWriter
 
 NAME = "codex"
+LABEL = "Codex"
 INJECTED = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions", "<user_shell_command>", "<turn_aborted>")
 CALLS = ("function_call", "custom_tool_call", "local_shell_call", "web_search_call")
 OUTPUTS = ("function_call_output", "custom_tool_call_output", "local_shell_call_output")
@@ -39,6 +40,12 @@ RECORDS_IGNORED = frozenset({"session_meta", "turn_context", "compacted"})
 def default_sources(home: Path) -> list[Path]:
     base = Path(os.environ["CODEX_HOME"]) if os.environ.get("CODEX_HOME") else home / ".codex"
     return [base / "sessions"]
+
+
+def looks_like(record: dict) -> bool:
+    """A Codex rollout record: ``{timestamp, type, payload}`` with a rollout record type."""
+    return record.get("type") in ("session_meta", "turn_context", "response_item", "event_msg", "compacted") and isinstance(
+        record.get("payload"), dict)
 
 
 def conversation_id(path: Path) -> str:
@@ -61,6 +68,10 @@ class Parser:
         payload = record.get("payload")
         ts = self.w.stamp(record.get("timestamp"))
         if kind in RECORDS_IGNORED:
+            cwd = payload.get("cwd") if isinstance(payload, dict) else None
+            if isinstance(cwd, str) and cwd and not self.w.open:
+                self.w.state["cwd"] = cwd
+            self.w.skip(kind)
             return True
         if not isinstance(payload, dict):
             return False
@@ -70,11 +81,15 @@ class Parser:
         if kind != "response_item":
             return False
         if item in QUIET_ITEMS:
+            self.w.skip(f"response_item/{item}")
             return True
         if item == "message":
             if payload.get("role") == "assistant":
-                self.w.recover()
+                if self.w.open:
+                    self.w.recover()
                 self.w.assistant(ts, _text(payload.get("content")))
+            else:
+                self.w.skip(f"{payload.get('role')} message item (the prompt comes from user_message events)")
             return True
         if item in CALLS:
             self._call(item, payload, ts)
@@ -90,6 +105,8 @@ class Parser:
             if isinstance(text, str) and text.strip() and not text.lstrip().startswith(INJECTED):
                 self.w.state["complete"] = False
                 self.w.start_turn(ts, text.strip())
+            else:
+                self.w.skip("event_msg/user_message (injected context)")
             return True
         if item == "turn_aborted":
             self.w.abort(ts)
@@ -105,7 +122,10 @@ class Parser:
         if item in ("error", "stream_error"):
             self._fail(payload, item)
             return True
-        return item in QUIET_EVENTS
+        if item in QUIET_EVENTS:
+            self.w.skip(f"event_msg/{item}")
+            return True
+        return False
 
     def _fail(self, error: dict, item: str) -> None:
         """``stream_error`` is a retry in progress; ``error`` and a failed ``task_complete`` end the turn."""
@@ -124,7 +144,8 @@ class Parser:
             name, args = str(payload.get("name") or "?"), {"input": payload.get("input")}
         else:
             name, args = str(payload.get("name") or "?"), _arguments(payload.get("arguments"))
-        self.w.recover()
+        if self.w.open:
+            self.w.recover()
         self.w.tool_call(ts, call_id, name, args, tools.skill_reads(name, args), args.get("command") or args.get("cmd"))
 
     def _output(self, payload: dict, ts: str | None) -> None:

@@ -13,12 +13,14 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
 
 from orkas_tui.config import Settings
-from orkas_tui.core.files import atomic_write, file_lock
+from orkas_tui.core.corrections import CorrectionMatcher, matcher_for
+from orkas_tui.core.files import atomic_write, file_lock, open_regular
 from orkas_tui.core.workspace import AgentPaths
 from orkas_tui.importers import claude_code, codex
 from orkas_tui.importers.classify import ErrorClassifier
@@ -26,6 +28,64 @@ from orkas_tui.importers.writer import ConversationWriter, ImportStats, new_stat
 
 FORMATS = {claude_code.NAME: claude_code, codex.NAME: codex}
 DEFAULT_SETTLE = 300.0
+
+
+SNIFF_BYTES = 256 * 1024
+SNIFF_LINES = 20
+
+
+def sniff(path: Path) -> str | None:
+    """The format whose records open ``path`` (``None``: neither); an empty file is ``"empty"``.
+
+    Reads at most the first 256 KiB: the first JSON lines decide, so a cut or
+    foreign first line does not condemn a real transcript.
+    """
+    with open_regular(path) as handle:
+        head = handle.read(SNIFF_BYTES)
+    if not head.strip():
+        return "empty"
+    seen = 0
+    for raw in head.splitlines():
+        if not raw.strip():
+            continue
+        seen += 1
+        if seen > SNIFF_LINES:
+            break
+        try:
+            value = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(value, dict):
+            for name, module in FORMATS.items():
+                if module.looks_like(value):
+                    return name
+    return None
+
+
+def refusal(fmt: str, path: Path) -> str | None:
+    """Why ``path`` is not a transcript of ``fmt`` (naming what it looks like), or ``None`` when it is one."""
+    try:
+        kind = sniff(path)
+    except OSError as exc:
+        return f"{path}: cannot be read ({exc.strerror or exc})"
+    if kind in (fmt, "empty"):
+        return None
+    label = FORMATS[fmt].LABEL
+    if kind is None:
+        return f"{path}: not a {label} transcript (no {label} record in its first lines; it does not look like any transcript)"
+    return f"{path}: not a {label} transcript: it looks like a {FORMATS[kind].LABEL} one (orkas-tui import {kind} ...)"
+
+
+def select(fmt: str, files: Iterable[Path]) -> tuple[list[Path], list[str]]:
+    """The files that are transcripts of ``fmt``, and one refusal line for each other file."""
+    chosen, refused = [], []
+    for path in files:
+        reason = refusal(fmt, path)
+        if reason is None:
+            chosen.append(path)
+        else:
+            refused.append(reason)
+    return chosen, refused
 
 
 def discover(fmt: str, sources: Iterable[Path]) -> list[Path]:
@@ -47,30 +107,45 @@ def default_sources(fmt: str) -> list[Path]:
 
 
 def import_files(paths: AgentPaths, settings: Settings, fmt: str, files: Iterable[Path], settle: float = DEFAULT_SETTLE,
-                 clock: Callable[[], float] = time.time) -> ImportStats:
-    """Import new lines of every file; a turn still open at the end of a file quiet for ``settle`` seconds ends ``ok``."""
+                 clock: Callable[[], float] = time.time, index: Callable[[str | None], list[str]] | None = None,
+                 progress: Callable[[int, int], None] | None = None) -> ImportStats:
+    """Import new lines of every file; a turn still open at the end of a file quiet for ``settle`` seconds ends ``ok``.
+
+    ``index`` gives each turn's ``skills_indexed`` from the session's folder (``None``:
+    no skills known); ``progress(done, total)`` is called after each file.
+    """
     module = FORMATS[fmt]
-    classifier = ErrorClassifier(settings)
+    files = list(files)
+    context = _Context(ErrorClassifier(settings), matcher_for(settings.correction_phrases), index, settle, clock)
     stats = ImportStats()
-    for path in files:
+    for done, path in enumerate(files, 1):
         stats.files += 1
         try:
-            _import_one(paths, module, classifier, stats, path, settle, clock)
+            _import_one(paths, module, context, stats, path)
         except OSError as exc:
             stats.problems.append(f"{path}: cannot read ({exc.strerror or exc})")
+        if progress is not None:
+            progress(done, len(files))
     return stats
 
 
-def _import_one(paths: AgentPaths, module, classifier: ErrorClassifier, stats: ImportStats, path: Path, settle: float,
-                clock: Callable[[], float]) -> None:
+@dataclass(frozen=True)
+class _Context:
+    classifier: ErrorClassifier
+    matcher: CorrectionMatcher
+    index: Callable[[str | None], list[str]] | None
+    settle: float
+    clock: Callable[[], float]
+
+
+def _import_one(paths: AgentPaths, module, context: _Context, stats: ImportStats, path: Path) -> None:
     """One session, under a lock so a ``--watch`` and a manual import never both append it."""
     conv = _safe_id(module.conversation_id(path))
     with file_lock(paths.private / "imports" / f".{conv}.lock"):
-        _import_locked(paths, module, classifier, stats, path, settle, clock, conv)
+        _import_locked(paths, module, context, stats, path, conv)
 
 
-def _import_locked(paths: AgentPaths, module, classifier: ErrorClassifier, stats: ImportStats, path: Path, settle: float,
-                   clock: Callable[[], float], conv: str) -> None:
+def _import_locked(paths: AgentPaths, module, context: _Context, stats: ImportStats, path: Path, conv: str) -> None:
     state_path = paths.private / "imports" / f"{conv}.json"
     saved = _load(state_path)
     record = orjson.loads(orjson.dumps(saved)) if saved else {"source": str(path), "offset": 0, "conv_bytes": 0, "parser": new_state()}
@@ -81,13 +156,13 @@ def _import_locked(paths: AgentPaths, module, classifier: ErrorClassifier, stats
     if stat.st_size < record["offset"]:
         stats.problems.append(f"{path}: shorter than the {record['offset']} bytes already imported; left as imported")
         return
-    writer = ConversationWriter(conv_path, record["parser"], classifier, stats)
+    writer = ConversationWriter(conv_path, record["parser"], context.classifier, stats, context.matcher, context.index)
     parser = module.Parser(writer, path)
     with open(path, "rb") as handle:
         handle.seek(record["offset"])
         data = handle.read()
     end = data.rfind(b"\n") + 1
-    quiet = clock() - stat.st_mtime >= settle
+    quiet = context.clock() - stat.st_mtime >= context.settle
     if end < len(data) and quiet:
         stats.problems.append(f"{path}: last line is cut off ({len(data) - end} bytes, no newline); not imported")
     for raw in data[:end].splitlines():

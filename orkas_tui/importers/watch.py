@@ -2,7 +2,10 @@
 
 Each batch imports the files that changed plus those whose last turn is still
 open; a quiet tick imports only the latter, so a session's last turn ends once its
-file has been quiet for the settle time, without rereading every session.
+file has been quiet for the settle time, without rereading every session. Every
+rule of a one-shot import holds, since each batch is one: the parser's state is
+saved after each file, so a session appended in steps gives the same events as
+one read whole. A new file is imported only if it is a transcript of the format.
 """
 
 from __future__ import annotations
@@ -15,17 +18,28 @@ import watchfiles
 
 from orkas_tui.config import Settings
 from orkas_tui.core.workspace import AgentPaths
-from orkas_tui.importers.run import discover, import_files
+from orkas_tui.importers.run import discover, import_files, refusal
 from orkas_tui.importers.writer import ImportStats
 
 
 def watch_import(paths: AgentPaths, settings: Settings, fmt: str, sources: list[Path], settle: float,
-                 on_import: Callable[[ImportStats], None], stop: threading.Event | None = None, tick: float = 5.0) -> None:
-    """Import now, then after every change under ``sources`` until Ctrl-C or ``stop`` is set."""
+                 on_import: Callable[[ImportStats], None], stop: threading.Event | None = None, tick: float = 5.0,
+                 index: Callable[[str | None], list[str]] | None = None, total: ImportStats | None = None) -> None:
+    """Import now, then after every change under ``sources`` until Ctrl-C or ``stop`` is set; ``total`` sums every batch."""
     targets = [s for s in sources if s.exists()]
     if not targets:
         raise FileNotFoundError(f"nothing to watch: none of {', '.join(map(str, sources))} exists")
-    stats = import_files(paths, settings, fmt, discover(fmt, targets), settle)
+    accepted: set[Path] = set()
+
+    def run(files: list[Path]) -> ImportStats:
+        chosen = [p for p in files if p in accepted or refusal(fmt, p) is None]
+        accepted.update(chosen)
+        stats = import_files(paths, settings, fmt, chosen, settle, index=index)
+        if total is not None:
+            total.add(stats)
+        return stats
+
+    stats = run(discover(fmt, targets))
     on_import(stats)
     running = {Path(p) for p in stats.running}
     for changes in watchfiles.watch(*targets, watch_filter=lambda _change, path: path.endswith(".jsonl"),
@@ -35,7 +49,7 @@ def watch_import(paths: AgentPaths, settings: Settings, fmt: str, sources: list[
         batch = sorted(changed | running)
         if not batch:
             continue
-        stats = import_files(paths, settings, fmt, batch, settle)
+        stats = run(batch)
         running = {Path(p) for p in stats.running}
         if stats.lines or stats.turns:
             on_import(stats)

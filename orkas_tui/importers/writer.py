@@ -9,11 +9,13 @@ import, after which the caller saves the state.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import orjson
 
+from orkas_tui.core.corrections import CorrectionMatcher
 from orkas_tui.core.files import append_bytes
 from orkas_tui.core.timefmt import format_ts, parse_ts
 from orkas_tui.importers.classify import ErrorClassifier
@@ -25,7 +27,9 @@ OUTPUT_LIMIT = 2_000
 class ImportStats:
     """What an import read and wrote; ``unknown`` and ``malformed`` are skipped, never fatal.
 
-    ``running`` lists the sources whose last turn is still open (not yet settled).
+    ``skipped`` counts, by kind, the records read but not written because they carry
+    no agent work (bookkeeping, injected context, streamed copies); ``running`` lists
+    the sources whose last turn is still open (not yet settled).
     """
 
     files: int = 0
@@ -37,9 +41,10 @@ class ImportStats:
     interrupts: int = 0
     skill_reads: int = 0
     corrections: int = 0
+    outputs_cut: int = 0
+    edited: int = 0
     malformed: int = 0
-    outside_turn: int = 0
-    sidechain: int = 0
+    skipped: Counter = field(default_factory=Counter)
     unknown: Counter = field(default_factory=Counter)
     problems: list[str] = field(default_factory=list)
     running: list[str] = field(default_factory=list)
@@ -47,7 +52,15 @@ class ImportStats:
     def to_json(self) -> dict:
         doc = dict(self.__dict__)
         doc["unknown"] = dict(sorted(self.unknown.items()))
+        doc["skipped"] = dict(sorted(self.skipped.items()))
         return doc
+
+    def add(self, other: ImportStats) -> None:
+        """Fold ``other`` into these totals (``--watch`` sums its imports)."""
+        for key, value in other.__dict__.items():
+            if key != "running":
+                setattr(self, key, getattr(self, key) + value)
+        self.running = list(other.running)
 
 
 def new_state() -> dict:
@@ -55,12 +68,19 @@ def new_state() -> dict:
 
 
 class ConversationWriter:
-    def __init__(self, path: Path, state: dict, classifier: ErrorClassifier, stats: ImportStats) -> None:
+    """``index`` gives the skills offered to a session started in a folder (``None``: unknown folder)."""
+
+    def __init__(self, path: Path, state: dict, classifier: ErrorClassifier, stats: ImportStats,
+                 matcher: CorrectionMatcher | None = None, index: Callable[[str | None], list[str]] | None = None) -> None:
         self.path = path
         self.state = state
         self.classifier = classifier
         self.stats = stats
+        self.matcher = matcher
+        self.index = index
         self.lines: list[bytes] = []
+        state.setdefault("last_turn", None)
+        state.setdefault("cwd", None)
 
     @property
     def open(self) -> bool:
@@ -78,25 +98,38 @@ class ConversationWriter:
         event.update(fields)
         self.lines.append(orjson.dumps(event) + b"\n")
 
+    def skip(self, kind: str) -> None:
+        """A record that carries no agent work, counted by kind."""
+        self.stats.skipped[kind] += 1
+
     def start_turn(self, ts: str | None, text: str | None, **extra: object) -> None:
-        """Close any open turn and open the next; ``text=None`` means no user wrote it."""
+        """Close any open turn and open the next; ``text=None`` means no user wrote it.
+
+        A typed prompt that reads as a correction marks the turn before it
+        ``output_edited``: the person is fixing what that turn produced.
+        """
         if self.open:
             self.end_turn(ts)
+        previous = self.state["last_turn"]
         self.state["turns"] += 1
-        self.state.update(open=f"t{self.state['turns']}", calls={}, error=None, aborted=False)
-        self.emit(ts, "turn_start", turn=self.state["open"], skills_indexed=[], **extra)
+        self.state.update(open=f"t{self.state['turns']}", calls={}, error=None, aborted=False, last_turn=f"t{self.state['turns']}")
+        if text is not None and previous and self.matcher is not None and self.matcher.find(text):
+            self.emit(ts, "output_edited", turn=previous)
+            self.stats.edited += 1
+        indexed = self.index(self.state["cwd"]) if self.index is not None else []
+        self.emit(ts, "turn_start", turn=self.state["open"], skills_indexed=indexed, **extra)
         if text is not None:
             self.emit(ts, "user", text=text)
         self.stats.turns += 1
 
-    def in_turn(self) -> bool:
-        """True inside a turn; agent activity outside one is counted, not written."""
+    def in_turn(self, ts: str | None) -> bool:
+        """Agent work outside any turn opens one (``trigger: resumed``), so none of it is lost."""
         if not self.open:
-            self.stats.outside_turn += 1
-        return self.open
+            self.start_turn(ts, None, trigger="resumed")
+        return True
 
     def assistant(self, ts: str | None, text: str) -> None:
-        if text.strip() and self.in_turn():
+        if text.strip() and self.in_turn(ts):
             self.emit(ts, "assistant", text=text)
 
     def user_feedback(self, ts: str | None, text: str, call_id: str) -> None:
@@ -108,8 +141,7 @@ class ConversationWriter:
 
     def tool_call(self, ts: str | None, call_id: str, name: str, args: dict, skills: list[str], command: object = None) -> None:
         """``skills`` are written as read when the call succeeds (a rejected read read nothing)."""
-        if not self.in_turn():
-            return
+        self.in_turn(ts)
         self.state["calls"][call_id] = [name, command, skills]
         self.emit(ts, "tool_call", id=call_id, name=name, args=args)
         self.stats.tool_calls += 1
@@ -123,23 +155,31 @@ class ConversationWriter:
         name, command, _skills = self.state["calls"].get(call_id, (None, None, []))
         return name, command
 
-    def tool_ok(self, ts: str | None, call_id: str, output: str) -> None:
-        if not self.in_turn():
-            return
-        self.emit(ts, "tool_result", id=call_id, ok=True, output=output[:OUTPUT_LIMIT])
+    def tool_ok(self, ts: str | None, call_id: str, output: str, **extra: object) -> None:
+        self.in_turn(ts)
+        self.emit(ts, "tool_result", id=call_id, ok=True, output=self._cut(output), **extra)
+        self.read_skills(ts, call_id)
+
+    def read_skills(self, ts: str | None, call_id: str) -> None:
+        """The skills the call read: written once its result shows the read happened."""
         for slug in self.state["calls"].get(call_id, (None, None, []))[2]:
             self.emit(ts, "skill_read", skill=slug)
             self.stats.skill_reads += 1
 
+    def _cut(self, text: str) -> str:
+        if len(text) > OUTPUT_LIMIT:
+            self.stats.outputs_cut += 1
+            return text[:OUTPUT_LIMIT]
+        return text
+
     def tool_error(self, ts: str | None, call_id: str, message: str, transient: bool | None = None, reason: str | None = None,
                    status: int | None = None, **extra: object) -> None:
         """A failed result; ``transient`` given means not the tool's own failure (``reason`` says why)."""
-        if not self.in_turn():
-            return
+        self.in_turn(ts)
         if transient is None:
             verdict = self.classifier.classify(message, status)
             transient, reason = verdict.transient, verdict.reason
-        fields: dict[str, object] = {"id": call_id, "ok": False, "error": message[:OUTPUT_LIMIT], "transient": transient, "reason": reason}
+        fields: dict[str, object] = {"id": call_id, "ok": False, "error": self._cut(message), "transient": transient, "reason": reason}
         if status is not None:
             fields["status"] = status
         self.emit(ts, "tool_result", **fields, **{k: v for k, v in extra.items() if v is not None})
@@ -149,8 +189,10 @@ class ConversationWriter:
             self.stats.real_errors += 1
 
     def fail(self, message: str, status: int | None = None, kind: str | None = None, retried: bool = False) -> None:
-        """An agent-level error; it ends the turn in error unless the agent recovers."""
-        if self.in_turn():
+        """An agent-level error; it ends the turn in error unless the agent recovers. Outside a turn it is no agent work."""
+        if not self.open:
+            self.skip("API error outside a turn")
+        else:
             verdict = self.classifier.classify(message, status, kind, retried)
             self.state["error"] = {"error": message[:OUTPUT_LIMIT], "transient": verdict.transient, "reason": verdict.reason}
 
@@ -158,8 +200,10 @@ class ConversationWriter:
         self.state["error"] = None
 
     def abort(self, ts: str | None) -> None:
-        """The user stopped the turn: it ends now, ``aborted``."""
-        if self.in_turn():
+        """The user stopped the turn: it ends now, ``aborted``; with no turn open it stopped nothing."""
+        if not self.open:
+            self.skip("interrupt with no turn running")
+        else:
             self.state["aborted"] = True
             self.stats.interrupts += 1
             self.end_turn(ts)

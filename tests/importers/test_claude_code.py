@@ -79,7 +79,7 @@ def test_every_known_line_kind(tmp_path, workspace, agent):
     assert (t3.status, t3.end_error.transient) == ("error", True)
     assert (t4.status, t4.end_error.transient) == ("error", False)
     assert (t5.status, len(t5.transient_errors)) == ("aborted", 1)
-    assert (stats.turns, stats.interrupts, stats.corrections, stats.sidechain) == (5, 1, 1, 1)
+    assert (stats.turns, stats.interrupts, stats.corrections, stats.skipped["inline subagent (sidechain) record"]) == (5, 1, 1, 1)
     assert (stats.malformed, dict(stats.unknown)) == (3, {"mystery-record": 1, "system/brand_new_subtype": 1, "assistant block/hologram": 1})
     assert scan.malformed_lines == 0
 

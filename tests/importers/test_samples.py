@@ -1,54 +1,127 @@
-"""Exact counts per shared sample, checked through the core's own observation.
+"""Counts per vendored sample, each expectation derived from the source file itself.
 
-How the expected numbers were established: each sample was read line by line
-(a throwaway script printed every record's type, role, isMeta/isSidechain and a
-summary of each content block; for Codex each payload type, call id, command and
-output head), then counted by hand:
+Every test below reads the transcript twice: once through the importer, once with
+a few lines of plain JSON reading here (no importer code), and the two must agree:
+tool calls imported == distinct ``tool_use`` ids of the thread; failed results
+written == its ``is_error: true`` results. Of those, a call cancelled because a
+sibling call errored ("Sibling tool call errored"), a call the user rejected and a
+call cut by an interrupt are written failed with ``transient: true`` (they are not
+the tool's failure); every other ``is_error`` result is a real error.
 
-claude-code/marot-spotter__short.jsonl (15 lines)
-  line 4 is the only typed prompt ("mix phx.server doesnt seem to start"): 1 turn.
-  lines 8 and 10 are tool_use Bash and Glob: 2 calls; lines 11-12 answer both with
-  is_error and "The user doesn't want to proceed..." (rejections without feedback:
-  written transient, never real); line 13 "[Request interrupted by user for tool
-  use]" ends the turn aborted: 1 interrupt. Lines 14-15 are the local /model
-  command (system local_command): no turn.
-claude-code/marot-spotter__tool_heavy.jsonl (39 lines)
-  line 4 "start phoenix in background": Bash (line 5) and Bash tail (line 13), both
-  is_error false; line 18 "[Request interrupted by user]": aborted. Lines 20-24 are
-  the local /mcp command (caveat isMeta, command-name, local-command-stdout): no
-  turn. Line 26 "scrolling back in xterm.js ...": WebSearch, Glob, Read, WebFetch
-  (lines 29, 30, 34, 37), results without is_error; line 39 interrupts it. So 2
-  turns, 6 calls, 0 errors, 2 interrupts.
-codex/...rollout-2025-11-17T15-30-28-019a93b9.jsonl (279 lines)
-  one event_msg user_message (line 4; line 2 is environment_context, line 3 the
-  same prompt as a response item): 1 turn. 39 function_call (37 shell, 2
-  update_plan), each paired with its function_call_output. Exit codes in the
-  output metadata: 2 on line 152 (ls lib/ai), 2 on line 194 (rg ... src), 1 with
-  empty output on line 235 (rg OLLAMA: "no match", not a failure), all others 0:
-  2 real errors. No task_complete (the file ends mid-session): the turn ends ok
-  once the file is quiet. The prompt says "use lmstudio instead of ..." so the
-  correction heuristic fires on "instead" (a signal, not a verdict).
+The hand counts kept from before, for the two small Claude Code samples and the
+Codex rollout, still hold and are checked in ``test_hand_counted_samples``.
 """
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+import orjson
 import pytest
 
 from orkas_tui.core.notes import SelfNotes
 from orkas_tui.core.report import scored_turns
 from orkas_tui.core.scan import AgentScan
 from orkas_tui.importers.run import discover, import_files
+from tests.importers.conftest import BIG_SESSION
+
+CLAUDE_THREADS = [
+    "claude-code/marot-spotter__short.jsonl",
+    "claude-code/marot-spotter__tool_heavy.jsonl",
+    BIG_SESSION,
+    BIG_SESSION.replace(".jsonl", "/subagents/agent-a7be2f0.jsonl"),
+]
+CODEX = "codex/AcidicSoil-codex-session-view__rollout-2025-11-17T15-30-28-019a93b9.jsonl"
+NOT_THE_TOOLS_FAULT = ("Sibling tool call errored", "The user doesn't want to proceed", "Permission for this tool use was denied",
+                       "[Request interrupted by user")
+
+
+def records(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def blocks(record: dict) -> list[dict]:
+    message = record.get("message") if isinstance(record.get("message"), dict) else {}
+    content = message.get("content")
+    return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+
+
+def result_text(block: dict) -> str:
+    content = block.get("content")
+    return content if isinstance(content, str) else " ".join(b.get("text", "") for b in content or [] if isinstance(b, dict))
+
+
+def source_counts(path: Path) -> dict:
+    """What the thread holds: its own records only (a main thread's inline sidechain copies are not its own)."""
+    own = [r for r in records(path) if r.get("type") in ("user", "assistant") and (path.parent.name == "subagents" or not r.get("isSidechain"))]
+    calls = {b["id"] for r in own for b in blocks(r) if b.get("type") == "tool_use"}
+    results = [b for r in own for b in blocks(r) if b.get("type") == "tool_result"]
+    failed = [b for b in results if b.get("is_error") is True]
+    excused = [b for b in failed if any(mark in result_text(b) for mark in NOT_THE_TOOLS_FAULT)]
+    return {"calls": len(calls), "results": len({b["tool_use_id"] for b in results}), "failed": len(failed), "excused": len(excused),
+            "result_ids": {b["tool_use_id"] for b in results}, "call_ids": calls}
+
+
+def events(agent, conversation: str) -> list[dict]:
+    return [orjson.loads(line) for line in (agent.conversations / f"{conversation}.jsonl").read_bytes().splitlines()]
+
+
+def conversation_of(name: str) -> str:
+    path = Path(name)
+    return f"claude-{path.parent.parent.name}-{path.stem}" if path.parent.name == "subagents" else f"claude-{path.stem}"
+
+
+@pytest.mark.parametrize("name", CLAUDE_THREADS)
+def test_every_call_and_error_of_a_claude_thread_is_imported(samples, workspace, agent, name):
+    expected = source_counts(samples / name)
+    stats = import_files(agent, workspace.settings, "claude-code", [samples / name], settle=0)
+    got = events(agent, conversation_of(name))
+    calls = {e["id"] for e in got if e["type"] == "tool_call"}
+    results = [e for e in got if e["type"] == "tool_result"]
+    failed = [e for e in results if not e["ok"]]
+    assert calls == expected["call_ids"] and stats.tool_calls == expected["calls"]
+    assert {e["id"] for e in results} == expected["result_ids"] and len(results) == expected["results"]
+    assert len(failed) == expected["failed"]
+    assert sum(e["transient"] for e in failed) == expected["excused"]
+    assert (stats.real_errors, stats.transient_errors) == (expected["failed"] - expected["excused"], expected["excused"])
+    assert (stats.malformed, dict(stats.unknown), stats.problems) == (0, {}, [])
+    depth = 0  # every event of agent work lies inside a turn
+    for event in got:
+        depth += {"turn_start": 1, "turn_end": -1}.get(event["type"], 0)
+        assert depth == 1 or event["type"] in ("turn_end", "output_edited")
+
+
+def test_codex_rollout_calls_and_errors_match_the_source(samples, workspace, agent):
+    source = records(samples / CODEX)
+    calls = {r["payload"]["call_id"] for r in source if r["type"] == "response_item" and r["payload"]["type"] == "function_call"}
+    codes = []
+    for r in source:
+        if r["type"] == "response_item" and r["payload"]["type"] == "function_call_output":
+            raw = r["payload"]["output"]  # shell calls answer {"output", "metadata": {"exit_code"}}; update_plan "Plan updated"
+            output = json.loads(raw) if raw.startswith("{") else {"output": raw, "metadata": {"exit_code": 0}}
+            codes.append((output["metadata"]["exit_code"], output["output"].strip()))
+    no_match = [c for c in codes if c == (1, "")]  # rg/grep exit 1 with no output: nothing found, not a failure
+    stats = import_files(agent, workspace.settings, "codex", [samples / CODEX], settle=0)
+    got = events(agent, "codex-" + CODEX.split("rollout-", 1)[1][: -len(".jsonl")])
+    assert {e["id"] for e in got if e["type"] == "tool_call"} == calls
+    assert stats.real_errors == sum(code != 0 for code, _ in codes) - len(no_match) == 2
+    assert [e["type"] for e in got].count("turn_start") == sum(r["payload"].get("type") == "user_message" for r in source)
+
 
 EXPECTED = {
-    # file: [(status, tool calls, real errors, transient errors)] per turn, interrupts
+    # file: [(status, tool calls, real errors, transient errors)] per turn, interrupts (see tests/data/samples/README.md)
     "claude-code/marot-spotter__short.jsonl": ([("aborted", 2, 0, 2)], 1),
     "claude-code/marot-spotter__tool_heavy.jsonl": ([("aborted", 2, 0, 0), ("aborted", 4, 0, 0)], 2),
-    "codex/AcidicSoil-codex-session-view__rollout-2025-11-17T15-30-28-019a93b9.jsonl": ([("ok", 39, 2, 0)], 0),
+    CODEX: ([("ok", 39, 2, 0)], 0),
 }
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_sample_counts(samples, workspace, agent, name):
+def test_hand_counted_samples(samples, workspace, agent, name):
+    """Counted by hand, line by line: short.jsonl line 4 is its only prompt, 2 rejected calls, an interrupt on line 13;
+    tool_heavy.jsonl has prompts on lines 4 and 26, each interrupted; the rollout has one user_message, 39 calls and
+    exit codes 2, 2 and a "no match" 1."""
     fmt = name.split("/")[0]
     stats = import_files(agent, workspace.settings, fmt, [samples / name], settle=0)
     turns_expected, interrupts = EXPECTED[name]
@@ -70,11 +143,16 @@ def test_codex_sample_scores_as_observed(samples, workspace, agent):
 
 
 def test_aborted_claude_turns_do_not_trigger(samples, workspace, agent):
-    import_files(agent, workspace.settings, "claude-code", discover("claude-code", [samples / "claude-code"]), settle=0)
+    """One aborted turn per interrupt the user typed (a user record whose own text is the interrupt marker)."""
+    files = discover("claude-code", [samples / "claude-code"])
+    interrupts = sum(1 for path in files for r in records(path) if r.get("type") == "user" and not r.get("isSidechain")
+                     and any(b.get("type") == "text" and b["text"].startswith("[Request interrupted by user") for b in blocks(r)))
+    import_files(agent, workspace.settings, "claude-code", files, settle=0)
     scan = AgentScan(agent, workspace.settings)
     scan.refresh()
-    rows = scored_turns(scan, SelfNotes(agent, workspace.settings))
-    assert len(rows) == 3 and not any(r.triggers for r in (row.score for row in rows))
+    aborted = [row for row in scored_turns(scan, SelfNotes(agent, workspace.settings)) if row.record.status == "aborted"]
+    assert len(aborted) == interrupts == 3
+    assert not any(row.score.triggers for row in aborted)
 
 
 def test_double_import_leaves_workspace_byte_identical(samples, workspace, agent):
