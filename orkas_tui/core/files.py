@@ -66,7 +66,7 @@ def current_version(path: Path) -> str | None:
 
 
 def atomic_write(path: Path, data: bytes | str | list[bytes], expected: str | None | object = ..., force: bool = False,
-                 durable: bool = True) -> None:
+                 durable: bool = True, lock_dir: Path | None = None) -> None:
     """Write ``data`` (a list: its pieces in order, never joined into one copy) to ``path`` atomically.
 
     The new version is :func:`version_of` the bytes written; not computed here, since
@@ -75,11 +75,12 @@ def atomic_write(path: Path, data: bytes | str | list[bytes], expected: str | No
     ``expected`` is the version the caller read (``None`` = "the file must not
     exist"); leave it out to skip the check. ``force`` overwrites regardless.
     ``durable=False`` skips the ``fsync`` calls: for a cache, which is checked by its
-    checksum when read and rebuilt if a crash left it torn.
+    checksum when read and rebuilt if a crash left it torn. ``lock_dir`` holds the
+    lock file instead of ``path``'s folder (a folder not ours, such as an export's).
     """
     pieces = [data.encode("utf-8")] if isinstance(data, str) else data if isinstance(data, list) else [data]
     path.parent.mkdir(parents=True, exist_ok=True)
-    with file_lock(path.parent / ".orkas-write.lock"):
+    with file_lock((lock_dir or path.parent) / ".orkas-write.lock"):
         if not force and expected is not ...:
             if current_version(path) != expected:
                 raise ConflictError(path)

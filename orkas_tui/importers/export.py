@@ -5,7 +5,10 @@ matter both agents read. The self notes become one marked block inside
 ``CLAUDE.md`` or ``AGENTS.md``; bytes outside the markers are never changed. A
 ``SKILL.md`` someone edited since the last export is left alone (reported as a
 conflict) unless forced: the versions written are kept in the agent's
-``.orkas/exports/<target>.json``.
+``.orkas/exports/<target>.json``. Nothing but ``SKILL.md`` files and the notes
+block is written into the destination: the write locks live in the workspace. A
+``SKILL.md`` the skill was imported from, unchanged on both sides since, is the
+same skill already there: left as it is.
 """
 
 from __future__ import annotations
@@ -96,11 +99,13 @@ def export_agent(paths: AgentPaths, settings: Settings, target: str, dest: Path,
     state_path = paths.private / "exports" / f"{target}.json"
     state = _load(state_path)
     skills, result.problems = SkillStore(paths, settings).load_all()
+    imported = _load(paths.private / "imports" / "skills.json")
+    lock_dir = paths.private / "exports"
     current = set()
     for skill in skills:
         path = dest / skill.slug / "SKILL.md"
         current.add(str(path))
-        _write_skill(path, render_skill(skill), state, force, result)
+        _write_skill(path, render_skill(skill), state, force, result, lock_dir, _imported_from(imported, path, skill))
     result.stale = sorted(p for p in state if p not in current and Path(p).is_relative_to(dest))
     memory = (memory or memory_path(target, dest)).expanduser()
     result.memory = str(memory)
@@ -113,25 +118,34 @@ def export_agent(paths: AgentPaths, settings: Settings, target: str, dest: Path,
     if data is not None and updated == text:
         result.memory_status = "unchanged"
     else:
-        atomic_write(memory, updated, expected=version)
+        atomic_write(memory, updated, expected=version, lock_dir=lock_dir)
         result.memory_status = "created" if data is None else "updated"
     if state != _load(state_path):
         atomic_write(state_path, orjson.dumps(state, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n")
     return result
 
 
-def _write_skill(path: Path, text: str, state: dict, force: bool, result: ExportResult) -> None:
+def _write_skill(path: Path, text: str, state: dict, force: bool, result: ExportResult, lock_dir: Path,
+                 imported_from: str | None) -> None:
+    """``imported_from``: the version of ``path`` the skill was imported from, when the skill is unchanged since."""
     data, version = read_versioned(path)
     new_version = version_of(text.encode("utf-8"))
-    if version == new_version:
+    if version == new_version or (imported_from is not None and version == imported_from):
         result.unchanged.append(str(path))
+        new_version = version
     elif version is None or version == state.get(str(path)) or force:
-        atomic_write(path, text, expected=version)
+        atomic_write(path, text, expected=version, lock_dir=lock_dir)
         result.written.append(str(path))
     else:
         result.conflicts.append(str(path))
         return
     state[str(path)] = new_version
+
+
+def _imported_from(imported: dict, path: Path, skill: Skill) -> str | None:
+    """The version of ``path`` that ``skill`` was imported from, if the skill is unchanged since (``None`` otherwise)."""
+    entry = imported.get(str(path))
+    return entry.get("source") if isinstance(entry, dict) and entry.get("skill") == skill.version else None
 
 
 def _load(path: Path) -> dict:

@@ -25,7 +25,10 @@ from orkas_tui.importers.writer import ImportStats
 def watch_import(paths: AgentPaths, settings: Settings, fmt: str, sources: list[Path], settle: float,
                  on_import: Callable[[ImportStats], None], stop: threading.Event | None = None, tick: float = 5.0,
                  index: Callable[[str | None], list[str]] | None = None, total: ImportStats | None = None) -> None:
-    """Import now, then after every change under ``sources`` until Ctrl-C or ``stop`` is set; ``total`` sums every batch."""
+    """Import now, then after every change under ``sources`` until ``stop`` is set; ``total`` sums every batch.
+
+    Ctrl-C raises ``KeyboardInterrupt`` to the caller (watchfiles' own warning line is not printed).
+    """
     targets = [s for s in sources if s.exists()]
     if not targets:
         raise FileNotFoundError(f"nothing to watch: none of {', '.join(map(str, sources))} exists")
@@ -43,8 +46,7 @@ def watch_import(paths: AgentPaths, settings: Settings, fmt: str, sources: list[
     on_import(stats)
     running = {Path(p) for p in stats.running}
     for changes in watchfiles.watch(*targets, watch_filter=lambda _change, path: path.endswith(".jsonl"),
-                                    stop_event=stop, yield_on_timeout=True, rust_timeout=int(tick * 1000),
-                                    raise_interrupt=False):
+                                    stop_event=stop, yield_on_timeout=True, rust_timeout=int(tick * 1000)):
         changed = {Path(p) for _change, p in changes if Path(p).is_file()}
         batch = sorted(changed | running)
         if not batch:

@@ -123,7 +123,7 @@ def test_watch_stops_cleanly_on_ctrl_c(tmp_path, workspace):
         out, err = proc.communicate(timeout=15)
     finally:
         proc.kill()
-    assert proc.returncode == 0 and "Traceback" not in err
+    assert proc.returncode == 0 and err == "stopped watching: 5 turns, 7 tool calls imported into agent w\n"
 
 
 def _wait(condition, what: str, timeout: float = 10.0) -> None:
