@@ -148,7 +148,9 @@ class Parser:
         text = "\n".join(t for t in texts if t not in injected).strip()
         if not text:
             if any(t.lstrip().startswith(NOTIFICATION) for t in injected):
-                self.w.state["notified"] = ts  # the model's answer to it opens a turn
+                self._drop_notification()
+                self.w.state["notified"] = ts  # the model's answer to it opens a turn; counted skipped only if none comes
+                return
             if any(t.lstrip().startswith("<local-command-") for t in injected):
                 self.w.state["command"] = None
             if not results:
@@ -157,17 +159,24 @@ class Parser:
         if text.startswith(tools.INTERRUPTED):
             self.w.abort(ts)
             return
+        self._drop_notification()
         command = COMMAND.search(text)
         if command:
             args = (command.group(2) or "").strip()
             self.w.state["command"] = {"text": f"{command.group(1)} {args}".strip(), "ts": ts}
             return
-        self.w.state.update(command=None, notified=None)
+        self.w.state["command"] = None
         if self.subagent:
             if not self.w.open:
                 self.w.start_turn(ts, None, delegated=True, trigger="delegated", parent=f"claude-{self.session}")
             return
         self.w.start_turn(ts, text)
+
+    def _drop_notification(self) -> None:
+        """A notification the user spoke over before the model answered it: no agent work came of it."""
+        if self.w.state["notified"]:
+            self.w.skip("unanswered <task-notification>")
+            self.w.state["notified"] = None
 
     def _assistant(self, record: dict, blocks: list, ts: str | None) -> None:
         command, notified = self.w.state["command"], self.w.state["notified"]
