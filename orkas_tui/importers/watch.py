@@ -45,9 +45,13 @@ def watch_import(paths: AgentPaths, settings: Settings, fmt: str, sources: list[
     stats = run(discover(fmt, targets))
     on_import(stats)
     running = {Path(p) for p in stats.running}
+    settled = False  # the first batch rereads every session: writes between the first import and the watch's start
     for changes in watchfiles.watch(*targets, watch_filter=lambda _change, path: path.endswith(".jsonl"),
                                     stop_event=stop, yield_on_timeout=True, rust_timeout=int(tick * 1000)):
         changed = {Path(p) for _change, p in changes if Path(p).is_file()}
+        if not settled:
+            changed.update(discover(fmt, targets))
+            settled = True
         batch = sorted(changed | running)
         if not batch:
             continue

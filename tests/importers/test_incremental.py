@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import threading
+import time
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -11,6 +13,8 @@ from hypothesis import strategies as st
 
 from orkas_tui.core.workspace import AgentPaths, Workspace
 from orkas_tui.importers.run import import_files
+from orkas_tui.importers.watch import watch_import
+from tests.importers.conftest import BIG_SESSION
 from tests.importers.test_claude_code import session
 from tests.importers.test_codex import rollout
 from tests.importers.transcripts import write_lines
@@ -104,3 +108,41 @@ def test_concurrent_imports_write_each_event_once(tmp_path, workspace, agent):
     for thread in threads:
         thread.join()
     assert conversation_bytes(agent) == one_shot(tmp_path, "claude-code", data)
+
+
+def test_watch_keeps_every_rule_on_the_real_session_appended_in_steps(samples, tmp_path):
+    """The real session written in five pieces (some cut mid-line) while ``--watch`` runs gives the bytes of one import."""
+    data = (samples / BIG_SESSION).read_bytes()
+    expected_ws, expected_agent = fresh(tmp_path / "one")
+    whole = tmp_path / "whole" / "s.jsonl"
+    whole.parent.mkdir()
+    whole.write_bytes(data)
+    import_files(expected_agent, expected_ws.settings, "claude-code", [whole], settle=3600)
+    workspace, agent = fresh(tmp_path / "watched")
+    source = tmp_path / "live" / "s.jsonl"
+    source.parent.mkdir()
+    source.write_bytes(b"")
+    stop = threading.Event()
+    thread = threading.Thread(target=watch_import, args=(agent, workspace.settings, "claude-code", [source.parent], 3600.0, lambda _s: None, stop),
+                              kwargs={"tick": 0.1})
+    thread.start()
+    state = agent.private / "imports" / "claude-s.json"
+    try:
+        for cut in (0.1, 0.37, 0.5, 0.81, 1.0):
+            with open(source, "ab") as handle:
+                handle.write(data[source.stat().st_size: int(len(data) * cut)])
+            readable = data[: int(len(data) * cut)].rfind(b"\n") + 1
+            _wait_for(lambda: state.exists() and json.loads(state.read_text())["offset"] == readable)
+    finally:
+        stop.set()
+        thread.join(10)
+    assert not thread.is_alive()
+    assert conversation_bytes(agent) == conversation_bytes(expected_agent)
+    assert b'"trigger":"task-notification"' in conversation_bytes(agent)["claude-s.jsonl"]
+
+
+def _wait_for(condition, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out waiting for the watcher"
+        time.sleep(0.05)
