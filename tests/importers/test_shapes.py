@@ -146,3 +146,11 @@ def test_a_huge_tool_output_is_cut_and_reported_and_the_rest_imports(tmp_path, w
     assert len(result["output"]) == 2_000 and stats.outputs_cut == 1
     assert (stats.malformed, dict(stats.unknown)) == (1, {"brand-new-record": 1})
     assert [e["type"] for e in events] == ["turn_start", "user", "tool_call", "tool_result", "assistant", "turn_end"]
+
+
+def test_a_skill_call_that_failed_on_its_own_content_counts_as_used(tmp_path, samples, workspace, agent):
+    records = lines(samples, (6, 6), (319, 319), (321, 321))  # Skill "handgemacht:commit", then "Bash command failed for pattern"
+    stats, events = run(tmp_path, workspace, agent, records)
+    (failed,) = [e for e in events if e["type"] == "tool_result"]
+    assert (failed["ok"], failed["transient"]) == (False, False)
+    assert [e["skill"] for e in events if e["type"] == "skill_read"] == ["commit"] and stats.skill_reads == 1
