@@ -24,6 +24,7 @@ from orkas_tui.core.files import atomic_write, file_lock, open_regular
 from orkas_tui.core.workspace import AgentPaths
 from orkas_tui.importers import claude_code, codex
 from orkas_tui.importers.classify import ErrorClassifier
+from orkas_tui.importers.skills import mark_used
 from orkas_tui.importers.writer import ConversationWriter, ImportStats, new_state
 
 FORMATS = {claude_code.NAME: claude_code, codex.NAME: codex}
@@ -126,6 +127,8 @@ def import_files(paths: AgentPaths, settings: Settings, fmt: str, files: Iterabl
             stats.problems.append(f"{path}: cannot read ({exc.strerror or exc})")
         if progress is not None:
             progress(done, len(files))
+    if stats.last_read:
+        stats.problems += mark_used(paths, settings, stats.last_read)
     return stats
 
 

@@ -23,9 +23,10 @@ import orjson
 from orkas_tui.config import Settings
 from orkas_tui.core.files import atomic_write, read_versioned
 from orkas_tui.core.skills import SkillError, SkillStore, slugify
+from orkas_tui.core.timefmt import format_ts, parse_ts
 from orkas_tui.core.workspace import SLUG, AgentPaths
 from orkas_tui.importers import claude_code
-from orkas_tui.importers.export import render_skill
+from orkas_tui.importers.export import content_version, render_skill
 
 
 @dataclass
@@ -109,10 +110,10 @@ class SkillIndex:
             if existing is None:
                 skill, _evicted = self.store.create(name, description, body, self.now, by="import")
                 self.result.created.append(slug)
-            elif render_skill(existing) == data.decode("utf-8") or before == {"source": version, "skill": existing.version}:
+            elif render_skill(existing) == data.decode("utf-8") or before == {"source": version, "skill": content_version(existing)}:
                 skill = existing  # the same skill: exported from here, or imported and unchanged on both sides
                 self.result.unchanged.append(slug)
-            elif before.get("skill") == existing.version:
+            elif before.get("skill") == content_version(existing):
                 skill = self.store.edit(slug, description, body, existing.version, self.now)
                 self.result.updated.append(slug)
             else:
@@ -121,7 +122,7 @@ class SkillIndex:
         except (OSError, SkillError) as exc:
             self.result.problems.append(f"{path}: {exc}; not imported")
             return None
-        self.state[key] = {"source": version, "skill": skill.version}
+        self.state[key] = {"source": version, "skill": content_version(skill)}
         return slug
 
 
@@ -153,3 +154,24 @@ def _load(path: Path) -> dict:
     except (FileNotFoundError, orjson.JSONDecodeError):
         return {}
     return value if isinstance(value, dict) else {}
+
+
+def mark_used(paths: AgentPaths, settings: Settings, last_read: dict[str, str]) -> list[str]:
+    """Set ``lastUsedAt`` of each skill read in the imported turns to its latest read, as reading a skill does.
+
+    A time earlier than the skill's own ``lastUsedAt`` changes nothing; a slug the agent has no skill for is left out.
+    Returns one problem line for each skill that could not be updated.
+    """
+    store, problems = SkillStore(paths, settings), []
+    for slug, ts in sorted(last_read.items()):
+        moment = parse_ts(ts)
+        try:
+            skill = store.get(slug)
+            if moment is not None and (skill.last_used_at is None or skill.last_used_at < format_ts(moment)):
+                store.read(slug, moment)
+        except SkillError as exc:
+            if not str(exc).startswith("no skill"):
+                problems.append(f"skill {slug}: {exc}")
+        except OSError as exc:
+            problems.append(f"skill {slug}: {exc}")
+    return problems

@@ -46,6 +46,7 @@ class ImportStats:
     malformed: int = 0
     skipped: Counter = field(default_factory=Counter)
     unknown: Counter = field(default_factory=Counter)
+    last_read: dict[str, str] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     running: list[str] = field(default_factory=list)
 
@@ -55,10 +56,19 @@ class ImportStats:
         doc["skipped"] = dict(sorted(self.skipped.items()))
         return doc
 
+    def read_at(self, slug: str, ts: str) -> None:
+        """Keep the latest read of ``slug`` (compared as times: the texts differ in their fractions of a second)."""
+        known = self.last_read.get(slug)
+        if known is None or parse_ts(ts) > parse_ts(known):
+            self.last_read[slug] = ts
+
     def add(self, other: ImportStats) -> None:
         """Fold ``other`` into these totals (``--watch`` sums its imports)."""
         for key, value in other.__dict__.items():
-            if key != "running":
+            if key == "last_read":
+                for slug, ts in value.items():
+                    self.read_at(slug, ts)
+            elif key != "running":
                 setattr(self, key, getattr(self, key) + value)
         self.running = list(other.running)
 
@@ -165,6 +175,8 @@ class ConversationWriter:
         for slug in self.state["calls"].get(call_id, (None, None, []))[2]:
             self.emit(ts, "skill_read", skill=slug)
             self.stats.skill_reads += 1
+            if ts is not None:
+                self.stats.read_at(slug, ts)
 
     def _cut(self, text: str) -> str:
         if len(text) > OUTPUT_LIMIT:

@@ -61,6 +61,8 @@ def test_user_and_project_skills_are_imported_indexed_and_rated(tmp_path, capsys
     assert (rates["commit"]["impressions"], rates["commit"]["invocations"], rates["commit"]["edit_rate"]) == (4, 1, 1.0)
     # deploy: offered in the project's 3 turns, read in t3, which ended in a real error (authentication)
     assert (rates["deploy"]["impressions"], rates["deploy"]["invocation_rate"], rates["deploy"]["ineffective_rate"]) == (3, 0.3333, 1.0)
+    # reading a skill sets lastUsedAt: to the time of its latest read in the transcript
+    assert (rates["commit"]["last_used_at"], rates["deploy"]["last_used_at"]) == ("2026-03-01T10:00:03Z", "2026-03-01T10:00:22Z")
 
 
 def test_no_skills_imports_and_indexes_none(tmp_path, capsys):
@@ -86,7 +88,9 @@ def test_export_then_import_is_the_same_skill_and_its_rates_carry_on(tmp_path, c
     for _ in range(2):
         assert main(["import", "claude-code", "--workspace", str(root), "--settle", "0", "--json"]) == 0
         assert json.loads(capsys.readouterr().out)["skills"]["unchanged"] == ["db_migrate", "release-notes"]
-    assert {p.name: p.read_bytes() for p in paths.skills.iterdir()} == before
+    after = {p.name: p.read_bytes() for p in paths.skills.iterdir()}
+    assert sorted(after) == sorted(before) and after["db_migrate.md"] == before["db_migrate.md"]  # no copy, nothing rewritten
+    assert after["release-notes.md"] == before["release-notes.md"].replace(b"lastUsedAt: null", b'lastUsedAt: "2026-03-01T10:00:03Z"')
     rates = {s["slug"]: s for s in status(root, "claude-code", capsys)["skills"]}
     assert (rates["release-notes"]["impressions"], rates["release-notes"]["invocations"]) == (1, 1)
     capsys.readouterr()
