@@ -60,7 +60,17 @@ def run_import(args: argparse.Namespace) -> int:
     paths = AgentPaths(workspace.agents_dir / agent)
     paths.conversations.mkdir(parents=True, exist_ok=True)
     index = None if args.no_skills else SkillIndex(paths, workspace.settings, args.format, Path.home(), utc_now())
-    report = (lambda stats: print_json(_doc(stats, index, problems))) if args.json else (lambda stats: print(render(stats, paths, index, problems)))
+    reported: list[bool] = []
+
+    def report(stats: ImportStats) -> None:
+        """The skills and the files left out are said once (with the first import of a --watch), not with every batch."""
+        first = (index, problems) if not reported else (None, [])
+        reported.append(True)
+        if args.json:
+            print_json(_doc(stats, *first))
+        else:
+            print(render(stats, paths, *first), flush=True)
+
     if args.watch:
         total = ImportStats()
         if not args.json:
@@ -127,7 +137,7 @@ def _progress(total: int) -> Callable[[int, int], None] | None:
 def _doc(stats: ImportStats, index: SkillIndex | None, problems: list[str]) -> dict:
     doc = stats.to_json()
     doc["problems"] = problems + doc["problems"]
-    doc["skills"] = index.result.to_json() if index is not None else None
+    doc["skills"] = index.result.to_json() if index is not None else None  # None: skills not imported, or already said
     return doc
 
 

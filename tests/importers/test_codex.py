@@ -93,3 +93,32 @@ def test_unfinished_last_turn_waits_for_the_file_to_settle(tmp_path, workspace, 
     import_files(agent, workspace.settings, "codex", [source], settle=3600, clock=lambda: source.stat().st_mtime + 3600)
     scan.refresh()
     assert [t.status for t in scan.turns()] == ["ok"]
+
+
+def test_compaction_neither_ends_nor_starts_a_turn_and_aborts_end_one(tmp_path, workspace, agent):
+    """Codex compacts in the middle of a turn (a ``compacted`` record holding the summary and the replacement
+    history, then a ``context_compacted`` event) and goes on working in the same turn."""
+    source = write_lines(tmp_path / "rollout-c.jsonl", [
+        cx_user(1, "migrate the database"),
+        cx_call(2, "c1", "shell", {"command": ["bash", "-lc", "make migrate"]}),
+        cx_output(3, "c1", cx_exec("done", 0)),
+        cx(4, "compacted", {"message": "Summary: the user asked to migrate the database; it was run. Try again with care.",
+                            "replacement_history": [{"type": "message", "role": "user",
+                                                     "content": [{"type": "input_text", "text": "migrate the database"}]}]}),
+        cx(4, "event_msg", {"type": "context_compacted"}),
+        cx_call(5, "c2", "shell", {"command": ["bash", "-lc", "make check"]}),
+        cx_output(6, "c2", cx_exec("ok", 0)),
+        cx(7, "event_msg", {"type": "task_complete", "last_agent_message": "Migrated."}),
+        cx(8, "response_item", {"type": "function_call", "name": "shell", "arguments": "{}", "call_id": "c3"}),  # no prompt: resumed
+        cx_output(9, "c3", cx_exec("", 0)),
+        cx(10, "event_msg", {"type": "turn_aborted", "reason": "interrupted"}),
+    ])
+    stats = import_files(agent, workspace.settings, "codex", [source], settle=0)
+    scan = AgentScan(agent, workspace.settings)
+    scan.refresh()
+    first, second = scan.turns()
+    assert (first.status, first.tool_calls, first.correction) == ("ok", 2, None)  # the summary's "Try again" is no prompt
+    assert (second.status, second.tool_calls) == ("aborted", 1)
+    assert (stats.skipped["compacted"], stats.skipped["event_msg/context_compacted"], stats.interrupts) == (1, 1, 1)
+    events = (agent.conversations / "codex-c.jsonl").read_text()
+    assert '"trigger":"resumed"' in events and "Summary:" not in events
