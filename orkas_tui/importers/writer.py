@@ -132,14 +132,14 @@ class ConversationWriter:
             self.emit(ts, "user", text=text)
         self.stats.turns += 1
 
-    def in_turn(self, ts: str | None) -> bool:
+    def ensure_turn(self, ts: str | None) -> None:
         """Agent work outside any turn opens one (``trigger: resumed``), so none of it is lost."""
         if not self.open:
             self.start_turn(ts, None, trigger="resumed")
-        return True
 
     def assistant(self, ts: str | None, text: str) -> None:
-        if text.strip() and self.in_turn(ts):
+        if text.strip():
+            self.ensure_turn(ts)
             self.emit(ts, "assistant", text=text)
 
     def user_feedback(self, ts: str | None, text: str, call_id: str) -> None:
@@ -151,7 +151,7 @@ class ConversationWriter:
 
     def tool_call(self, ts: str | None, call_id: str, name: str, args: dict, skills: list[str], command: object = None) -> None:
         """``skills`` are written as read when the call succeeds (a rejected read read nothing)."""
-        self.in_turn(ts)
+        self.ensure_turn(ts)
         self.state["calls"][call_id] = [name, command, skills]
         self.emit(ts, "tool_call", id=call_id, name=name, args=args)
         self.stats.tool_calls += 1
@@ -166,7 +166,7 @@ class ConversationWriter:
         return name, command
 
     def tool_ok(self, ts: str | None, call_id: str, output: str, **extra: object) -> None:
-        self.in_turn(ts)
+        self.ensure_turn(ts)
         self.emit(ts, "tool_result", id=call_id, ok=True, output=self._cut(output), **extra)
         self.read_skills(ts, call_id)
 
@@ -187,7 +187,7 @@ class ConversationWriter:
     def tool_error(self, ts: str | None, call_id: str, message: str, transient: bool | None = None, reason: str | None = None,
                    status: int | None = None, **extra: object) -> None:
         """A failed result; ``transient`` given means not the tool's own failure (``reason`` says why)."""
-        self.in_turn(ts)
+        self.ensure_turn(ts)
         if transient is None:
             verdict = self.classifier.classify(message, status)
             transient, reason = verdict.transient, verdict.reason
