@@ -7,6 +7,7 @@ the file, so a person can fix it without reading a traceback.
 from __future__ import annotations
 
 import math
+import os
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -14,6 +15,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from orkas_tui.core.files import open_regular
 from orkas_tui.core.timefmt import parse_duration
 
 SIGNAL_NAMES = (
@@ -139,7 +141,8 @@ def load_settings(root: Path) -> Settings:
     """Read ``<root>/orkas.toml``; a missing file means all defaults."""
     path = root / "orkas.toml"
     try:
-        raw = path.read_bytes()
+        with open_regular(os.path.realpath(path)) as handle:  # a link (dotfiles) is followed; a FIFO is refused
+            raw = handle.read()
     except FileNotFoundError:
         return Settings()
     except OSError as exc:

@@ -81,6 +81,7 @@ def proposals_dir(paths: AgentPaths):
 @contextmanager
 def apply_lock(paths: AgentPaths) -> Iterator[None]:
     """Serialises every write of applied changes, proposals and history for one agent."""
+    paths.require_safe()  # a linked-out or special folder or events.jsonl: refused before anything is touched
     with file_lock(paths.private / "apply.lock"):
         yield
 

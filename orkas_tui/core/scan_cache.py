@@ -149,7 +149,7 @@ def _stat(path: Path) -> os.stat_result | None:
 
 
 def _probe(path: Path, offset: int) -> bytes:
-    with open(path, "rb") as handle:
+    with open_regular(path) as handle:
         handle.seek(max(0, offset - PROBE))
         return handle.read(min(PROBE, offset))
 
@@ -160,7 +160,7 @@ def matches_file(entry: dict, path: Path) -> bool:
     if identity is None:
         return False
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:
             stat = os.fstat(handle.fileno())
             if [stat.st_dev, stat.st_ino] != identity or stat.st_size < offset:
                 return False

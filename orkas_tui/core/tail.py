@@ -17,6 +17,8 @@ from pathlib import Path
 
 import orjson
 
+from orkas_tui.core.files import open_regular
+
 CHUNK = 4 * 1024 * 1024
 HEAD = 64
 
@@ -69,11 +71,13 @@ class JsonlTail:
 
     def _open(self):
         try:
-            handle = open(self.path, "rb")
+            handle = open_regular(self.path)
         except FileNotFoundError:
             reset = self.offset > 0 or self.identity is not None
             self.offset, self.identity, self.head = 0, None, b""
             return reset, None
+        except OSError:  # not a regular file, outside the workspace, unreadable: nothing read (the survey says why)
+            return False, None
         stat = os.fstat(handle.fileno())
         identity = (stat.st_dev, stat.st_ino)
         reset = False
@@ -123,7 +127,7 @@ class JsonlTail:
 def read_span(path: Path, start: int, end: int) -> list[dict | None]:
     """Re-read the events of one byte span (a turn's transcript) from disk."""
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:
             handle.seek(start)
             data = handle.read(max(0, end - start))
     except OSError:
