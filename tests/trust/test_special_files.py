@@ -1,0 +1,103 @@
+"""FIFOs, sockets, devices, link loops and links to folders: reported in ``problems``, never opened.
+
+Opening a FIFO for reading blocks until a writer comes, so a regression here hangs
+the command: each command runs in a child process with a timeout.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from orkas_tui.config import Settings
+from orkas_tui.core.proposals import create_proposal
+from orkas_tui.core.timefmt import UTC
+from orkas_tui.core.workspace import AgentPaths
+from tests.core.helpers import turn, write_lines
+from tests.trust.conftest import NOW
+from tests.trust.test_bad_files import GOOD_SKILL
+
+REPO = Path(__file__).resolve().parents[2]
+WHEN = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
+LIMIT = 60  # seconds: a hang, not a slow machine
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    """``orkas-tui ARGS`` in a child; a hang fails the test instead of stopping the suite."""
+    try:
+        return subprocess.run([sys.executable, "-m", "orkas_tui", *args], cwd=REPO, capture_output=True, text=True,
+                              timeout=LIMIT)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"orkas-tui {' '.join(args)} hung on a special file")
+
+
+@pytest.fixture
+def agent(tmp_path: Path) -> AgentPaths:
+    root = tmp_path / "ws"
+    agent = root / "agents" / "a1"
+    write_lines(agent / "conversations" / "ok.jsonl", turn("t1"))
+    (agent / "skills").mkdir()
+    (agent / "self").mkdir()
+    (agent / "skills" / "mine.md").write_text(GOOD_SKILL)
+    paths = AgentPaths(agent)
+    create_proposal(paths, Settings(), "one op", [{"op": "create_skill", "name": "Fresh", "description": "d",
+                                                   "body": "Always fresh.\n"}], WHEN, {})
+    return paths
+
+
+def test_special_entries_are_listed_as_problems_not_dropped(agent: AgentPaths) -> None:
+    skills, conversations = agent.skills, agent.conversations
+    os.mkfifo(skills / "pipe.md")
+    os.mknod(skills / "sock.md", stat.S_IFSOCK | 0o600)
+    (skills / "loop.md").symlink_to(skills / "loop.md")
+    (skills / "folder.md").symlink_to(agent.self_dir, target_is_directory=True)
+    os.mkfifo(conversations / "pipe.jsonl")
+    os.mkfifo(agent.self_dir / "strategies.md")
+    result = run("status", "--workspace", str(agent.workspace_root), "--json", "--now", NOW)
+    assert result.returncode == 0, result.stderr
+    (doc,) = json.loads(result.stdout)["agents"]
+    assert [s["slug"] for s in doc["skills"]] == ["mine"]
+    assert [t["turn"] for t in doc["turns"]] == ["t1"]
+    problems = "\n".join(doc["problems"])
+    for line in (f"{skills / 'pipe.md'}: is a FIFO, not a regular file", f"{skills / 'sock.md'}: is a socket",
+                 f"{skills / 'loop.md'}: is a link loop", f"{skills / 'folder.md'}: is a folder, not a regular file",
+                 f"{conversations / 'pipe.jsonl'}: is a FIFO", f"{agent.self_dir / 'strategies.md'}: is a FIFO"):
+        assert line in problems
+    result = run("prompt", "--workspace", str(agent.workspace_root), "a1")
+    assert result.returncode == 0 and "Deploy" in result.stdout
+
+
+def test_a_fifo_events_file_never_hangs_a_dry_run_or_an_approve(agent: AgentPaths) -> None:
+    os.mkfifo(agent.events)
+    root = str(agent.workspace_root)
+    result = run("reflect", "a1", "--dry-run", "--workspace", root, "--now", NOW)
+    assert result.returncode == 0, result.stderr
+    assert "please do it" in result.stdout  # the conversation is still in the bundle
+    result = run("proposals", "approve", "a1.p1", "--workspace", root, "--now", NOW)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert f"{agent.events}: is a FIFO, not a regular file" in result.stderr
+    assert not (agent.skills / "fresh.md").exists()
+    result = run("status", "--workspace", root, "--json", "--now", NOW)  # the apply lock was not left held
+    assert result.returncode == 0 and "events.jsonl: is a FIFO" in result.stdout
+
+
+def test_a_fifo_orkas_toml_is_one_line_not_a_hang(agent: AgentPaths) -> None:
+    os.mkfifo(agent.workspace_root / "orkas.toml")
+    result = run("status", "--workspace", str(agent.workspace_root))
+    assert result.returncode == 2
+    assert result.stderr.strip() == f"orkas-tui: {agent.workspace_root / 'orkas.toml'}: cannot read (not a regular file)"
+
+
+def test_a_fifo_state_or_cache_never_hangs_status(agent: AgentPaths) -> None:
+    agent.private.mkdir(exist_ok=True)
+    for name in ("state.json", "scan-cache.json", "status-cache.bin"):
+        os.mkfifo(agent.private / name)
+    result = run("status", "--workspace", str(agent.workspace_root), "--json", "--now", NOW)
+    assert result.returncode == 0, result.stderr
