@@ -126,6 +126,7 @@ class Settings:
     profile_cap: int = 2_000
     strategies_cap: int = 2_000
     auto_apply: bool = False
+    max_line_bytes: int = 8 * 1024 * 1024  # a longer line of a conversation or events.jsonl is reported and skipped
     schedule: ScheduleSettings = field(default_factory=ScheduleSettings)
     bundle: BundleSettings = field(default_factory=BundleSettings)
     model: ModelSettings = field(default_factory=ModelSettings)
@@ -229,6 +230,7 @@ def parse_settings(data: dict[str, Any], path: Path) -> Settings:
         profile_cap=reader.integer("self.profile_cap", self_t.get("profile_cap", 2_000), minimum=1),
         strategies_cap=reader.integer("self.strategies_cap", self_t.get("strategies_cap", 2_000), minimum=1),
         auto_apply=reader.boolean("reflection.auto_apply", reflection_t.get("auto_apply", False)),
+        max_line_bytes=reader.integer("max_line_bytes", data.get("max_line_bytes", Settings.max_line_bytes), minimum=1024),
         schedule=schedule,
         bundle=bundle,
         model=model,
