@@ -164,3 +164,23 @@ def test_a_skill_store_on_a_linked_agent_reads_and_writes_nothing(world) -> None
     with pytest.raises(OSError, match="links outside the workspace"):
         store.create("New", "d", "body\n", WHEN)
     assert snapshot(target) == before
+
+
+def test_an_import_never_cuts_or_appends_a_file_outside(world) -> None:
+    """The importer's crash rollback truncates the conversation it appended to: never through a linked folder."""
+    from orkas_tui.importers.run import import_files
+    from tests.importers.test_claude_code import session
+    from tests.importers.transcripts import write_lines as write_transcript
+
+    root, paths, outside = world
+    source = write_transcript(root.parent / "src" / "s.jsonl", session())
+    stats = import_files(paths, Settings(), "claude-code", [source], settle=0)
+    assert not stats.problems
+    (conv,) = [p for p in paths.conversation_files() if p.name != "c.jsonl"]
+    target = move_out(paths.conversations, outside)
+    with open(target / conv.name, "ab") as handle:
+        handle.write(b"outside bytes the import never wrote\n")  # looks like a crashed import's tail
+    before = snapshot(outside)
+    stats = import_files(paths, Settings(), "claude-code", [source], settle=0)
+    assert "links outside the workspace" in "\n".join(stats.problems)
+    assert snapshot(outside) == before
