@@ -161,7 +161,7 @@ def test_a_skill_store_on_a_linked_agent_reads_and_writes_nothing(world) -> None
     before = snapshot(target)
     store = SkillStore(paths, Settings())
     assert store.load_all() == ([], [])
-    with pytest.raises(OSError, match="links outside the workspace"):
+    with pytest.raises(ValueError, match="links outside the workspace"):  # SkillError
         store.create("New", "d", "body\n", WHEN)
     assert snapshot(target) == before
 
@@ -184,3 +184,24 @@ def test_an_import_never_cuts_or_appends_a_file_outside(world) -> None:
     stats = import_files(paths, Settings(), "claude-code", [source], settle=0)
     assert "links outside the workspace" in "\n".join(stats.problems)
     assert snapshot(outside) == before
+
+
+def test_the_stores_refuse_a_change_before_writing_anything(world) -> None:
+    """A person's edit (the app saves through the stores, not the apply lock) is refused with the store's own
+    error, so the app shows it instead of failing; nothing is half done (no skill without its event)."""
+    from orkas_tui.core.notes import NoteError, SelfNotes
+    from orkas_tui.core.skills import SkillError
+
+    root, paths, outside = world
+    move_out(paths.self_dir, outside)
+    before = snapshot(outside)
+    with pytest.raises(NoteError, match="links outside the workspace"):
+        SelfNotes(paths, Settings()).write("profile", "new", None, WHEN, force=True)
+    store = SkillStore(paths, Settings())
+    for change in (lambda: store.create("New", "d", "body\n", WHEN), lambda: store.delete("mine", WHEN),
+                   lambda: store.read("mine", WHEN)):
+        with pytest.raises(SkillError, match="links outside the workspace"):
+            change()
+    assert snapshot(outside) == before
+    assert sorted(p.name for p in paths.skills.iterdir()) == ["mine.md"]
+    assert not paths.events.exists()

@@ -101,3 +101,30 @@ def test_a_fifo_state_or_cache_never_hangs_status(agent: AgentPaths) -> None:
         os.mkfifo(agent.private / name)
     result = run("status", "--workspace", str(agent.workspace_root), "--json", "--now", NOW)
     assert result.returncode == 0, result.stderr
+
+
+def test_a_fifo_events_file_refuses_a_persons_edit_before_anything_is_written(agent: AgentPaths) -> None:
+    """The app's own saves (not under the apply lock): refused whole, never a skill written and its event
+    hanging on the FIFO (opening a FIFO to write blocks until a reader comes)."""
+    import threading
+
+    from orkas_tui.core.notes import NoteError, SelfNotes
+    from orkas_tui.core.skills import SkillError, SkillStore
+
+    os.mkfifo(agent.events)
+    errors: list[str] = []
+
+    def edit() -> None:
+        for change, refusal in ((lambda: SkillStore(agent, Settings()).create("New", "d", "body\n", WHEN), SkillError),
+                                (lambda: SelfNotes(agent, Settings()).write("profile", "x", None, WHEN), NoteError)):
+            try:
+                change()
+            except refusal as exc:
+                errors.append(str(exc))
+
+    worker = threading.Thread(target=edit, daemon=True)  # a regression hangs the thread, not the suite
+    worker.start()
+    worker.join(timeout=LIMIT)
+    assert not worker.is_alive(), "a write blocked on the FIFO events.jsonl"
+    assert len(errors) == 2 and all("events.jsonl: is a FIFO, not a regular file" in e for e in errors)
+    assert not (agent.skills / "new.md").exists() and not (agent.self_dir / "profile.md").exists()
