@@ -50,6 +50,8 @@ def world(tmp_path: Path) -> tuple[Path, AgentPaths, Path]:
     (agent / "self" / "profile.md").write_text("me\n")
     paths = AgentPaths(agent)
     create_proposal(paths, Settings(), "three ops", OPS, WHEN, {})
+    code, _, err = cli("proposals", "approve", "a1.p1", "--op", "1", "--workspace", str(root), "--now", NOW)
+    assert code == 0, err  # change a1.c1, for revert to try; operations 0 and 2 stay pending
     return root, paths, outside
 
 
@@ -71,8 +73,9 @@ def test_a_linked_folder_is_reported_and_never_written_through(world, which: str
     agent = only_agent(status_json(root))
     assert f"{folder}: links outside the workspace" in "\n".join(agent["problems"])
     status_json(root)  # a second, warm run: still nothing cached through the link
-    code, _, err = cli("proposals", "approve", "a1.p1", "--workspace", str(root), "--now", NOW)
-    assert code == 2 and "links outside the workspace" in err and "Traceback" not in err
+    for command in (("proposals", "approve", "a1.p1"), ("proposals", "reject", "a1.p1"), ("revert", "a1.c1")):
+        code, _, err = cli(*command, "--workspace", str(root), "--now", NOW)
+        assert code == 2 and "links outside the workspace" in err and "Traceback" not in err, (command, err)
     code, _, err = cli("reflect", "a1", "--dry-run", "--workspace", str(root), "--now", NOW)
     assert "Traceback" not in err
 
@@ -95,6 +98,7 @@ def test_events_linked_outside_are_never_read_or_appended(world) -> None:
     root, paths, outside = world
     secret = outside / "events.jsonl"
     secret.write_bytes(orjson.dumps({"ts": "2026-11-20T10:00:00Z", "type": "note", "text": "OUTSIDE-SECRET"}) + b"\n")
+    paths.events.unlink()
     paths.events.symlink_to(secret)
     before = snapshot(outside)
 
@@ -194,7 +198,7 @@ def test_the_stores_refuse_a_change_before_writing_anything(world) -> None:
 
     root, paths, outside = world
     move_out(paths.self_dir, outside)
-    before = snapshot(outside)
+    before, events = snapshot(outside), paths.events.read_bytes()
     with pytest.raises(NoteError, match="links outside the workspace"):
         SelfNotes(paths, Settings()).write("profile", "new", None, WHEN, force=True)
     store = SkillStore(paths, Settings())
@@ -203,5 +207,5 @@ def test_the_stores_refuse_a_change_before_writing_anything(world) -> None:
         with pytest.raises(SkillError, match="links outside the workspace"):
             change()
     assert snapshot(outside) == before
-    assert sorted(p.name for p in paths.skills.iterdir()) == ["mine.md"]
-    assert not paths.events.exists()
+    assert sorted(p.name for p in paths.skills.glob("*.md")) == ["mine.md"]
+    assert paths.events.read_bytes() == events
