@@ -128,3 +128,17 @@ def test_a_fifo_events_file_refuses_a_persons_edit_before_anything_is_written(ag
     assert not worker.is_alive(), "a write blocked on the FIFO events.jsonl"
     assert len(errors) == 2 and all("events.jsonl: is a FIFO, not a regular file" in e for e in errors)
     assert not (agent.skills / "new.md").exists() and not (agent.self_dir / "profile.md").exists()
+
+
+def test_an_agent_folder_of_the_wrong_kind_is_reported(agent: AgentPaths) -> None:
+    """``skills`` as a plain file and ``events.jsonl`` as a folder: named, not silently read as empty."""
+    import shutil
+
+    shutil.rmtree(agent.skills)
+    agent.skills.write_text("not a folder")
+    agent.events.mkdir()
+    result = run("status", "--workspace", str(agent.workspace_root), "--json", "--now", NOW)
+    assert result.returncode == 0, result.stderr
+    (doc,) = json.loads(result.stdout)["agents"]
+    assert f"{agent.skills}: is a file, not a folder; not read or written" in doc["problems"]
+    assert f"{agent.events}: is a folder, not a regular file; not read or written" in doc["problems"]
