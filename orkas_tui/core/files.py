@@ -5,6 +5,14 @@ A writer passes the version it read; if the file on disk has another version, th
 write is refused with :class:`ConflictError` unless the caller forces it. The new
 bytes go to a temporary file in the same folder, are fsynced, and renamed over
 the old file, so a crash leaves either the old file or the new one, never half.
+
+Every path named under a workspace root (registered by :func:`register_root`, as
+``Workspace`` and ``AgentPaths`` do) is confined to it: each open, append, lock,
+write and delete here first resolves the path and raises :class:`OutsideWorkspace`
+(an ``OSError``, so callers that survive an unreadable file survive this too) if its
+real location is outside the root's, then opens the resolved path with ``O_NOFOLLOW``
+and ``O_NONBLOCK``, so neither a link swapped in since nor a FIFO is followed or
+waited on. Done here, in the primitives, so that no caller can forget it.
 """
 
 from __future__ import annotations
