@@ -209,3 +209,15 @@ def test_the_stores_refuse_a_change_before_writing_anything(world) -> None:
     assert snapshot(outside) == before
     assert sorted(p.name for p in paths.skills.glob("*.md")) == ["mine.md"]
     assert paths.events.read_bytes() == events
+
+
+def test_a_reflection_of_a_linked_agent_is_a_failed_outcome_that_writes_nothing(world) -> None:
+    """What a cycle or the daemon runs: no model call, no state, reply or lock file through the link, no crash."""
+    from orkas_tui.core.reflect import reflect
+
+    root, paths, outside = world
+    move_out(paths.private, outside)
+    before = snapshot(outside)
+    outcome = reflect(Workspace(root), "a1", WHEN)
+    assert outcome.status == "failed" and "links outside the workspace" in outcome.message
+    assert snapshot(outside) == before
