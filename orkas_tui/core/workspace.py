@@ -212,6 +212,8 @@ def _unsafe(path: Path, test, kind: str) -> str | None:
         return "is a link loop" if exc.errno == errno.ELOOP else f"cannot be used ({exc.strerror})"
     if not test(mode):
         return f"is {_KIND.get(stat.S_IFMT(mode), 'a special file')}, not a {kind}"
+    if stat.S_ISREG(mode) and not os.access(path, os.R_OK | os.W_OK):  # events.jsonl: read by the bundle, appended by every change
+        return "cannot be read and appended to (permission denied)"
     return None
 
 
