@@ -81,23 +81,25 @@ class AgentPaths:
     def workspace_root(self) -> Path:
         return self.root.parent.parent
 
-    @cached_property
-    def _real_root(self) -> Path:
-        return self.workspace_root.resolve()
-
     def contains(self, path: Path) -> bool:
-        """True when ``path``, symlinks resolved, is inside the workspace: links out of it are never followed."""
+        """True when ``path``'s real location (links and ``..`` resolved) is inside the workspace
+        (:func:`~orkas_tui.core.files.confined`, the check every read and write makes)."""
         try:
-            return path.resolve().is_relative_to(self._real_root)
-        except (OSError, RuntimeError):  # RuntimeError: a symlink loop
+            confined(path)
+        except OutsideWorkspace:
             return False
+        return True
 
     def unsafe_paths(self) -> list[str]:
         """One line for each of the agent's own folders (and ``events.jsonl``) that must not be used:
-        linked out of the workspace, a link loop, or not a folder (not a regular file). Nothing is
-        read from or written through them (:mod:`orkas_tui.core.files` refuses it)."""
+        linked out of the workspace, a link loop, not a folder (not a regular file), or an
+        ``events.jsonl`` that cannot be read and appended to. Nothing is read from or written
+        through them (:mod:`orkas_tui.core.files` refuses it), and no change is made meanwhile."""
+        return self._lines(self._unsafe())
+
+    def _lines(self, unsafe: dict[Path, str]) -> list[str]:
         return [f"{path}: {problem}; {'nothing in it is' if path == self.root else 'not'} read or written"
-                for path, problem in self._unsafe().items()]
+                for path, problem in unsafe.items()]
 
     def _unsafe(self) -> dict[Path, str]:
         if (problem := _unsafe(self.root, stat.S_ISDIR, "folder")) is not None:
@@ -177,7 +179,7 @@ class AgentPaths:
         (first the agent's folders that are not used at all, :meth:`unsafe_paths`)."""
         readable: dict[str, list[str]] = {}
         refused = self._unsafe()
-        problems = self.unsafe_paths()
+        problems = self._lines(refused)
         for folder, suffix in ((self.conversations, ".jsonl"), (self.skills, ".md"), (self.self_dir, ".md")):
             names = readable[folder.name] = []
             if folder in refused or self.root in refused:
@@ -195,8 +197,8 @@ class AgentPaths:
         return Survey(readable, problems)
 
 
-_KIND = {stat.S_IFREG: "a file", stat.S_IFDIR: "a folder", stat.S_IFIFO: "a FIFO", stat.S_IFSOCK: "a socket", stat.S_IFCHR: "a device",
-         stat.S_IFBLK: "a device"}
+_KIND = {stat.S_IFREG: "a file", stat.S_IFDIR: "a folder", stat.S_IFIFO: "a FIFO", stat.S_IFSOCK: "a socket",
+         stat.S_IFCHR: "a device", stat.S_IFBLK: "a device"}
 
 
 def _unsafe(path: Path, test, kind: str) -> str | None:
@@ -212,7 +214,7 @@ def _unsafe(path: Path, test, kind: str) -> str | None:
         return "is a link loop" if exc.errno == errno.ELOOP else f"cannot be used ({exc.strerror})"
     if not test(mode):
         return f"is {_KIND.get(stat.S_IFMT(mode), 'a special file')}, not a {kind}"
-    if stat.S_ISREG(mode) and not os.access(path, os.R_OK | os.W_OK):  # events.jsonl: read by the bundle, appended by every change
+    if stat.S_ISREG(mode) and not os.access(path, os.R_OK | os.W_OK):  # events.jsonl: bundled, and appended by each change
         return "cannot be read and appended to (permission denied)"
     return None
 
