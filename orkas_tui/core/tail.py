@@ -162,12 +162,33 @@ class JsonlTail:
                 yield Line(start, pos, parse_line(raw))
 
 
-def read_span(path: Path, start: int, end: int) -> list[dict | None]:
-    """Re-read the events of one byte span (a turn's transcript) from disk."""
+def read_span(path: Path, start: int, end: int, max_line: int = MAX_LINE) -> list[dict | None]:
+    """Re-read the events of one byte span (a turn's transcript) from disk; a line over
+    ``max_line`` in it is skipped unread, as when it was first observed."""
     try:
-        with open_regular(path) as handle:
-            handle.seek(start)
-            data = handle.read(max(0, end - start))
+        handle = open_regular(path)
     except OSError:
         return []
-    return [parse_line(raw) for raw in data.split(b"\n") if raw]
+    events = []
+    for _base, block in JsonlTail(path, start, max_line=max_line)._blocks(_Bounded(handle, end)):
+        events += [parse_line(raw) for raw in block.split(b"\n") if raw]
+    return events
+
+
+class _Bounded:
+    """A file handle that reads nothing past ``end``."""
+
+    def __init__(self, handle, end: int) -> None:
+        self.handle, self.end = handle, end
+
+    def __enter__(self) -> _Bounded:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.handle.close()
+
+    def seek(self, offset: int) -> None:
+        self.handle.seek(offset)
+
+    def read(self, size: int) -> bytes:
+        return self.handle.read(max(0, min(size, self.end - self.handle.tell())))

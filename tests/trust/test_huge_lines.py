@@ -112,3 +112,22 @@ def test_a_bom_before_the_first_line_loses_no_turn(tmp_path: Path) -> None:
     code, out, err = cli("reflect", "a1", "--dry-run", "--workspace", str(tmp_path), "--now", NOW)
     assert code == 0, err
     assert "turn t1 ended ok" in out and "first-skill" in out
+
+
+def test_a_turn_reread_for_its_transcript_skips_the_huge_line_too(tmp_path: Path) -> None:
+    """The app re-reads a turn's byte span to show its events: the over-cap line inside is skipped unread."""
+    from orkas_tui.core.tail import read_span
+
+    path = tmp_path / "c.jsonl"
+    start_event, end_event = turn("t1")[0], turn("t1")[-1]
+    path.write_bytes(orjson.dumps(start_event) + b"\n" + huge_user_line(20 * MB) + orjson.dumps(end_event) + b"\n"
+                     + orjson.dumps(turn("t2")[0]) + b"\n")
+    end = path.stat().st_size - len(orjson.dumps(turn("t2")[0])) - 1
+    tracemalloc.start()
+    try:
+        events = read_span(path, 0, end, max_line=MB)
+        _now, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert events == [start_event, end_event]
+    assert peak < 8 * MB, f"peak {peak:,} bytes"
