@@ -142,3 +142,16 @@ def test_an_agent_folder_of_the_wrong_kind_is_reported(agent: AgentPaths) -> Non
     (doc,) = json.loads(result.stdout)["agents"]
     assert f"{agent.skills}: is a file, not a folder; not read or written" in doc["problems"]
     assert f"{agent.events}: is a folder, not a regular file; not read or written" in doc["problems"]
+
+
+def test_a_fifo_proposal_or_history_entry_never_hangs_a_listing(agent: AgentPaths) -> None:
+    root = str(agent.workspace_root)
+    (agent.private / "history").mkdir(parents=True, exist_ok=True)
+    os.mkfifo(agent.private / "proposals" / "p9.json")
+    os.mkfifo(agent.private / "history" / "c9.json")
+    result = run("proposals", "list", "--workspace", root, "--json")
+    assert result.returncode == 0 and "a1.p1" in result.stdout, result.stderr
+    assert run("history", "a1", "--workspace", root).returncode == 0
+    for command in (("proposals", "show", "a1.p9"), ("revert", "a1.c9")):
+        result = run(*command, "--workspace", root)
+        assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
