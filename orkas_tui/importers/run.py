@@ -18,7 +18,7 @@ from pathlib import Path
 import orjson
 
 from orkas_tui.config import Settings
-from orkas_tui.core.files import atomic_write, confined, file_lock
+from orkas_tui.core.files import atomic_write, confined, file_lock, read_versioned
 from orkas_tui.core.workspace import AgentPaths
 from orkas_tui.importers import claude_code, codex
 from orkas_tui.importers.classify import ErrorClassifier
@@ -137,7 +137,7 @@ def _rollback(conv_path: Path, size: int, stats: ImportStats) -> bool:
 
 def _load(path: Path) -> dict | None:
     try:
-        value = orjson.loads(path.read_bytes())
+        value = orjson.loads(read_versioned(path)[0])  # confined, regular files only; missing: None
     except (FileNotFoundError, orjson.JSONDecodeError):
         return None
     return value if isinstance(value, dict) and isinstance(value.get("parser"), dict) else None

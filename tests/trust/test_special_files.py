@@ -155,3 +155,22 @@ def test_a_fifo_proposal_or_history_entry_never_hangs_a_listing(agent: AgentPath
     for command in (("proposals", "show", "a1.p9"), ("revert", "a1.c9")):
         result = run(*command, "--workspace", root)
         assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+
+
+def test_a_fifo_import_or_export_state_never_hangs(agent: AgentPaths, tmp_path: Path) -> None:
+    from tests.importers.test_claude_code import session
+    from tests.importers.transcripts import write_lines as write_transcript
+
+    root = str(agent.workspace_root)
+    source = write_transcript(tmp_path / "src" / "s.jsonl", session())
+    result = run("import", "claude-code", str(source), "--agent", "a1", "--workspace", root)
+    assert result.returncode == 0, result.stderr
+    (state,) = (agent.private / "imports").glob("*.json")
+    state.unlink()
+    os.mkfifo(state)
+    (agent.private / "exports").mkdir()
+    os.mkfifo(agent.private / "exports" / "claude-code.json")
+    for command in (("import", "claude-code", str(source), "--agent", "a1"),
+                    ("export", "claude-code", "a1", str(tmp_path / "dest"))):
+        result = run(*command, "--workspace", root)
+        assert "Traceback" not in result.stderr and "not a regular file" in result.stdout + result.stderr, result
