@@ -136,7 +136,7 @@ def _write_skill(path: Path, text: str, state: dict, force: bool, result: Export
 
 def _load(path: Path) -> dict:
     try:
-        value = orjson.loads(path.read_bytes())
+        value = orjson.loads(read_versioned(path)[0])  # confined, regular files only; missing: None
     except (FileNotFoundError, orjson.JSONDecodeError):
         return {}
     return value if isinstance(value, dict) else {}
