@@ -7,6 +7,7 @@ the file, so a person can fix it without reading a traceback.
 from __future__ import annotations
 
 import math
+import os
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -14,6 +15,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from orkas_tui.core.files import open_regular
 from orkas_tui.core.timefmt import parse_duration
 
 SIGNAL_NAMES = (
@@ -124,6 +126,7 @@ class Settings:
     profile_cap: int = 2_000
     strategies_cap: int = 2_000
     auto_apply: bool = False
+    max_line_bytes: int = 8 * 1024 * 1024  # a longer line of a conversation or events.jsonl is reported and skipped
     schedule: ScheduleSettings = field(default_factory=ScheduleSettings)
     bundle: BundleSettings = field(default_factory=BundleSettings)
     model: ModelSettings = field(default_factory=ModelSettings)
@@ -139,7 +142,8 @@ def load_settings(root: Path) -> Settings:
     """Read ``<root>/orkas.toml``; a missing file means all defaults."""
     path = root / "orkas.toml"
     try:
-        raw = path.read_bytes()
+        with open_regular(os.path.realpath(path)) as handle:  # a link (dotfiles) is followed; a FIFO is refused
+            raw = handle.read()
     except FileNotFoundError:
         return Settings()
     except OSError as exc:
@@ -226,6 +230,7 @@ def parse_settings(data: dict[str, Any], path: Path) -> Settings:
         profile_cap=reader.integer("self.profile_cap", self_t.get("profile_cap", 2_000), minimum=1),
         strategies_cap=reader.integer("self.strategies_cap", self_t.get("strategies_cap", 2_000), minimum=1),
         auto_apply=reader.boolean("reflection.auto_apply", reflection_t.get("auto_apply", False)),
+        max_line_bytes=reader.integer("max_line_bytes", data.get("max_line_bytes", Settings.max_line_bytes), minimum=1024),
         schedule=schedule,
         bundle=bundle,
         model=model,

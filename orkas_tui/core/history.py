@@ -16,7 +16,7 @@ from pathlib import Path
 import orjson
 
 from orkas_tui.core.events import log_event
-from orkas_tui.core.files import ConflictError, atomic_write, current_version, remove_file, version_of
+from orkas_tui.core.files import ConflictError, atomic_write, current_version, read_versioned, remove_file, version_of
 from orkas_tui.core.timefmt import format_ts
 from orkas_tui.core.workspace import AgentPaths, Workspace, WorkspaceError
 
@@ -92,7 +92,7 @@ def list_changes(paths: AgentPaths) -> list[Change]:
     if folder.is_dir():
         for entry in folder.glob("c*.json"):
             try:
-                changes.append(Change(**orjson.loads(entry.read_bytes())))
+                changes.append(Change(**orjson.loads(read_versioned(entry)[0])))
             except (OSError, orjson.JSONDecodeError, TypeError):
                 continue
     return sorted(changes, key=lambda c: int(c.id.rsplit(".c", 1)[1]))
@@ -102,7 +102,7 @@ def load_change(workspace: Workspace, change_id: str) -> tuple[AgentPaths, Chang
     agent, stem = split_id(change_id, "c")
     try:
         paths = workspace.agent(agent)
-        return paths, Change(**orjson.loads((history_dir(paths) / f"{stem}.json").read_bytes()))
+        return paths, Change(**orjson.loads(read_versioned(history_dir(paths) / f"{stem}.json")[0]))
     except (WorkspaceError, FileNotFoundError, orjson.JSONDecodeError, TypeError) as exc:
         raise HistoryError(f"no change {change_id!r}") from exc
 

@@ -63,6 +63,8 @@ class SelfNotes:
         message = over_cap_message(note, len(text), self.settings.note_cap(note))
         if message:
             raise NoteError(message)
+        if unsafe := self.paths.unsafe_paths():  # no change (nor its event) through a linked or special folder
+            raise NoteError(f"{note}.md not saved: {unsafe[0]}")
         payload = text.encode("utf-8")
         atomic_write(self.paths.note(note), payload, expected=expected, force=force)
         log_event(self.paths, "self_updated", now, note=note, by=by, chars=len(text))

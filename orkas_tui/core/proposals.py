@@ -17,7 +17,7 @@ from datetime import datetime
 import orjson
 
 from orkas_tui.config import Settings
-from orkas_tui.core.files import ConflictError, atomic_write, current_version, file_lock
+from orkas_tui.core.files import ConflictError, atomic_write, current_version, file_lock, read_versioned
 from orkas_tui.core.history import Change, HistoryError, list_changes, load_change, next_id, revert, split_id
 from orkas_tui.core.notes import NoteError
 from orkas_tui.core.operations import apply_operation, check_operations
@@ -81,6 +81,7 @@ def proposals_dir(paths: AgentPaths):
 @contextmanager
 def apply_lock(paths: AgentPaths) -> Iterator[None]:
     """Serialises every write of applied changes, proposals and history for one agent."""
+    paths.require_safe()  # a linked-out or special folder or events.jsonl: refused before anything is touched
     with file_lock(paths.private / "apply.lock"):
         yield
 
@@ -107,7 +108,7 @@ def list_proposals(paths: AgentPaths) -> list[Proposal]:
     if folder.is_dir():
         for entry in folder.glob("p*.json"):
             try:
-                found.append(Proposal.from_json(orjson.loads(entry.read_bytes())))
+                found.append(Proposal.from_json(orjson.loads(read_versioned(entry)[0])))
             except (OSError, orjson.JSONDecodeError, TypeError, KeyError):
                 continue
     return sorted(found, key=lambda p: int(p.id.rsplit(".p", 1)[1]))
@@ -117,7 +118,7 @@ def load_proposal(workspace: Workspace, proposal_id: str) -> tuple[AgentPaths, P
     try:
         agent, stem = split_id(proposal_id, "p")
         paths = workspace.agent(agent)
-        return paths, Proposal.from_json(orjson.loads((proposals_dir(paths) / f"{stem}.json").read_bytes()))
+        return paths, Proposal.from_json(orjson.loads(read_versioned(proposals_dir(paths) / f"{stem}.json")[0]))
     except (HistoryError, WorkspaceError, FileNotFoundError, orjson.JSONDecodeError, TypeError, KeyError) as exc:
         raise ProposalError(f"no proposal {proposal_id!r}") from exc
 

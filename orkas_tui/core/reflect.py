@@ -122,6 +122,8 @@ def reflect(workspace: Workspace, agent_id: str, now: datetime, on_progress: Pro
             cancel: threading.Event | None = None, scan: AgentScan | None = None) -> Outcome:
     """Run one reflection now; never raises for model or reply problems (see the outcome)."""
     paths = workspace.agent(agent_id)
+    if unsafe := paths.unsafe_paths():
+        return Outcome(agent_id, "failed", f"{unsafe[0]}; no reflection")
     try:
         with file_lock(paths.private / "reflect.lock", blocking=False):
             return _reflect_locked(workspace, paths, now, on_progress or (lambda _p: None), cancel, scan)

@@ -121,6 +121,7 @@ def history_status(scan: AgentScan, notes: SelfNotes, store: SkillStore) -> dict
         "turns": [t.to_json() for t in turns],
         "skills": [row.to_json() for row in skills],
         "skill_problems": problems,
+        "line_problems": [p for state in scan.conversations.values() if (p := state.long_line_problem())],
     }
 
 
@@ -129,7 +130,7 @@ def compose_status(paths: AgentPaths, notes: SelfNotes, history: dict, last: dat
     """The ``status --json`` object for one agent: ``history`` plus what is read fresh each time
     (``skipped``: :meth:`AgentPaths.skipped_files` when the caller has just listed them)."""
     meta = read_agent_meta(paths)
-    problems = list(history["skill_problems"])
+    problems = list(history["skill_problems"]) + history.get("line_problems", [])
     if meta.problem:
         problems.append(meta.problem)
     problems += [p for p in (notes.read(note).problem for note in NOTES) if p]

@@ -33,7 +33,17 @@ class ConversationState:
     path: Path
     tail: JsonlTail
     observer: ConversationObserver
-    malformed: int = 0
+    malformed: int = 0  # lines skipped: not a spec event, or over the line cap
+    long_lines: list[tuple[int, int]] = field(default_factory=list)  # (start, length) of those over the cap
+
+    def long_line_problem(self) -> str | None:
+        """The problem line for the lines skipped for their length, if any."""
+        if not self.long_lines:
+            return None
+        start, length = self.long_lines[0]
+        more = f" and {len(self.long_lines) - 1} more" if len(self.long_lines) > 1 else ""
+        return (f"{self.path}: a line of {length:,} bytes at byte {start:,}{more} is over the "
+                f"{self.tail.max_line:,}-byte line cap (max_line_bytes); skipped")
 
 
 @dataclass
@@ -90,7 +100,7 @@ class AgentScan:
 
     def _new_state(self, path: Path) -> ConversationState:
         observer = ConversationObserver(path.stem, self.rule, self.matcher)
-        return ConversationState(path, JsonlTail(path), observer)
+        return ConversationState(path, JsonlTail(path, max_line=self.settings.max_line_bytes), observer)
 
     def _state(self, path: Path) -> ConversationState:
         """A new conversation's state: from the cache when its entry still matches the file."""
@@ -154,6 +164,10 @@ class AgentScan:
                 touched.update(changed)
                 state.malformed += malformed
                 result.malformed += malformed
+            if long_lines := state.tail.take_long_lines():
+                state.long_lines += long_lines
+                state.malformed += len(long_lines)
+                result.malformed += len(long_lines)
             result.changed.extend(touched.values())
         if self.persist and self.autosave and self.unsaved >= SAVE_AFTER:
             self.save_cache()

@@ -10,7 +10,7 @@ offset, and, if its size is what it was when saved, the same modification time.
 (An append-only file can grow; a file rewritten in place to the same size
 has a new mtime.) The file also records a format version, a fingerprint of the settings
 that change what is observed (transient statuses and patterns, correction
-phrases) and a checksum of its payload. A cache that is missing, corrupt, of
+phrases, the line cap) and a checksum of its payload. A cache that is missing, corrupt, of
 another version or for other settings, or an entry that no longer matches its
 file, is ignored and rebuilt from the conversation files: never trusted.
 """
@@ -35,7 +35,7 @@ from orkas_tui.core.workspace import AgentPaths
 if TYPE_CHECKING:
     from orkas_tui.core.scan import ConversationState
 
-VERSION = 2
+VERSION = 3
 NAME = "scan-cache.json"
 PROBE = 64  # bytes before the cached offset that must still be the same
 
@@ -46,7 +46,8 @@ def cache_path(paths: AgentPaths) -> Path:
 
 def fingerprint(settings: Settings) -> str:
     """What observation depends on besides the files: change any of it and the cache is void."""
-    basis = [VERSION, list(settings.transient_statuses), list(settings.transient_patterns), list(settings.correction_phrases)]
+    basis = [VERSION, list(settings.transient_statuses), list(settings.transient_patterns), list(settings.correction_phrases),
+             settings.max_line_bytes]
     return hashlib.sha256(orjson.dumps(basis)).hexdigest()
 
 
@@ -130,6 +131,7 @@ def _entry(state: ConversationState) -> dict:
         "head": tail.head.hex(),
         "probe": _probe(tail.path, tail.offset).hex() if tail.identity else "",
         "malformed": state.malformed,
+        "long_lines": state.long_lines,
         "orphans": observer.orphans,
         "latest_ts": observer.latest_ts,
         "open": observer.open is not None,
@@ -149,7 +151,7 @@ def _stat(path: Path) -> os.stat_result | None:
 
 
 def _probe(path: Path, offset: int) -> bytes:
-    with open(path, "rb") as handle:
+    with open_regular(path) as handle:
         handle.seek(max(0, offset - PROBE))
         return handle.read(min(PROBE, offset))
 
@@ -160,7 +162,7 @@ def matches_file(entry: dict, path: Path) -> bool:
     if identity is None:
         return False
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:
             stat = os.fstat(handle.fileno())
             if [stat.st_dev, stat.st_ino] != identity or stat.st_size < offset:
                 return False
@@ -193,6 +195,7 @@ def restore(entry: object, path: Path, state: ConversationState) -> bool:
         edited = {str(t) for t in entry["edited_ids"]}
         index_seen = entry["index_seen"]
         orphans, malformed, offset = _count(entry["orphans"]), _count(entry["malformed"]), _count(entry["offset"])
+        long_lines = [(_count(start), _count(length)) for start, length in entry["long_lines"]]
         head = bytes.fromhex(entry["head"])
         identity = (int(entry["identity"][0]), int(entry["identity"][1]))
     except (KeyError, TypeError, ValueError, IndexError, AttributeError):
@@ -201,8 +204,8 @@ def restore(entry: object, path: Path, state: ConversationState) -> bool:
     observer.orphans, observer.latest_ts, observer.latest_at = orphans, latest_ts, latest_at
     if isinstance(index_seen, list):
         observer._index_seen, observer._index = index_seen, turns[-1].skills_indexed if turns else []
-    state.malformed = malformed
-    state.tail = JsonlTail(path, offset, identity, head)
+    state.malformed, state.long_lines = malformed, long_lines
+    state.tail = JsonlTail(path, offset, identity, head, state.tail.max_line)
     return True
 
 

@@ -249,10 +249,12 @@ class SkillStore:
         path = self._path(slug)
         if not path.exists():
             raise SkillError(f"no skill {slug!r}")
+        _refuse_unsafe(self.paths)
         remove_file(path, expected=... if expected is None else expected)
         log_event(self.paths, kind, now, skill=slug, by=by, reason=reason)
 
     def _write(self, skill: Skill, expected: str | None | object) -> Skill:
+        _refuse_unsafe(self.paths)
         payload = skill.render().encode("utf-8")
         atomic_write(self._path(skill.slug), payload, expected=expected)
         return replace(skill, version=version_of(payload))
@@ -266,6 +268,13 @@ class SkillStore:
         if not isinstance(slug, str) or not SLUG.match(slug):
             raise SkillError(f"not a valid skill slug: {slug!r} (lowercase letters, digits, '-' and '_')")
         return self.paths.skills / f"{slug}.md"
+
+
+def _refuse_unsafe(paths: AgentPaths) -> None:
+    """No change (nor its event) while a folder of the agent or its events.jsonl links out or is a special file."""
+    unsafe = paths.unsafe_paths()
+    if unsafe:
+        raise SkillError(f"not changed: {unsafe[0]}")
 
 
 def eviction_candidate(skills: list[Skill]) -> Skill:

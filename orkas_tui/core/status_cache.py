@@ -41,7 +41,7 @@ from orkas_tui.core.status_parts import Metrics, Part, Printed, Row, blank_skill
 from orkas_tui.core.timefmt import format_ts
 from orkas_tui.core.workspace import SLUG, AgentPaths, Survey
 
-VERSION = 4
+VERSION = 5
 NAME = "status-cache.bin"
 
 

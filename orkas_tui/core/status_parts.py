@@ -50,19 +50,23 @@ class Part:
     first_turn: str | None  # the stamp of its earliest turn
     pending: bool  # has activity after the last reflection (any turn at all when there was none)
     trigger_scores: list[float]  # scores of its triggering turns ended after the last reflection, in order
+    long_lines: str | None = None  # the problem line for its lines over the line cap
 
     def to_json(self) -> dict:
         return {"triggering": self.triggering, "malformed": self.malformed, "orphans": self.orphans,
-                "first_turn": self.first_turn, "pending": self.pending, "trigger_scores": self.trigger_scores}
+                "first_turn": self.first_turn, "pending": self.pending, "trigger_scores": self.trigger_scores,
+                "long_lines": self.long_lines}
 
     @classmethod
     def from_json(cls, entry: dict, metrics: dict[str, list[int]]) -> Part:
         """Raises ``KeyError``/``TypeError``/``ValueError``/``AttributeError`` on anything malformed."""
-        first_turn = entry["first_turn"]
+        first_turn, long_lines = entry["first_turn"], entry["long_lines"]
         if first_turn is not None and first_turn.__class__ is not str:
             raise ValueError("first turn")
+        if long_lines is not None and long_lines.__class__ is not str:
+            raise ValueError("long lines")
         return cls(metrics, int(entry["triggering"]), int(entry["malformed"]), int(entry["orphans"]), first_turn,
-                   bool(entry["pending"]), list(map(float, entry["trigger_scores"])))
+                   bool(entry["pending"]), list(map(float, entry["trigger_scores"])), long_lines)
 
 
 class Metrics:
@@ -131,7 +135,8 @@ def conversation_part(state: ConversationState, settings: Settings, weak: frozen
         pending = bool(records)
     else:
         pending = after_last or (observer.latest_at is not None and observer.latest_at > last)
-    part = Part(conversation_metrics(records), triggering, state.malformed, observer.orphans, first[1] if first else None, pending, trigger_scores)
+    part = Part(conversation_metrics(records), triggering, state.malformed, observer.orphans, first[1] if first else None, pending,
+                trigger_scores, state.long_line_problem())
     return part, rows
 
 
@@ -245,6 +250,7 @@ def combine(parts: dict[str, Part], metrics: Metrics, rows: list[dict], problems
         "triggering_turns": sum(p.triggering for p in parts.values()),
         "skills": [_with_metrics(row, metrics.of(row["slug"])) for row in rows],
         "skill_problems": problems,
+        "line_problems": [p.long_lines for p in parts.values() if p.long_lines],
     }
     first: tuple[datetime, str] | None = None
     score = 0.0

@@ -5,7 +5,10 @@ reads from that offset to the last newline, holds back a trailing partial line
 (a write in progress), and notices a file that shrank or was replaced (new inode,
 or different leading bytes), in which case it starts over and says so.
 Lines are parsed one at a time from bounded chunks, so a huge file is never held
-in memory whole.
+in memory whole, and neither is a huge line: a line longer than the cap
+(``max_line_bytes``) is scanned for its newline chunk by chunk, never kept, and
+recorded in :attr:`JsonlTail.long_lines` (start, length) for the caller to report.
+A UTF-8 byte order mark at the start of the file is not part of the first line.
 """
 
 from __future__ import annotations
@@ -17,8 +20,13 @@ from pathlib import Path
 
 import orjson
 
+from orkas_tui.config import Settings
+from orkas_tui.core.files import open_regular
+
 CHUNK = 4 * 1024 * 1024
 HEAD = 64
+BOM = b"\xef\xbb\xbf"
+MAX_LINE = Settings.max_line_bytes
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,11 +50,14 @@ def parse_line(raw: bytes) -> dict | None:
 
 
 class JsonlTail:
-    def __init__(self, path: Path, offset: int = 0, identity: tuple[int, int] | None = None, head: bytes = b"") -> None:
+    def __init__(self, path: Path, offset: int = 0, identity: tuple[int, int] | None = None, head: bytes = b"",
+                 max_line: int = MAX_LINE) -> None:
         self.path = path
         self.offset = offset
         self.identity = identity
         self.head = head
+        self.max_line = max_line
+        self.long_lines: list[tuple[int, int]] = []  # (start, length) of lines skipped for their length, not yet taken
 
     def poll_blocks(self) -> tuple[bool, Iterator[tuple[int, bytes]]]:
         """Like :meth:`poll`, but yield ``(offset, data)`` blocks of whole lines, unparsed.
@@ -69,11 +80,13 @@ class JsonlTail:
 
     def _open(self):
         try:
-            handle = open(self.path, "rb")
+            handle = open_regular(self.path)
         except FileNotFoundError:
             reset = self.offset > 0 or self.identity is not None
             self.offset, self.identity, self.head = 0, None, b""
             return reset, None
+        except OSError:  # not a regular file, outside the workspace, unreadable: nothing read (the survey says why)
+            return False, None
         stat = os.fstat(handle.fileno())
         identity = (stat.st_dev, stat.st_ino)
         reset = False
@@ -90,17 +103,35 @@ class JsonlTail:
         return reset, handle
 
     def _blocks(self, handle) -> Iterator[tuple[int, bytes]]:
+        """Whole-line blocks from the offset on. Chunks are at most ``max_line`` long, so a line
+        longer than the cap always spans chunks and is caught where it continues one: then its
+        bytes are dropped as they are read until its newline (memory: about four times the cap at most)."""
+        cap = self.max_line
+        size = min(CHUNK, cap)
         with handle:
-            handle.seek(self.offset)
-            pending = b""
-            base = self.offset
+            base = self.offset  # where the line now being read starts
+            if base == 0:
+                if len(self.head) < HEAD:
+                    handle.seek(0)
+                    self.head = handle.read(HEAD)
+                if self.head.startswith(BOM):
+                    base = len(BOM)
+            handle.seek(base)
+            pending = b""  # its bytes so far, when it is not over the cap
+            skipped = -1  # its length so far, when it is (its bytes are not kept)
             while True:
-                chunk = handle.read(CHUNK)
+                chunk = handle.read(size)
                 if not chunk:
                     return
-                if len(self.head) < HEAD and base == 0 and not pending:
-                    self.head = chunk[:HEAD]
                 data = pending + chunk if pending else chunk
+                newline = data.find(b"\n")
+                if skipped >= 0 or newline + 1 > cap or (newline < 0 and len(data) > cap):
+                    skipped = max(skipped, 0)
+                    if newline < 0:
+                        skipped, pending = skipped + len(data), b""
+                        continue
+                    base = self._skip(base, skipped + newline + 1)
+                    data, skipped = data[newline + 1 :], -1
                 cut = data.rfind(b"\n")
                 if cut < 0:
                     pending = data
@@ -109,6 +140,17 @@ class JsonlTail:
                 yield base, data[: cut + 1]
                 base += cut + 1
                 self.offset = base
+
+    def _skip(self, start: int, length: int) -> int:
+        """Record the over-cap line at ``start`` and move past it; return where the next line starts."""
+        self.long_lines.append((start, length))
+        self.offset = start + length
+        return self.offset
+
+    def take_long_lines(self) -> list[tuple[int, int]]:
+        """The lines skipped for their length since the last call."""
+        taken, self.long_lines = self.long_lines, []
+        return taken
 
     def _lines(self, handle) -> Iterator[Line]:
         for base, block in self._blocks(handle):
@@ -120,12 +162,33 @@ class JsonlTail:
                 yield Line(start, pos, parse_line(raw))
 
 
-def read_span(path: Path, start: int, end: int) -> list[dict | None]:
-    """Re-read the events of one byte span (a turn's transcript) from disk."""
+def read_span(path: Path, start: int, end: int, max_line: int = MAX_LINE) -> list[dict | None]:
+    """Re-read the events of one byte span (a turn's transcript) from disk; a line over
+    ``max_line`` in it is skipped unread, as when it was first observed."""
     try:
-        with open(path, "rb") as handle:
-            handle.seek(start)
-            data = handle.read(max(0, end - start))
+        handle = open_regular(path)
     except OSError:
         return []
-    return [parse_line(raw) for raw in data.split(b"\n") if raw]
+    events = []
+    for _base, block in JsonlTail(path, start, max_line=max_line)._blocks(_Bounded(handle, end)):
+        events += [parse_line(raw) for raw in block.split(b"\n") if raw]
+    return events
+
+
+class _Bounded:
+    """A file handle that reads nothing past ``end``."""
+
+    def __init__(self, handle, end: int) -> None:
+        self.handle, self.end = handle, end
+
+    def __enter__(self) -> _Bounded:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.handle.close()
+
+    def seek(self, offset: int) -> None:
+        self.handle.seek(offset)
+
+    def read(self, size: int) -> bytes:
+        return self.handle.read(max(0, min(size, self.end - self.handle.tell())))

@@ -20,7 +20,7 @@ import orjson
 
 from orkas_tui.config import Settings
 from orkas_tui.core.corrections import CorrectionMatcher, matcher_for
-from orkas_tui.core.files import atomic_write, file_lock, open_regular
+from orkas_tui.core.files import atomic_write, confined, file_lock, open_regular, read_versioned
 from orkas_tui.core.workspace import AgentPaths
 from orkas_tui.importers import claude_code, codex
 from orkas_tui.importers.classify import ErrorClassifier
@@ -208,14 +208,14 @@ def _rollback(conv_path: Path, size: int, stats: ImportStats) -> bool:
         stats.problems.append(f"{conv_path}: smaller than this importer left it; not appended to (delete its import state to start over)")
         return False
     if actual > size:
-        with open(conv_path, "r+b") as handle:
+        with open(confined(conv_path), "r+b") as handle:  # never a file outside the workspace
             handle.truncate(size)
     return True
 
 
 def _load(path: Path) -> dict | None:
     try:
-        value = orjson.loads(path.read_bytes())
+        value = orjson.loads(read_versioned(path)[0])  # confined, regular files only; missing: None
     except (FileNotFoundError, orjson.JSONDecodeError):
         return None
     return value if isinstance(value, dict) and isinstance(value.get("parser"), dict) else None

@@ -150,7 +150,7 @@ def parse_source(slug: str, data: bytes) -> tuple[str, str, str]:
 
 def _load(path: Path) -> dict:
     try:
-        value = orjson.loads(path.read_bytes())
+        value = orjson.loads(read_versioned(path)[0])  # confined, regular files only; missing: None
     except (FileNotFoundError, orjson.JSONDecodeError):
         return {}
     return value if isinstance(value, dict) else {}

@@ -54,16 +54,19 @@ Clock = Callable[[], datetime]
 NARROW = 100
 TICK_S = 20
 SAVE_IDLE_S = 2.0
-STYLES = Path(__file__).resolve().parents[2] / "styles"
+PACKAGE = Path(__file__).resolve().parents[1]
+# An installed wheel carries the styles inside the package; a checkout keeps them at its top.
+STYLE_DIRS = (PACKAGE / "styles", PACKAGE.parent / "styles")
 TABS = [("turns", "Turns"), ("queue", "Queue"), ("skills", "Skills"), ("proposals", "Proposals"), ("self", "Self"), ("events", "Events")]
 
 
 def style_paths() -> list[Path]:
-    """``styles/*.tcss`` at the top of the source tree (a checkout or an editable install)."""
-    paths = sorted(STYLES.glob("*.tcss"))
-    if not paths:
-        raise FileNotFoundError(f"no styles found in {STYLES}")
-    return paths
+    """``styles/*.tcss`` from the installed package, else from the checkout's top level."""
+    for folder in STYLE_DIRS:
+        paths = sorted(folder.glob("*.tcss"))
+        if paths:
+            return paths
+    raise FileNotFoundError(f"no styles found in {' or '.join(map(str, STYLE_DIRS))}")
 
 
 class OrkasApp(ReflectionActions, App[None]):

@@ -41,7 +41,12 @@ def test_mixed_entries_match_resolving_each(tmp_path: Path) -> None:
     (conv / "loop.jsonl").symlink_to(conv / "loop.jsonl")
     assert paths.conversation_files() == one_by_one(paths, conv, ".jsonl")
     assert [p.name for p in paths.conversation_files()] == ["a.jsonl", "b.jsonl", "in.jsonl"]
-    assert paths.skipped_files() == [f"{conv / 'out.jsonl'}: links outside the workspace; not read"]
+    assert paths.skipped_files() == [  # nothing vanishes: every entry not read is reported, saying why
+        f"{conv / 'dangling.jsonl'}: links to nothing; not read",
+        f"{conv / 'dir.jsonl'}: is a folder, not a regular file; not read",
+        f"{conv / 'loop.jsonl'}: is a link loop; not read",
+        f"{conv / 'out.jsonl'}: links outside the workspace; not read",
+    ]
 
 
 def test_a_folder_that_links_out_of_the_workspace_reads_nothing(tmp_path: Path) -> None:
@@ -52,7 +57,7 @@ def test_a_folder_that_links_out_of_the_workspace_reads_nothing(tmp_path: Path) 
     paths.skills.rmdir()
     paths.skills.symlink_to(outside)
     assert SkillStore(paths, Settings()).slugs() == []
-    assert paths.skipped_files() == [f"{paths.skills / 's.md'}: links outside the workspace; not read"]
+    assert paths.skipped_files() == [f"{paths.skills}: links outside the workspace; not read or written"]
 
 
 def test_a_folder_that_links_inside_the_workspace_is_read(tmp_path: Path) -> None:

@@ -224,3 +224,26 @@ def test_a_fifo_in_place_of_a_note_or_skill_never_hangs(world) -> None:
     refusal, problems = results
     assert "not a regular file" in refusal
     assert "profile.md cannot be read (not a regular file)" in problems
+
+
+def test_an_unreadable_events_file_leaves_the_dry_run_working(shared_tmp: Path) -> None:
+    """``events.jsonl`` at mode 000: the bundle is built without its system events (was: the dry run failed),
+    and status says why."""
+    root = shared_tmp / "ws"
+    agent = root / "agents" / "a1"
+    write_lines(agent / "conversations" / "ok.jsonl", turn("t1", user="please deploy"))
+    write_lines(agent / "events.jsonl", [{"ts": "2026-11-20T10:00:00Z", "type": "skill_created", "skill": "s"}])
+    for folder in (root, root / "agents", agent, agent / "conversations"):
+        folder.chmod(0o777)
+    (agent / "conversations" / "ok.jsonl").chmod(0o644)
+    (agent / "events.jsonl").chmod(0o000)
+
+    def run() -> dict:
+        code, out, err = cli("reflect", "a1", "--dry-run", "--workspace", str(root), "--now", "2026-11-30T09:00:00Z")
+        return {"code": code, "out": out, "err": err, "status": status_json(root)}
+
+    result = unprivileged(run)
+    assert result["code"] == 0, result["err"]
+    assert "please deploy" in result["out"]
+    assert (f"{agent / 'events.jsonl'}: cannot be read and appended to (permission denied); not read or written"
+            in only_agent(result["status"])["problems"])

@@ -157,12 +157,12 @@ def test_reading_in_pieces_equals_reading_at_once(tmp_path_factory, lines, cuts)
 
 
 def test_huge_lines_are_read_or_counted(tmp_path: Path) -> None:
-    """A 10 MB event is read; a 10 MB garbage line is one malformed line; both in bounded memory chunks."""
-    big_text = "x" * (10 * 1024 * 1024)
+    """A 7 MB event (under the 8 MB line cap) is read; a 7 MB garbage line is one malformed line."""
+    big_text = "x" * (7 * 1024 * 1024)
     lines = [
         ("event", {"ts": "2026-11-20T10:00:00Z", "type": "turn_start", "turn": "t1", "skills_indexed": []}),
         ("event", {"ts": "2026-11-20T10:00:00Z", "type": "user", "text": "that's wrong " + big_text}),
-        ("bad", b"\x00" + b"y" * (10 * 1024 * 1024)),
+        ("bad", b"\x00" + b"y" * (7 * 1024 * 1024)),
         ("event", {"ts": "2026-11-20T10:00:01Z", "type": "turn_end", "turn": "t1", "status": "ok"}),
     ]
     write_agent(tmp_path, lines)
