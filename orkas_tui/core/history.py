@@ -120,15 +120,17 @@ def mark_reverted(paths: AgentPaths, change: Change, at: str) -> Change:
 
 
 def list_changes(paths: AgentPaths) -> list[Change]:
-    """Every recorded change of one agent, oldest first."""
+    """Every recorded change of one agent, oldest first (damaged entries are left out: never acted on)."""
     folder = history_dir(paths)
     changes = []
     if folder.is_dir():
         for entry in folder.glob("c*.json"):
             try:
-                changes.append(Change.from_json(orjson.loads(entry.read_bytes())))
+                change = Change.from_json(orjson.loads(entry.read_bytes()))
             except (OSError, orjson.JSONDecodeError, HistoryError):
                 continue
+            if change.id == f"{paths.id}.{entry.stem}" and change.agent == paths.id:  # else: a copied or renamed entry
+                changes.append(change)
     return sorted(changes, key=lambda c: int(c.id.rsplit(".c", 1)[1]))
 
 

@@ -252,3 +252,36 @@ def test_random_kills_during_the_work_and_during_the_recovery(template, referenc
         killed_run(lambda: recover_agent(Workspace(root).agent("a1")), rng.randint(1, 8))
         (check_after_revert_crash if reverting else check_after_approve_crash)(root, reference)
         shutil.rmtree(root)
+
+
+def test_status_finishes_an_interrupted_approve_and_says_so(template, reference, tmp_path) -> None:
+    from tests.trust.conftest import cli
+
+    root = fresh_copy(template, tmp_path, "status")
+    journal = root / "agents" / "a1" / ".orkas" / "journal.json"
+    for k in range(1, reference["calls"]):  # the first kill point that leaves an intent to finish
+        assert killed_run(lambda: approve(Workspace(root), "a1.p1", NOW), k)[0]
+        if journal.exists():
+            break
+    code, _, err = cli("status", "--workspace", str(root), "--now", "2026-11-30T09:00:00Z", "--json")
+    assert code == 0 and err.startswith("orkas-tui: a1: finished an interrupted approval of a1.p1 operation 0")
+    assert not journal.exists()
+    _, proposal = load_proposal(Workspace(root), "a1.p1")
+    assert proposal.operations[0].status == "applied" and len(proposal.operations[0].changes) == 2
+
+
+def test_a_file_edited_by_hand_after_the_crash_rolls_the_operation_back(template, reference, tmp_path) -> None:
+    """Killed after the evicted skill was removed; a person then writes the new skill's file by hand:
+    the person's file is kept, the evicted skill comes back, the operation stays pending with why."""
+    root = fresh_copy(template, tmp_path, "hand")
+    agent = root / "agents" / "a1"
+    assert killed_run(lambda: approve(Workspace(root), "a1.p1", NOW), 2)[0]  # the journal, then the eviction
+    assert not (agent / "skills" / "victim.md").exists()
+    (agent / "skills" / "fresh.md").write_text("my own words\n")
+    message = recover_agent(Workspace(root).agent("a1"))
+    assert message.startswith("a1: an interrupted approval of a1.p1 operation 0 was rolled back: skills/fresh.md changed")
+    assert (agent / "skills" / "fresh.md").read_text() == "my own words\n"
+    assert files(root)["skills/victim.md"] == reference["initial"]["skills/victim.md"]
+    _, proposal = load_proposal(Workspace(root), "a1.p1")
+    assert proposal.operations[0].status == "pending" and "skills/fresh.md changed on disk" in proposal.operations[0].reason
+    assert list_changes(Workspace(root).agent("a1")) == [] and not (agent / ".orkas" / "journal.json").exists()
