@@ -267,7 +267,12 @@ def _finish(paths: AgentPaths, record: dict, proposal: Proposal | None = None) -
 
 
 def _change_file(paths: AgentPaths, change_id: str) -> Change | None:
-    return next((c for c in list_changes(paths) if c.id == change_id), None)
+    """The history entry stored under ``change_id``, or ``None`` (missing or damaged)."""
+    try:
+        change = Change.from_json(orjson.loads((history_dir(paths) / f"{change_id.rsplit('.', 1)[1]}.json").read_bytes()))
+    except (OSError, orjson.JSONDecodeError, HistoryError):
+        return None
+    return change if change.id == change_id else None
 
 
 def _recorded(paths: AgentPaths, record: dict, step: journal.Step, at: datetime) -> Change:

@@ -285,3 +285,19 @@ def test_a_file_edited_by_hand_after_the_crash_rolls_the_operation_back(template
     _, proposal = load_proposal(Workspace(root), "a1.p1")
     assert proposal.operations[0].status == "pending" and "skills/fresh.md changed on disk" in proposal.operations[0].reason
     assert list_changes(Workspace(root).agent("a1")) == [] and not (agent / ".orkas" / "journal.json").exists()
+
+
+async def test_the_app_finishes_an_interrupted_approve_at_start(template, reference, tmp_path) -> None:
+    from orkas_tui.tui.app import make_app
+
+    root = fresh_copy(template, tmp_path, "app")
+    journal = root / "agents" / "a1" / ".orkas" / "journal.json"
+    assert killed_run(lambda: approve(Workspace(root), "a1.p1", NOW), 1)[0]  # only the intent is written
+    assert journal.exists()
+    app = make_app(root, clock=lambda: NOW, watch=False, blink=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert not journal.exists()
+        assert any("finished an interrupted approval of a1.p1 operation 0" in str(n.message) for n in app._notifications)
+    _, proposal = load_proposal(Workspace(root), "a1.p1")
+    assert proposal.operations[0].status == "applied"
