@@ -145,14 +145,17 @@ def create_proposal(paths: AgentPaths, settings: Settings, summary: str, operati
 
 
 def list_proposals(paths: AgentPaths) -> list[Proposal]:
+    """Every readable proposal of one agent, oldest first (damaged ones are left out: never acted on)."""
     folder = proposals_dir(paths)
     found = []
     if folder.is_dir():
         for entry in folder.glob("p*.json"):
             try:
-                found.append(Proposal.from_json(orjson.loads(entry.read_bytes())))
+                proposal = Proposal.from_json(orjson.loads(entry.read_bytes()))
             except (OSError, orjson.JSONDecodeError, ProposalError):
                 continue
+            if proposal.id == f"{paths.id}.{entry.stem}" and proposal.agent == paths.id:  # else: copied or renamed
+                found.append(proposal)
     return sorted(found, key=lambda p: int(p.id.rsplit(".p", 1)[1]))
 
 

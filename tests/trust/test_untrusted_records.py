@@ -100,3 +100,10 @@ def test_a_damaged_journal_stops_approve_and_revert_but_not_status(applied: Path
     assert (applied / "agents" / "a1" / "self" / "profile.md").read_text() == "- careful\n"  # nothing reverted
     assert not list(applied.parent.glob("x*"))
     status_json(applied)  # reports nothing it cannot finish, and still works
+
+
+def test_a_proposal_copied_under_another_name_is_left_out_of_the_list(applied: Path) -> None:
+    folder = applied / "agents" / "a1" / ".orkas" / "proposals"
+    (folder / "p7.json").write_bytes((folder / "p1.json").read_bytes())
+    code, out, _ = cli("proposals", "list", "--workspace", str(applied), "--json")
+    assert code == 0 and [p["id"] for p in json.loads(out)] == ["a1.p1"]
