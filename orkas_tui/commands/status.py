@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 import orjson
 
 from orkas_tui.cli import SLOT, CliError, add_json, add_now, add_workspace, now_arg, open_workspace, print_json
 from orkas_tui.core.notes import SelfNotes, prompt_block
-from orkas_tui.core.queue import agent_facts, last_cycle_at, plan_facts
+from orkas_tui.core.proposals import recover_workspace
+from orkas_tui.core.queue import agent_facts, failure_backoff, last_cycle_at, plan_facts
 from orkas_tui.core.report import compose_status, last_reflection
 from orkas_tui.core.status_cache import agent_histories, usable_cpus
 from orkas_tui.core.skills import SkillStore
@@ -54,7 +56,7 @@ def workspace_status(workspace, now, agent_id: str | None = None, jobs: int = 1)
         listed.append((paths, last_reflection(paths), paths.survey()))
     histories = agent_histories(listed, settings, jobs)
     agents = [(paths, last, survey, history) for (paths, last, survey), history in zip(listed, histories, strict=True)]
-    plan = plan_facts([agent_facts(p.id, last, h.facts, now, settings) for p, last, _, h in agents], now, settings,
+    plan = plan_facts([agent_facts(p.id, last, h.facts, now, settings, failure_backoff(p, settings)) for p, last, _, h in agents], now, settings,
                       last_cycle_at(workspace))
     rows, turns = [], []
     for paths, last, survey, history in agents:
@@ -80,6 +82,8 @@ def run_status(args: argparse.Namespace) -> int:
     jobs = usable_cpus() if args.jobs is None else args.jobs
     if jobs < 1:
         raise CliError(f"--jobs: at least 1, not {jobs}")
+    for line in recover_workspace(workspace):  # an approve or revert a crash interrupted
+        print(f"orkas-tui: {line}", file=sys.stderr)
     doc, turns = workspace_status(workspace, now, args.agent, jobs)
     if args.json:
         print_json(doc, turns)

@@ -1,4 +1,9 @@
-"""A scheduled cycle: plan the queue, reflect on the selected agents in order, record the cycle."""
+"""A scheduled cycle: plan the queue, reflect on the selected agents in order, record the cycle.
+
+One agent never stops the cycle: :func:`reflect` turns every model and answer problem
+into an outcome, and anything else it raises is recorded for that agent as a failed
+reflection (so the queue backs off) and the cycle goes on to the next agent.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from orkas_tui.core.queue import QueuePlan, record_cycle, workspace_queue
-from orkas_tui.core.reflect import Outcome, ProgressFn, reflect
+from orkas_tui.core.reflect import Outcome, ProgressFn, record_failure, reflect
 from orkas_tui.core.workspace import Workspace
 
 
@@ -28,6 +33,10 @@ def run_cycle(workspace: Workspace, now: datetime, on_progress: ProgressFn | Non
     for decision in plan.selected:
         if cancel is not None and cancel.is_set():
             break
-        outcomes.append(reflect(workspace, decision.id, now, on_progress, cancel))
+        try:
+            outcomes.append(reflect(workspace, decision.id, now, on_progress, cancel))
+        except Exception as exc:  # noqa: BLE001 - one agent's unexpected error must not stop the daemon
+            outcome = Outcome(decision.id, "failed", f"reflection stopped by an unexpected error: {type(exc).__name__}: {exc}")
+            outcomes.append(record_failure(workspace.agent(decision.id), now, outcome, transient=False))
     record_cycle(workspace, now)
     return CycleReport(plan, outcomes)

@@ -144,6 +144,12 @@ def read_versioned(path: Path) -> tuple[bytes | None, str | None]:
     return data, version_of(data)
 
 
+def read_regular(path: Path) -> bytes:
+    """A confined regular file's bytes; a missing one raises :class:`FileNotFoundError`."""
+    with open_regular(path) as handle:
+        return handle.read()
+
+
 def current_version(path: Path) -> str | None:
     return read_versioned(path)[1]
 

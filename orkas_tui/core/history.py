@@ -3,7 +3,9 @@
 Each applied change is one JSON file, ``<agent>/.orkas/history/c<N>.json``, named
 ``<agent>.c<N>`` so any command can find it from the id alone. A revert puts the
 *before* text back only if the file still holds exactly the *after* text; a file
-changed since (by a person or a later change) is refused with a message.
+changed since (by a person or a later change) is refused with a message. An entry
+is read as untrusted input: one whose fields are not of their types, or whose
+target is not a skill slug or note name, is never acted on.
 """
 
 from __future__ import annotations
@@ -15,8 +17,8 @@ from pathlib import Path
 
 import orjson
 
-from orkas_tui.core.events import log_event
-from orkas_tui.core.files import ConflictError, atomic_write, current_version, read_versioned, remove_file, version_of
+from orkas_tui.core.files import atomic_write, read_regular
+from orkas_tui.core.journal import ACTIONS, reserved_changes, target_path, target_problem
 from orkas_tui.core.timefmt import format_ts
 from orkas_tui.core.workspace import AgentPaths, Workspace, WorkspaceError
 
@@ -45,8 +47,26 @@ class Change:
     def to_json(self) -> dict:
         return asdict(self)
 
+    @classmethod
+    def from_json(cls, data: object) -> "Change":
+        """An entry read from disk, every field checked; :class:`HistoryError` says what is wrong."""
+        if not isinstance(data, dict):
+            raise HistoryError("not a JSON object")
+        known = {k: data.get(k) for k in cls.__dataclass_fields__}
+        problems = [k for k in ("id", "agent", "at", "by", "action", "kind", "target") if not isinstance(known[k], str)]
+        problems += [k for k in ("before", "after", "proposal", "reverted_at") if not isinstance(known[k], (str, type(None)))]
+        if known["op_index"] is not None and type(known["op_index"]) is not int:
+            problems.append("op_index")
+        if not problems and (not ID.match(known["id"]) or known["action"] not in ACTIONS):
+            problems.append("id" if not ID.match(known["id"]) else "action")
+        if problems:
+            raise HistoryError(f"field(s) of the wrong type or value: {', '.join(problems)}")
+        if problem := target_problem(known["kind"], known["target"]):
+            raise HistoryError(f"target: {problem}")
+        return cls(**known)
+
     def path_in(self, paths: AgentPaths) -> Path:
-        return paths.skill(self.target) if self.kind == "skill" else paths.note(self.target)
+        return target_path(paths, self.kind, self.target)
 
 
 def next_id(folder: Path, agent: str, letter: str) -> str:
@@ -78,23 +98,39 @@ def _save(paths: AgentPaths, change: Change) -> None:
     atomic_write(history_dir(paths) / f"{stem}.json", orjson.dumps(change.to_json(), option=orjson.OPT_INDENT_2) + b"\n")
 
 
-def record_change(paths: AgentPaths, now: datetime, **fields) -> Change:
-    """Write a new history entry (call with the agent's apply lock held)."""
-    change = Change(id=next_id(history_dir(paths), paths.id, "c"), agent=paths.id, at=format_ts(now), **fields)
+def record_change(paths: AgentPaths, now: datetime, change_id: str | None = None, **fields) -> Change:
+    """Write a history entry (call with the agent's apply lock held).
+
+    ``change_id``: the id a journal step reserved; without it, the next id that no
+    unfinished journal step has reserved.
+    """
+    if change_id is None:
+        taken = [int(c.rsplit(".c", 1)[1]) for c in reserved_changes(paths)]
+        number = max([int(next_id(history_dir(paths), paths.id, "c").rsplit(".c", 1)[1]), *(n + 1 for n in taken)])
+        change_id = f"{paths.id}.c{number}"
+    change = Change(id=change_id, agent=paths.id, at=format_ts(now), **fields)
+    _save(paths, change)
+    return change
+
+
+def mark_reverted(paths: AgentPaths, change: Change, at: str) -> Change:
+    change.reverted_at = at
     _save(paths, change)
     return change
 
 
 def list_changes(paths: AgentPaths) -> list[Change]:
-    """Every recorded change of one agent, oldest first."""
+    """Every recorded change of one agent, oldest first (damaged entries are left out: never acted on)."""
     folder = history_dir(paths)
     changes = []
     if folder.is_dir():
         for entry in folder.glob("c*.json"):
             try:
-                changes.append(Change(**orjson.loads(read_versioned(entry)[0])))
-            except (OSError, orjson.JSONDecodeError, TypeError):
+                change = Change.from_json(orjson.loads(read_regular(entry)))
+            except (OSError, orjson.JSONDecodeError, HistoryError):
                 continue
+            if change.id == f"{paths.id}.{entry.stem}" and change.agent == paths.id:  # else: a copied or renamed entry
+                changes.append(change)
     return sorted(changes, key=lambda c: int(c.id.rsplit(".c", 1)[1]))
 
 
@@ -102,30 +138,13 @@ def load_change(workspace: Workspace, change_id: str) -> tuple[AgentPaths, Chang
     agent, stem = split_id(change_id, "c")
     try:
         paths = workspace.agent(agent)
-        return paths, Change(**orjson.loads(read_versioned(history_dir(paths) / f"{stem}.json")[0]))
-    except (WorkspaceError, FileNotFoundError, orjson.JSONDecodeError, TypeError) as exc:
+        data = orjson.loads(read_regular(history_dir(paths) / f"{stem}.json"))
+    except (WorkspaceError, FileNotFoundError, orjson.JSONDecodeError) as exc:
         raise HistoryError(f"no change {change_id!r}") from exc
-
-
-def revert(paths: AgentPaths, change: Change, now: datetime) -> Change:
-    """Put the before text back if the file still holds the after text (apply lock held)."""
-    if change.reverted_at:
-        raise HistoryError(f"change {change.id} was already reverted at {change.reverted_at}")
-    path = change.path_in(paths)
-    expected = version_of(change.after.encode("utf-8")) if change.after is not None else None
-    if current_version(path) != expected:
-        raise HistoryError(
-            f"{path.relative_to(paths.root)} changed since change {change.id}; not reverted "
-            "(revert later changes first, or restore it by hand)"
-        )
     try:
-        if change.before is None:
-            remove_file(path, expected=expected)
-        else:
-            atomic_write(path, change.before, expected=expected)
-    except ConflictError as exc:
-        raise HistoryError(f"{path.relative_to(paths.root)} changed while reverting {change.id}; not reverted") from exc
-    change.reverted_at = format_ts(now)
-    _save(paths, change)
-    log_event(paths, "change_reverted", now, change=change.id, action=change.action, target_kind=change.kind, target=change.target, by="user")
-    return change
+        change = Change.from_json(data)
+    except HistoryError as exc:
+        raise HistoryError(f"change {change_id} is damaged ({exc}); not used") from exc
+    if change.id != change_id or change.agent != agent:
+        raise HistoryError(f"change {change_id} is damaged (it names {change.id!r}); not used")
+    return paths, change

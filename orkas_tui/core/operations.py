@@ -1,11 +1,12 @@
-"""The model's answer: parsed, every operation validated before anything is written, then applied.
+"""The model's answer: parsed, every operation validated before anything is written, then planned.
 
+The answer is untrusted data: its shape and every field's type are checked against
+the typed model in :mod:`orkas_tui.core.answer` before any rule reads it.
 Validation walks the operations in order over a view of the skills as they would
 be after the earlier ones, so a patch of a skill created in the same answer is
-checked against that skill's body. Applying an operation re-checks it against the
-disk, writes through the skill and note stores (atomic, conflict-checked, logged
-to ``events.jsonl``) and records each change, with before and after text, in the
-agent's history.
+checked against that skill's body. Planning an operation re-checks it against the
+disk and computes each file's whole text before and after, with the history id and
+event of each: what :mod:`orkas_tui.core.journal` writes down before applying it.
 """
 
 from __future__ import annotations
@@ -18,18 +19,14 @@ import orjson
 
 from orkas_tui.config import Settings
 from orkas_tui.core import guard
+from orkas_tui.core.answer import parse_envelope, parse_operation
 from orkas_tui.core.files import read_versioned
-from orkas_tui.core.history import Change, record_change
-from orkas_tui.core.notes import NOTES, SelfNotes, over_cap_message
-from orkas_tui.core.skills import SkillError, SkillStore, eviction_candidate, slugify
+from orkas_tui.core.journal import Step
+from orkas_tui.core.notes import NoteError, SelfNotes, over_cap_message
+from orkas_tui.core.skills import SkillError, SkillStore, eviction_candidate, meta_problem, slugify
 from orkas_tui.core.workspace import SLUG, AgentPaths
 
-REQUIRED = {
-    "create_skill": ("name", "description", "body"),
-    "patch_skill": ("skill", "find", "replace"),
-    "delete_skill": ("skill", "reason"),
-    "update_self": ("note", "content"),
-}
+REMOVALS = ("delete_skill", "evict_skill")
 _FENCE = re.compile(r"^\s*```(?:json)?\s*\n(.*)\n\s*```\s*$", re.DOTALL)
 
 
@@ -44,7 +41,8 @@ class Answer:
 
 
 def parse_reply(text: str) -> Answer:
-    """The ``{"summary", "operations"}`` object (a Markdown code fence around it is tolerated)."""
+    """The ``{"summary", "operations"}`` object (a Markdown code fence around it is tolerated),
+    every operation of the typed model's shape; anything else raises :class:`ReplyError`."""
     too_large = guard.reply_too_large(text or "")
     if too_large:
         raise ReplyError(too_large)
@@ -54,15 +52,23 @@ def parse_reply(text: str) -> Answer:
         value = orjson.loads(raw.strip())
     except orjson.JSONDecodeError as exc:
         raise ReplyError(f"the reply is not JSON ({exc})") from exc
-    if not isinstance(value, dict):
-        raise ReplyError("the reply is JSON but not an object")
-    operations = value.get("operations")
-    if not isinstance(operations, list):
-        raise ReplyError('the reply has no "operations" list')
-    summary = value.get("summary", "")
-    if not isinstance(summary, str):
-        raise ReplyError('"summary" must be a string')
+    parsed = parse_envelope(value)
+    if isinstance(parsed, str):
+        raise ReplyError(parsed)
+    summary, raw = parsed
+    operations = []
+    for index, op in enumerate(raw):
+        checked = parse_operation(op)
+        if isinstance(checked, str):
+            raise ReplyError(f"operation {index} does not fit the answer's schema: {checked}")
+        operations.append(checked)
     return Answer(summary.strip(), operations)
+
+
+def normalized(op: object) -> object:
+    """A valid operation with only its spec fields; anything else as it came (to show it)."""
+    parsed = parse_operation(op)
+    return parsed if isinstance(parsed, dict) else op
 
 
 class _View:
@@ -81,16 +87,12 @@ class _View:
         return self.bodies[slug]
 
 
-def _problem(op: object, view: _View, settings: Settings) -> str | None:
+def _problem(raw: object, view: _View, settings: Settings) -> str | None:
     """Why this operation cannot be applied, or ``None`` when it can (updates the view)."""
-    if not isinstance(op, dict):
-        return "an operation must be a JSON object"
-    kind = op.get("op")
-    if kind not in REQUIRED:
-        return f"unknown op {kind!r} (one of {', '.join(REQUIRED)})"
-    missing = [f for f in REQUIRED[kind] if not isinstance(op.get(f), str)]
-    if missing:
-        return f"{kind}: missing or non-string field(s): {', '.join(missing)}"
+    op = parse_operation(raw)
+    if isinstance(op, str):
+        return op
+    kind = op["op"]
     refused = guard.refusal(op, settings.bundle.redact_patterns)
     if refused:
         return f"{kind}: {refused}"
@@ -100,6 +102,8 @@ def _problem(op: object, view: _View, settings: Settings) -> str | None:
             return "create_skill: the name is empty"
         if not op["body"].strip():
             return "create_skill: the body is empty"
+        if too_long := meta_problem(op["name"], op["description"]):
+            return f"create_skill: {too_long}"
         if len(op["body"]) > limit:
             return f"create_skill: the body is {len(op['body']):,} characters, over the {limit:,} limit"
         slug = slugify(op["name"])
@@ -108,11 +112,9 @@ def _problem(op: object, view: _View, settings: Settings) -> str | None:
         view.bodies[slug] = op["body"]
         return None
     if kind == "update_self":
-        if op["note"] not in NOTES:
-            return f"update_self: unknown note {op['note']!r} (one of {', '.join(NOTES)})"
         return over_cap_message(op["note"], len(op["content"]), settings.note_cap(op["note"]))
     slug = op["skill"]
-    if not SLUG.match(slug):
+    if not SLUG.fullmatch(slug):
         return f"{kind}: {slug!r} is not a skill slug inside the agent's skills/ folder"
     body = view.body(slug)
     if body is None:
@@ -142,48 +144,42 @@ def check_operations(operations: list[object], paths: AgentPaths, settings: Sett
 
 def _text(path) -> str | None:
     data, _ = read_versioned(path)
-    return None if data is None else data.decode("utf-8", "replace")
+    return None if data is None else data.decode("utf-8")
 
 
-def apply_operation(paths: AgentPaths, settings: Settings, op: dict, now: datetime, by: str,
-                    proposal: str | None = None, op_index: int | None = None) -> list[Change]:
-    """Apply one valid operation; return the history entries written (hold the apply lock).
+def plan_operation(paths: AgentPaths, settings: Settings, op: object, now: datetime, by: str) -> list[Step]:
+    """The file changes one valid operation makes now, each with its whole text before and after.
 
-    Raises :class:`SkillError`, :class:`~orkas_tui.core.notes.NoteError` or
-    :class:`~orkas_tui.core.files.ConflictError` when the files no longer allow it.
+    Nothing is written. Raises :class:`SkillError` or
+    :class:`~orkas_tui.core.notes.NoteError` when the files no longer allow it.
     """
     problem = check_operations([op], paths, settings)[0]
     if problem:
         raise SkillError(problem)
+    op = parse_operation(op)
     store = SkillStore(paths, settings)
     kind = op["op"]
-    origin = {"by": by, "proposal": proposal, "op_index": op_index}
-    changes: list[Change] = []
     if kind == "create_skill":
+        skill = store.new_skill(op["name"], op["description"], op["body"], now)
+        steps = []
         existing, _ = store.load_all()
-        victim = eviction_candidate(existing) if len(existing) >= settings.max_skills else None
-        victim_text = _text(paths.skill(victim.slug)) if victim else None
-        skill, evicted = store.create(op["name"], op["description"], op["body"], now, by=by)
-        if evicted is not None:
-            changes.append(record_change(paths, now, action="evict_skill", kind="skill", target=evicted.slug,
-                                         before=victim_text, after=None, **origin))
-        changes.append(record_change(paths, now, action=kind, kind="skill", target=skill.slug,
-                                     before=None, after=_text(paths.skill(skill.slug)), **origin))
-    elif kind in ("patch_skill", "delete_skill"):
-        slug = op["skill"]
-        current = store.get(slug)
-        before = _text(paths.skill(slug))
-        if kind == "patch_skill":
-            store.patch(slug, op["find"], op["replace"], now, by=by, expected=current.version)
-        else:
-            store.delete(slug, now, expected=current.version, reason=op["reason"], by=by)
-        changes.append(record_change(paths, now, action=kind, kind="skill", target=slug,
-                                     before=before, after=_text(paths.skill(slug)), **origin))
-    else:
-        notes = SelfNotes(paths, settings)
-        note = notes.read(op["note"])
-        before = _text(paths.note(op["note"]))
-        notes.write(op["note"], op["content"], expected=note.version, now=now, by=by)
-        changes.append(record_change(paths, now, action=kind, kind="note", target=op["note"],
-                                     before=before, after=_text(paths.note(op["note"])), **origin))
-    return changes
+        if len(existing) >= settings.max_skills:
+            victim = eviction_candidate(existing)
+            steps.append(Step("evict_skill", "skill", victim.slug, _text(paths.skill(victim.slug)), None,
+                              event={"type": "skill_evicted", "skill": victim.slug, "by": by, "reason": "evicted: skill cap reached"}))
+        steps.append(Step(kind, "skill", skill.slug, None, skill.render(), event={"type": "skill_created", "skill": skill.slug, "by": by}))
+        return steps
+    if kind == "patch_skill":
+        current = store.get(op["skill"])
+        patched = store.patched(current, op["find"], op["replace"], now)
+        return [Step(kind, "skill", current.slug, _text(paths.skill(current.slug)), patched.render(),
+                     event={"type": "skill_patched", "skill": current.slug, "by": by, "patch_count": patched.patch_count})]
+    if kind == "delete_skill":
+        current = store.get(op["skill"])
+        return [Step(kind, "skill", current.slug, _text(paths.skill(current.slug)), None,
+                     event={"type": "skill_deleted", "skill": current.slug, "by": by, "reason": op["reason"]})]
+    note = SelfNotes(paths, settings).read(op["note"])
+    if note.problem:
+        raise NoteError(note.problem)
+    return [Step(kind, "note", op["note"], note.text if note.version else None, op["content"],
+                 event={"type": "self_updated", "note": op["note"], "by": by, "chars": len(op["content"])})]

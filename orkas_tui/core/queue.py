@@ -24,7 +24,7 @@ from orkas_tui.core.report import last_reflection_at
 from orkas_tui.core.scan import AgentScan
 from orkas_tui.core.signals import score_turn, weakness_tools
 from orkas_tui.core.timefmt import format_ts, later, parse_ts
-from orkas_tui.core.workspace import Workspace
+from orkas_tui.core.workspace import AgentPaths, Workspace, read_state
 
 NO_CHANGES = "no changes"
 NO_TRIGGER = "no trigger"
@@ -33,6 +33,34 @@ OVER_CAP = "over the per-cycle cap"
 
 def cooling_reason(until: datetime) -> str:
     return f"cooling down (until {format_ts(until)})"
+
+
+@dataclass(frozen=True)
+class Backoff:
+    """Failed reflections in a row since the last one that worked, and when the queue may try again."""
+
+    failures: int
+    until: datetime
+    last_failure: str
+
+    def reason(self) -> str:
+        why = self.last_failure if len(self.last_failure) <= 160 else self.last_failure[:157] + "..."
+        return f"backing off after {self.failures} failed reflection(s) (until {format_ts(self.until)}): {why}"
+
+
+def failure_backoff(paths: AgentPaths, settings: Settings) -> Backoff | None:
+    """After n failed reflections in a row (bad answers, refused calls: not transient ones, which
+    the model call already retried) the queue waits ``cooldown × 2^(n-1)`` from the last one, at
+    most ``force_after``; a reflection that works ends the back-off."""
+    backoff = read_state(paths).get("backoff")
+    if not isinstance(backoff, dict):
+        return None
+    failures, since = backoff.get("failures"), parse_ts(backoff.get("since"))
+    if type(failures) is not int or failures < 1 or since is None:
+        return None
+    schedule = settings.schedule
+    wait = min(schedule.cooldown * 2 ** min(failures - 1, 20), schedule.force_after)
+    return Backoff(failures, later(since, wait), str(backoff.get("reason") or "no reason recorded"))
 
 
 @dataclass(frozen=True)
@@ -114,6 +142,7 @@ class AgentFacts:
     triggered: bool
     forced: bool
     cooldown_until: datetime | None
+    backoff: Backoff | None = None
 
 
 def history_facts(scan: AgentScan, last: datetime | None) -> HistoryFacts:
@@ -144,7 +173,8 @@ def history_facts(scan: AgentScan, last: datetime | None) -> HistoryFacts:
     return HistoryFacts(first_turn, pending, round(total, 6), triggered)
 
 
-def agent_facts(agent_id: str, last: datetime | None, history: HistoryFacts, now: datetime, settings: Settings) -> AgentFacts:
+def agent_facts(agent_id: str, last: datetime | None, history: HistoryFacts, now: datetime, settings: Settings,
+                backoff: Backoff | None = None) -> AgentFacts:
     schedule = settings.schedule
     if last is None:
         first = parse_ts(history.first_turn)
@@ -152,12 +182,12 @@ def agent_facts(agent_id: str, last: datetime | None, history: HistoryFacts, now
     else:
         forced = now - last >= schedule.force_after
     cooldown_until = later(last, schedule.cooldown) if last is not None else None
-    return AgentFacts(agent_id, last, history.pending, history.trigger_score, history.triggered, forced, cooldown_until)
+    return AgentFacts(agent_id, last, history.pending, history.trigger_score, history.triggered, forced, cooldown_until, backoff)
 
 
 def _facts(scan: AgentScan, now: datetime) -> AgentFacts:
     last = last_reflection_at(scan)
-    return agent_facts(scan.id, last, history_facts(scan, last), now, scan.settings)
+    return agent_facts(scan.id, last, history_facts(scan, last), now, scan.settings, failure_backoff(scan.paths, scan.settings))
 
 
 def next_cycle_at(last_cycle_at: datetime | None, now: datetime, interval: timedelta) -> datetime:
@@ -183,6 +213,8 @@ def plan_facts(agents: Iterable[AgentFacts], now: datetime, settings: Settings, 
             reasons[f.id] = NO_CHANGES
         elif f.cooldown_until is not None and now < f.cooldown_until:
             reasons[f.id] = cooling_reason(f.cooldown_until)
+        elif f.backoff is not None and now < f.backoff.until:
+            reasons[f.id] = f.backoff.reason()
         elif not (f.triggered or f.forced):
             reasons[f.id] = NO_TRIGGER
         else:

@@ -13,8 +13,9 @@ Outcomes and what they write:
   ``last_reflection_at`` is set (the cooldown starts) and a ``reflection`` event is logged.
 - ``transient_failure`` / ``failed`` / ``invalid_reply``: no skill, note or
   proposal is written and no cooldown is spent; the failure is recorded in the
-  agent's state and as a ``reflection_failed`` event (an invalid reply is kept
-  under ``.orkas/replies/`` for inspection).
+  agent's state (a failure that is not transient also counts towards the
+  queue's back-off) and as a ``reflection_failed`` event (an invalid reply is kept
+  under ``.orkas/replies/`` for inspection, up to the reply size limit).
 - ``cancelled`` / ``busy``: nothing is written.
 """
 
@@ -32,11 +33,12 @@ from orkas_tui.core.files import atomic_write, file_lock
 from orkas_tui.core.model import Cancelled, ModelError, ModelReply, complete, model_config
 from orkas_tui.core.operations import ReplyError, parse_reply
 from orkas_tui.core.prompt import Prompt, build_prompt
-from orkas_tui.core.proposals import INVALID, apply_lock, apply_pending, create_proposal
+from orkas_tui.core.guard import MAX_REPLY_CHARS
+from orkas_tui.core.proposals import AUTO_APPLY_REMOVALS, INVALID, apply_lock, apply_pending, create_proposal, recover_agent
 from orkas_tui.core.report import last_reflection_at
 from orkas_tui.core.scan import AgentScan
 from orkas_tui.core.timefmt import format_ts
-from orkas_tui.core.workspace import AgentPaths, Workspace, write_state
+from orkas_tui.core.workspace import AgentPaths, Workspace, read_state, write_state
 
 BUNDLE, WAITING, RETRYING, VALIDATING, APPLYING, DONE = "bundle", "waiting", "retrying", "validating", "applying", "done"
 REFLECTED = ("proposed", "applied", "nothing_to_save")
@@ -106,13 +108,24 @@ def prepare(workspace: Workspace, agent_id: str, scan: AgentScan | None = None) 
 
 
 def _keep_reply(paths: AgentPaths, now: datetime, text: str) -> Path:
+    """Keep the raw reply for inspection: at most the reply size limit, never a huge one whole."""
     path = paths.private / "replies" / f"{now.strftime('%Y%m%dT%H%M%SZ')}.txt"
+    if len(text) > MAX_REPLY_CHARS:
+        text = text[:MAX_REPLY_CHARS] + f"\n[orkas-tui: the reply was {len(text):,} characters; only the first {MAX_REPLY_CHARS:,} are kept]\n"
     atomic_write(path, text)
     return path
 
 
-def _failure(paths: AgentPaths, now: datetime, outcome: Outcome, transient: bool) -> Outcome:
-    write_state(paths, last_failure_at=format_ts(now), last_failure=outcome.message, last_failure_transient=transient)
+def record_failure(paths: AgentPaths, now: datetime, outcome: Outcome, transient: bool) -> Outcome:
+    """Record a failed reflection. One that is not transient (a bad answer, a refused call, an
+    unexpected error) also counts towards the queue's back-off (``state.backoff``)."""
+    changes: dict = {"last_failure_at": format_ts(now), "last_failure": outcome.message, "last_failure_transient": transient}
+    if not transient:
+        previous = read_state(paths).get("backoff")
+        count = previous.get("failures") if isinstance(previous, dict) else 0
+        count = count + 1 if type(count) is int and count >= 0 else 1
+        changes["backoff"] = {"failures": count, "since": format_ts(now), "reason": outcome.message}
+    write_state(paths, **changes)
     log_event(paths, "reflection_failed", now, status=outcome.status, transient=transient, error=outcome.message,
               reply=outcome.reply_path, attempts=outcome.attempts)
     return outcome
@@ -135,6 +148,9 @@ def _reflect_locked(workspace: Workspace, paths: AgentPaths, now: datetime, repo
                     cancel: threading.Event | None, scan: AgentScan | None) -> Outcome:
     agent = paths.id
     settings = workspace.settings
+    recovered = recover_agent(paths)
+    if recovered:
+        report(Progress(agent, BUNDLE, recovered))
     prepared = prepare(workspace, agent, scan)
     bundle = prepared.bundle
     outcome = Outcome(agent, "", "", bundle_tokens=bundle.tokens, redactions=prepared.prompt.redactions)
@@ -162,7 +178,7 @@ def _reflect_locked(workspace: Workspace, paths: AgentPaths, now: datetime, repo
         outcome.message = f"model call failed after {exc.attempts} attempt(s): {exc}; nothing changed"
         outcome.attempts = exc.attempts
         report(Progress(agent, DONE, outcome.message))
-        return _failure(paths, now, outcome, exc.transient)
+        return record_failure(paths, now, outcome, exc.transient)
     outcome.prompt_tokens, outcome.completion_tokens = reply.prompt_tokens, reply.completion_tokens
     outcome.cost_usd, outcome.attempts = reply.cost_usd, reply.attempts
     report(Progress(agent, VALIDATING, "validating the answer"))
@@ -172,7 +188,7 @@ def _reflect_locked(workspace: Workspace, paths: AgentPaths, now: datetime, repo
         outcome.reply_path = str(_keep_reply(paths, now, reply.text))
         outcome.status, outcome.message = "invalid_reply", f"{exc}; nothing written (reply kept at {outcome.reply_path})"
         report(Progress(agent, DONE, outcome.message))
-        return _failure(paths, now, outcome, transient=False)
+        return record_failure(paths, now, outcome, transient=False)
     if cancel is not None and cancel.is_set():
         return cancelled()
     outcome.summary = answer.summary
@@ -189,16 +205,19 @@ def _reflect_locked(workspace: Workspace, paths: AgentPaths, now: datetime, repo
         if settings.auto_apply and not outcome.invalid:
             report(Progress(agent, APPLYING, f"applying {len(proposal.operations)} operation(s)"))
             with apply_lock(paths):
-                result = apply_pending(paths, settings, proposal, proposal.operations, now, by="reflection")
+                result = apply_pending(paths, settings, proposal, proposal.operations, now, by="reflection",
+                                       max_removals=AUTO_APPLY_REMOVALS)
             outcome.changes = [c.id for c in result.applied]
             outcome.status = "applied"
             outcome.message = f"applied {len(outcome.changes)} change(s)" + (f"; {len(result.failed)} failed: " + "; ".join(result.failed) if result.failed else "")
+            if result.held:
+                outcome.message += f"; {len(result.held)} operation(s) wait for approval in {proposal.id} (auto_apply removes at most one skill per answer)"
         else:
             outcome.status = "proposed"
             pending = len(proposal.operations) - len(outcome.invalid)
             why = f"; {len(outcome.invalid)} invalid operation(s), so nothing is applied automatically" if outcome.invalid and settings.auto_apply else ""
             outcome.message = f"proposal {proposal.id}: {pending} operation(s) to review, {len(outcome.invalid)} invalid{why}"
-    write_state(paths, last_reflection_at=format_ts(now), last_outcome=outcome.status, last_usage=usage)
+    write_state(paths, last_reflection_at=format_ts(now), last_outcome=outcome.status, last_usage=usage, backoff=None)
     log_event(paths, "reflection", now, status=outcome.status, summary=answer.summary, operations=len(answer.operations),
               proposal=outcome.proposal, changes=outcome.changes or None, **{k: v for k, v in usage.items() if v is not None})
     report(Progress(agent, DONE, outcome.message))

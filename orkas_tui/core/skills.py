@@ -26,6 +26,7 @@ from orkas_tui.core.timefmt import format_ts, parse_ts
 from orkas_tui.core.workspace import SLUG, AgentPaths
 
 KEYS = ("name", "description", "createdAt", "updatedAt", "patchCount", "lastUsedAt")
+MAX_NAME_CHARS, MAX_DESCRIPTION_CHARS = 64, 1_024  # the Agent Skills limits
 
 _BOUNDARY = re.compile(r"^-{3,}\s*$", re.MULTILINE)  # python-frontmatter's YAML boundary
 _PLAIN_LINE = re.compile(
@@ -65,6 +66,14 @@ class Skill:
         lines = ["---"] + [f"{key}: {orjson.dumps(value).decode()}" for key, value in head.items()] + ["---", ""]
         body = self.body if self.body.endswith("\n") or not self.body else self.body + "\n"
         return "\n".join(lines) + "\n" + body
+
+
+def meta_problem(name: str, description: str) -> str | None:
+    """Why a skill's name or description is over its limit (counted after trimming), or ``None``."""
+    for field, text, limit in (("name", name, MAX_NAME_CHARS), ("description", description, MAX_DESCRIPTION_CHARS)):
+        if len(text.strip()) > limit:
+            return f"the {field} is {len(text.strip()):,} characters, over the {limit:,}-character limit"
+    return None
 
 
 def slugify(name: str) -> str:
@@ -197,48 +206,59 @@ class SkillStore:
 
     def create(self, name: str, description: str, body: str, now: datetime, by: str = "user") -> tuple[Skill, Skill | None]:
         """Create a skill; return it and the skill evicted to make room, if any."""
-        name, description = name.strip(), description.strip()
-        if not name:
-            raise SkillError("a skill needs a name")
-        self._check_body(body)
-        slug = slugify(name)
-        if self._path(slug).exists():
-            raise SkillError(f"a skill {slug!r} already exists; patch it instead")
+        skill = self.new_skill(name, description, body, now)
         evicted = None
         existing, _ = self.load_all()
         if len(existing) >= self.settings.max_skills:
             evicted = eviction_candidate(existing)
             self.delete(evicted.slug, now, expected=evicted.version, reason="evicted: skill cap reached", by=by, kind="skill_evicted")
-        stamp = format_ts(now)
-        skill = Skill(slug, name, description, stamp, stamp, 0, None, body)
         skill = self._write(skill, expected=None)
-        log_event(self.paths, "skill_created", now, skill=slug, by=by)
+        log_event(self.paths, "skill_created", now, skill=skill.slug, by=by)
         return skill, evicted
+
+    def new_skill(self, name: str, description: str, body: str, now: datetime) -> Skill:
+        """The skill :meth:`create` would write (checked, nothing written)."""
+        name, description = name.strip(), description.strip()
+        if not name:
+            raise SkillError("a skill needs a name")
+        if problem := meta_problem(name, description):
+            raise SkillError(problem)
+        self._check_body(body)
+        slug = slugify(name)
+        if self._path(slug).exists():
+            raise SkillError(f"a skill {slug!r} already exists; patch it instead")
+        stamp = format_ts(now)
+        return Skill(slug, name, description, stamp, stamp, 0, None, body)
 
     def patch(self, slug: str, find: str, replacement: str, now: datetime, by: str = "user", expected: str | None = None) -> Skill:
         """Replace one exact fragment of the body; it must occur exactly once."""
         skill = self.get(slug)
         if expected is not None and skill.version != expected:
             raise ConflictError(self._path(slug))
+        updated = self._write(self.patched(skill, find, replacement, now), expected=skill.version)
+        log_event(self.paths, "skill_patched", now, skill=slug, by=by, patch_count=updated.patch_count)
+        return updated
+
+    def patched(self, skill: Skill, find: str, replacement: str, now: datetime) -> Skill:
+        """``skill`` as :meth:`patch` would write it (checked, nothing written)."""
         if not find:
             raise SkillError("a patch needs a non-empty fragment to find")
         count = skill.body.count(find)
         if count != 1:
-            raise SkillError(f"the fragment to replace occurs {count} times in {slug}.md (it must occur exactly once)")
+            raise SkillError(f"the fragment to replace occurs {count} times in {skill.slug}.md (it must occur exactly once)")
         body = skill.body.replace(find, replacement, 1)
         self._check_body(body)
         if not body.strip():
-            raise SkillError(f"the patch would leave {slug}.md with an empty body; delete the skill instead")
-        updated = replace(skill, body=body, patch_count=skill.patch_count + 1, updated_at=format_ts(now))
-        updated = self._write(updated, expected=skill.version)
-        log_event(self.paths, "skill_patched", now, skill=slug, by=by, patch_count=updated.patch_count)
-        return updated
+            raise SkillError(f"the patch would leave {skill.slug}.md with an empty body; delete the skill instead")
+        return replace(skill, body=body, patch_count=skill.patch_count + 1, updated_at=format_ts(now))
 
     def edit(self, slug: str, description: str, body: str, expected: str | None, now: datetime, force: bool = False) -> Skill:
         """A person's inline edit of description and body (not a patch: count unchanged)."""
         skill = self.get(slug)
         if not force and skill.version != expected:
             raise ConflictError(self._path(slug))
+        if problem := meta_problem("", description):  # the name is not edited here
+            raise SkillError(problem)
         self._check_body(body)
         updated = replace(skill, description=description.strip(), body=body, updated_at=format_ts(now))
         updated = self._write(updated, expected=... if force else skill.version)

@@ -28,6 +28,7 @@ from textual.widgets import Footer, Static, TabbedContent, TabPane
 from orkas_tui.config import Settings
 from orkas_tui.core.files import ConflictError
 from orkas_tui.core.notes import NOTES, Note, NoteError
+from orkas_tui.core.proposals import recover_workspace
 from orkas_tui.core.skills import SkillError
 from orkas_tui.core.timefmt import utc_now
 from orkas_tui.core.workspace import Workspace
@@ -133,6 +134,8 @@ class OrkasApp(ReflectionActions, App[None]):
         self.set_interval(YOUNG_S, self.collector.tick)
         self.sub_title = str(self.workspace.root)
         self._apply_settings()
+        for line in recover_workspace(self.workspace):  # an approve or revert a crash interrupted
+            self.notify(line, timeout=10)
         self.load(None)
         if self.watching:
             self.watch_files()

@@ -16,7 +16,7 @@ from datetime import datetime
 from orkas_tui.core.history import Change, list_changes
 from orkas_tui.core.notes import NOTES, Note, SelfNotes, prompt_block
 from orkas_tui.core.proposals import Proposal, list_proposals
-from orkas_tui.core.queue import HistoryFacts, QueuePlan, agent_facts, history_facts, last_cycle_at, plan_facts
+from orkas_tui.core.queue import HistoryFacts, QueuePlan, agent_facts, failure_backoff, history_facts, last_cycle_at, plan_facts
 from orkas_tui.core.report import ScoredTurn, SkillRow, last_reflection_at, scored_turns
 from orkas_tui.core.scan import AgentScan
 from orkas_tui.core.skills import Skill, SkillStore
@@ -185,5 +185,6 @@ class WorkspaceData:
                 last = last_reflection_at(data.scan)
                 self._history[agent_id] = (last, history_facts(data.scan, last))
             last, history = self._history[agent_id]
-            facts.append(agent_facts(agent_id, last, history, now, self.workspace.settings))
+            facts.append(agent_facts(agent_id, last, history, now, self.workspace.settings,
+                                     failure_backoff(data.scan.paths, self.workspace.settings)))
         return plan_facts(facts, now, self.workspace.settings, last_cycle_at(self.workspace))

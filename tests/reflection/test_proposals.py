@@ -18,6 +18,7 @@ from orkas_tui.core.proposals import (
     reject,
     revert_change,
 )
+from orkas_tui.core.skills import SkillError, SkillStore
 from orkas_tui.core.workspace import Workspace
 from tests.reflection.conftest import NOW, configure, run_cli, write_skill
 
@@ -203,3 +204,26 @@ def test_an_eviction_at_the_cap_is_its_own_change_and_can_be_reverted(root):
     assert not (root / "agents" / "coder" / "skills" / "check-the-kube-context.md").exists()
     with pytest.raises(HistoryError, match="already reverted"):
         revert_change(ws, result.applied[0].id, NOW)
+
+
+@pytest.mark.parametrize("field, length, limit", [("name", 65, 64), ("description", 1_025, 1_024)])
+def test_skill_names_and_descriptions_are_capped_with_the_reason(root, field, length, limit):
+    (root / "agents" / "coder").mkdir()
+    ws = configure(root)
+    paths = ws.agent("coder")
+    op = {"op": "create_skill", "name": "Fine", "description": "d", "body": "Always check."}
+    assert check_operations([op], paths, ws.settings) == [None]
+    at_limit = {**op, field: "x" * limit}
+    assert check_operations([at_limit], paths, ws.settings) == [None]
+    over = {**op, field: "x" * length}
+    reason = f"create_skill: the {field} is {length:,} characters, over the {limit:,}-character limit"
+    assert check_operations([over], paths, ws.settings) == [reason]
+    store = SkillStore(paths, ws.settings)
+    with pytest.raises(SkillError, match=f"the {field} is {length:,} characters"):
+        store.create(over["name"], over["description"], over["body"], NOW)
+    assert not (root / "agents" / "coder" / "skills").exists()
+    if field == "description":
+        skill, _ = store.create("Fine", "d", "Always check.", NOW)
+        with pytest.raises(SkillError, match="over the 1,024-character limit"):
+            store.edit(skill.slug, over["description"], "Always check.", skill.version, NOW)
+        assert store.get(skill.slug).description == "d"

@@ -13,7 +13,7 @@ import pytest
 
 from orkas_tui.core.files import file_lock
 from orkas_tui.core.history import list_changes
-from orkas_tui.core.proposals import list_proposals
+from orkas_tui.core.proposals import approve, list_proposals
 from orkas_tui.core.queue import workspace_queue
 from orkas_tui.core.reflect import reflect
 from orkas_tui.core.skills import SkillStore
@@ -302,3 +302,31 @@ def test_a_second_reflection_while_one_waits_on_the_model_is_busy(coder, server)
     first.join()
     assert second.status == "busy" and results[0].status == "nothing_to_save"
     assert len(server.requests) == 1
+
+
+def test_auto_apply_removes_at_most_one_skill_per_answer(coder, server):
+    for slug in ("old-a", "old-b", "old-c"):
+        write_skill(coder, "coder", slug, slug, "Never used.\n")
+    server.steps = [reply({"summary": "prune", "operations": [
+        {"op": "delete_skill", "skill": slug, "reason": "unused"} for slug in ("old-a", "old-b", "deploy-docs")
+    ] + [GOOD["operations"][0], {"op": "delete_skill", "skill": "old-c", "reason": "unused"}]})]
+    ws = configure(coder, server, auto_apply=True, extra="[skills]\nmax_skills = 3\n")
+    outcome = reflect(ws, "coder", NOW)
+    assert outcome.status == "applied"
+    assert "4 operation(s) wait for approval" in outcome.message and "at most one skill" in outcome.message
+    changes = list_changes(ws.agent("coder"))
+    assert [c.action for c in changes] == ["delete_skill"]  # the create would evict (3 skills left, the cap): held too
+    assert sorted(SkillStore(ws.agent("coder"), ws.settings).slugs()) == ["deploy-docs", "old-b", "old-c"]
+    (proposal,) = list_proposals(ws.agent("coder"))
+    assert [o.status for o in proposal.operations] == ["applied", "pending", "pending", "pending", "pending"]
+    assert all("auto_apply deletes or evicts at most one skill" in o.reason for o in proposal.operations[1:])
+    _, result = approve(ws, proposal.id, NOW)  # a person may approve the rest
+    assert not result.failed and len(result.applied) == 4
+
+
+def test_auto_apply_applies_creates_and_patches_beside_one_removal(coder, server):
+    write_skill(coder, "coder", "old-a", "old-a", "Never used.\n")
+    server.steps = [reply({"summary": "s", "operations": [
+        {"op": "delete_skill", "skill": "old-a", "reason": "unused"}, *GOOD["operations"]]})]
+    outcome = reflect(configure(coder, server, auto_apply=True), "coder", NOW)
+    assert outcome.status == "applied" and len(outcome.changes) == 4 and "wait for approval" not in outcome.message

@@ -7,15 +7,22 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from orkas_tui.config import Settings
+from orkas_tui.core.answer import answer_schema
+from orkas_tui.core.cycle import run_cycle
+from orkas_tui.core.guard import MAX_REPLY_CHARS
 from orkas_tui.core.operations import ReplyError, check_operations, parse_reply
 from orkas_tui.core.proposals import approve
 from orkas_tui.core.reflect import reflect
 from orkas_tui.core.skills import SkillStore
-from orkas_tui.core.workspace import AgentPaths
+from orkas_tui.core.timefmt import format_ts, utc_now
+from orkas_tui.core.workspace import AgentPaths, Workspace, read_state
 from tests.modelserver import ModelServer, reply
 from tests.reflection.conftest import NOW, configure, set_reflected, trigger_turn, write_skill
+from tests.trust.conftest import FUZZ, cli, only_agent, status_json
 from tests.trust.test_redaction import KEYS
 
 BODY = "When deploying, always run `make check` first.\n"
@@ -158,3 +165,141 @@ def test_end_to_end_a_hostile_answer_writes_only_the_safe_operation(tmp_path: Pa
         outcome = reflect(configure(root, server), "a1", NOW)
     assert outcome.status == "invalid_reply" and "over the" in outcome.message
     assert len(list((paths.private / "proposals").glob("p*.json"))) == 1  # only the first answer's
+
+
+# --- The answer is untrusted data: typed, never a traceback, a bad one is a recorded failure ---
+
+ISSUE_ANSWERS = [  # shapes from issue 17 and their neighbours: each used to raise, or would
+    {"summary": "s", "operations": [{"op": ["create_skill"]}]},
+    {"summary": "s", "operations": [{"op": {"x": 1}}]},
+    {"summary": "s", "operations": [{"op": "create_skill", "name": ["a"], "description": "d", "body": "b"}]},
+    {"summary": "s", "operations": [{"op": "patch_skill", "skill": {"a": 1}, "find": "x", "replace": "y"}]},
+    {"summary": "s", "operations": [{"op": "update_self", "note": ["profile"], "content": "x"}]},
+    {"summary": "s", "operations": [{"op": "delete_skill", "skill": 5, "reason": None}]},
+    {"summary": "s", "operations": [{"op": "create_skill", "name": "n", "description": "d", "body": 12}]},
+    {"summary": ["s"], "operations": []},
+    {"summary": "s", "operations": {"op": "create_skill"}},
+    {"summary": "s", "operations": [None, 1, "x", []]},
+]
+
+
+@pytest.mark.parametrize("answer", ISSUE_ANSWERS, ids=range(len(ISSUE_ANSWERS)))
+def test_a_malformed_answer_is_a_recorded_failure_never_a_traceback(tmp_path: Path, answer) -> None:
+    root = tmp_path / "ws"
+    set_reflected(root, "a1", NOW - timedelta(days=2))
+    trigger_turn(root, "a1", NOW - timedelta(hours=3))
+    with ModelServer([reply(answer)]) as server:
+        configure(root, server, auto_apply=True)
+        code, out, err = cli("reflect", "a1", "--workspace", str(root), "--now", "2026-11-30T09:00:00Z")
+    assert code == 1 and out == "" and "Traceback" not in err
+    last = err.strip().splitlines()[-1]
+    reason = "operation 0 does not fit" if isinstance(answer["operations"], list) else 'no "operations" list'
+    assert last.startswith("orkas-tui: a1: invalid_reply: ") and (reason in last or '"summary" must be a string' in last)
+    paths = AgentPaths(root / "agents" / "a1")
+    events = [json.loads(line) for line in paths.events.read_text().splitlines()]
+    failed = [e for e in events if e["type"] == "reflection_failed"]
+    assert len(failed) == 1 and failed[0]["status"] == "invalid_reply" and failed[0]["error"]
+    assert read_state(paths)["backoff"]["failures"] == 1  # the queue backs off (tests/reflection/test_backoff.py)
+    assert not (paths.private / "proposals").exists() and not paths.skills.exists()
+    doc = status_json(root)
+    assert only_agent(doc)["queue"]["reason"].startswith("backing off after 1 failed reflection(s)")
+
+
+def test_cycle_and_daemon_survive_a_malformed_answer_and_record_it(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    now = utc_now()
+    for agent in ("a1", "a2"):
+        set_reflected(root, agent, now - timedelta(days=2))
+        trigger_turn(root, agent, now - timedelta(hours=3))
+    good = {"summary": "ok", "operations": []}
+    with ModelServer([reply(ISSUE_ANSWERS[0]), reply(good), reply(ISSUE_ANSWERS[0])]) as server:
+        configure(root, server)
+        code, out, err = cli("cycle", "--workspace", str(root), "--now", format_ts(now))
+        assert code == 0 and "Traceback" not in err
+        assert "a1: invalid_reply" in out and "a2: nothing_to_save" in out
+        for agent in ("a1", "a2"):
+            set_reflected(root, agent, now - timedelta(days=2))
+            trigger_turn(root, agent, now - timedelta(hours=1))
+        (root / ".orkas" / "state.json").unlink()  # the daemon's cycle is due now
+        code, out, err = cli("daemon", "--workspace", str(root), "--cycles", "1")
+    assert code == 0 and "daemon: stopped" in out and "Traceback" not in err
+    assert "a1: backing off after 1 failed reflection(s)" in out  # the bad one waits, the other reflects
+
+
+def test_one_agent_that_breaks_unexpectedly_is_recorded_and_the_cycle_goes_on(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    for agent in ("a1", "a2"):
+        set_reflected(root, agent, NOW - timedelta(days=2))
+        trigger_turn(root, agent, NOW - timedelta(hours=3))
+    (root / "agents" / "a1" / ".orkas" / "proposals").write_text("not a folder")  # the proposal can't be saved
+    one = {"summary": "s", "operations": [{"op": "create_skill", "name": "Check", "description": "d", "body": "Always check.\n"}]}
+    with ModelServer([reply(one)]) as server:
+        report = run_cycle(configure(root, server), NOW)
+    assert [(o.agent, o.status) for o in report.outcomes] == [("a1", "failed"), ("a2", "proposed")]
+    assert "unexpected error" in report.outcomes[0].message
+    assert read_state(AgentPaths(root / "agents" / "a1"))["backoff"]["failures"] == 1
+
+
+def test_a_refused_huge_reply_is_kept_only_up_to_the_size_limit(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    set_reflected(root, "a1", NOW - timedelta(days=2))
+    trigger_turn(root, "a1", NOW - timedelta(hours=3))
+    huge = json.dumps({"summary": "x" * 50_000_000, "operations": []})
+    with ModelServer([reply(huge)]) as server:
+        outcome = reflect(configure(root, server), "a1", NOW)
+    assert outcome.status == "invalid_reply"
+    kept = Path(outcome.reply_path)
+    assert MAX_REPLY_CHARS < kept.stat().st_size < MAX_REPLY_CHARS + 200
+    assert kept.read_text().endswith(f"the reply was {len(huge):,} characters; only the first {MAX_REPLY_CHARS:,} are kept]\n")
+
+
+def test_the_answer_schema_is_the_spec_union_on_op() -> None:
+    schema = answer_schema()
+    union = schema["properties"]["operations"]["items"]
+    assert set(union["discriminator"]["mapping"]) == {"create_skill", "patch_skill", "delete_skill", "update_self"}
+    create = schema["$defs"]["CreateSkill"]
+    assert create["properties"]["name"]["maxLength"] == 64 and create["properties"]["description"]["maxLength"] == 1024
+    assert set(create["required"]) == {"op", "name", "description", "body"}
+    assert schema["$defs"]["UpdateSelf"]["properties"]["note"]["enum"] == ["profile", "strategies"]
+
+
+JSON_LEAVES = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20)
+JSON = st.recursive(JSON_LEAVES, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+                    max_leaves=12)
+FIELD_VALUES = JSON | st.sampled_from(["deploy", "profile", "strategies", "../x", "make check", ""])
+OPERATION = st.fixed_dictionaries({}, optional={
+    "op": st.sampled_from(["create_skill", "patch_skill", "delete_skill", "update_self"]) | JSON,
+    **{name: FIELD_VALUES for name in ("name", "description", "body", "skill", "find", "replace", "reason", "note", "content")},
+})
+ANSWER = st.fixed_dictionaries({}, optional={"summary": JSON, "operations": st.lists(OPERATION | JSON, max_size=4) | JSON}) | JSON
+
+
+@FUZZ
+@given(answer=ANSWER)
+def test_fuzzed_answers_never_raise_out_of_validation(paths, answer) -> None:
+    try:
+        parsed = parse_reply(json.dumps(answer))
+    except ReplyError:
+        return
+    problems = check_operations(parsed.operations, paths, Settings())
+    assert len(problems) == len(parsed.operations)
+
+
+@FUZZ
+@given(answer=ANSWER)
+def test_fuzzed_answers_never_raise_out_of_reflect(fuzz_server, answer) -> None:
+    root, server = fuzz_server
+    server.steps = [reply(answer)]
+    outcome = reflect(Workspace(root), "a1", NOW)
+    assert outcome.status in ("invalid_reply", "proposed", "applied", "nothing_to_save"), outcome
+
+
+@pytest.fixture
+def fuzz_server(tmp_path: Path):
+    root = tmp_path / "ws"
+    write_skill(root, "a1", "deploy", "Deploy", BODY)
+    set_reflected(root, "a1", NOW - timedelta(days=2))
+    trigger_turn(root, "a1", NOW - timedelta(hours=3))
+    with ModelServer() as server:
+        configure(root, server, auto_apply=True)
+        yield root, server
