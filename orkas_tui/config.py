@@ -154,8 +154,12 @@ _KEY = (r"(?:[\w.-]*?(?:passw(?:or)?d|passwd|pwd|secret|token|api[_-]?key|apikey
         r"private[_-]?key|account[_-]?key|credentials?|session[_-]?key|signing[_-]?key|encryption[_-]?key)[\w.-]*)")
 DEFAULT_REDACT_PATTERNS = (
     # key = value, key: value, "key": "value", key=value in a query string or an env file
+    # (an unquoted value that is code is left: a dotted name, a CONSTANT, a call, a number, "...")
     r"(?i)(?<![\w-])[\"']?" + _KEY + r"[\"']?\]?[ \t]*(?:=|:=|=>|:|\s+=\s+)[ \t]*(?:[\"'](?P<secret>[^\"'\r\n]{3,})[\"']"
-    r"|(?P<secret2>(?![\"'{\[(<]|\$\{|null\b|true\b|false\b|none\b)[^\s,;&\"'<>)}\]]{3,}))",
+    r"|(?![\"'{\[(<]|\$\{|null\b|true\b|false\b|none\b|\.\.\.|\*\*\*|[\d.:]+(?:[\s,;)}\]]|$)"
+    r"|[a-z_$][\w$]*(?:\.[a-z_$][\w$]*)+(?:[\s,;)}\]|<]|$)|[\w$.]+\(|(?-i:[A-Z][A-Z0-9]*_[A-Z0-9_]+)\b)"
+    r"(?P<secret2>[^\s,;&\"'<>(){}\]]{3,}))",
+    r"(?i)\b(?:passw(?:or)?d|passwd|pwd|pin|passcode)[\"']?[ \t]*[=:][ \t]*(?P<secret>\d{3,})\b",
     # YAML or JSON with the value on the next line, Kubernetes Secret data
     r"(?i)(?<![\w-])[\"']?" + _KEY + r"[\"']?[ \t]*:[ \t]*[|>]?[-+]?[ \t]*\r?\n[ \t]+(?P<secret>[^\s\"']{8,})",
     # secrets in connection URLs: scheme://user:password@host, scheme://:password@host
