@@ -213,6 +213,8 @@ DEFAULT_REDACT_PATTERNS = (
     r"\bs-s4t2(?:ud|af)-[a-f0-9]{64}|\b(?:sc|ext|scauth|authress)_[a-z0-9]{5,30}\.[a-z0-9]{4,6}\.acc[_-][\w-]{10,32}\.[\w+/=-]{30,}",
     r"\b[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}",
     r"\b\d{8,10}:AA[\w-]{33}\b",
+    r"\beyJrIjoi[A-Za-z0-9]{40,}={0,3}",
+    r"(?i)<add\s+key=\\?\"(?:ClearText)?Password\\?\"\s+value=\\?\"(?P<secret>[^\"\\]{3,})",
     r"(?i)\bhttps?://[a-f0-9]{8}:[a-f0-9]{8}@",
 )
 

@@ -76,16 +76,23 @@ class Redactor:
 def _scan(text: str, patterns: tuple[re.Pattern, ...]) -> list[tuple[int, int]]:
     found: list[tuple[int, int]] = []
     lower = text.lower()
-    for pattern, needles in _with_needles(patterns) + _with_needles(_plugin_patterns()):
-        if needles is not None and not any(needle in lower for needle in needles):
+    rules = _with_needles(patterns) + _with_needles(_plugin_patterns())
+    present = {needle for needle in _all_needles(rules) if needle in lower}  # one pass over the needles, not one per rule
+    for pattern, needles in rules:
+        if needles is not None and present.isdisjoint(needles):
             continue
         for match in pattern.finditer(text):
             found.append(_secret_span(match))
-    if any(needle in lower for needle in _WEAK_NEEDLES):
+    if not present.isdisjoint(_WEAK_NEEDLES):
         for match in _WEAK_KEY.finditer(text):
             if _entropy(match.group("secret")) >= MIN_ENTROPY:
                 found.append(match.span("secret"))
     return found
+
+
+@lru_cache(maxsize=16)
+def _all_needles(rules: tuple[tuple[re.Pattern, tuple[str, ...] | None], ...]) -> tuple[str, ...]:
+    return tuple({needle for _, needles in rules for needle in needles or ()} | set(_WEAK_NEEDLES))
 
 
 @lru_cache(maxsize=16)
