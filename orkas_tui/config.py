@@ -165,7 +165,7 @@ DEFAULT_REDACT_PATTERNS = (
     # secrets in connection URLs: scheme://user:password@host, scheme://:password@host
     r"(?i)\b[a-z][a-z0-9+.-]{1,20}://[^\s/:@\"']*:(?P<secret>[^\s/@\"']{1,200})@",
     # PEM and PGP private key blocks, also cut short (no END line)
-    r"-----BEGIN[A-Z0-9 _-]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:(?!-----END)[\s\S]){0,20000}(?:-----END[A-Z0-9 _-]{0,40}PRIVATE KEY(?: BLOCK)?-----|\Z)",
+    r"-----BEGIN[A-Z0-9 _-]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:\s+[A-Za-z0-9+/=:,.-]+){0,2000}(?:\s*-----END[A-Z0-9 _-]{0,40}PRIVATE KEY(?: BLOCK)?-----)?",
     r"PuTTY-User-Key-File-\d+:[\s\S]{0,4000}?(?:Private-MAC: *[0-9a-f]+|\Z)",
     # CLI flags: mysql -pSECRET, --password SECRET, curl -u user:pass, sshpass -p SECRET
     r"(?<![\w-])(?:mysql|mysqldump|mariadb|mysqladmin)\b[^\n|;&]{0,200}?\s-p(?P<secret>[^\s'\"-][^\s'\"]{2,})",
@@ -180,9 +180,9 @@ DEFAULT_REDACT_PATTERNS = (
     r"(?i)\bAccountKey=(?P<secret>[A-Za-z0-9+/=]{20,})",
     r"(?i)[?&]sig=(?P<secret>[A-Za-z0-9%+/=]{20,})",
     # webhooks with the secret in the path
-    r"(?i)\bhooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/_-]{20,}",
-    r"(?i)\b[a-z0-9-]+\.webhook\.office\.com/webhookb2/[^\s\"']+",
-    r"(?i)\bdiscord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{20,}",
+    r"(?i)(?:\bhttps?://)?\bhooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/_-]{20,}",
+    r"(?i)(?:\bhttps?://)?\b[a-z0-9-]+\.webhook\.office\.com/webhookb2/[^\s\"']+",
+    r"(?i)(?:\bhttps?://)?\bdiscord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{20,}",
     # JSON Web Tokens (also unsigned), and ones base64-encoded again
     r"\bey[A-Za-z0-9_-]{10,}\.ey[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_\-/+=]*",
     r"\bZXlK[A-Za-z0-9+/]{40,}={0,2}",
