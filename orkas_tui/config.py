@@ -150,18 +150,21 @@ DEFAULT_TRANSIENT_PATTERNS = (
 
 # Our own secret rules, on top of detect-secrets' plugins (see core/redact.py). When a
 # pattern has a group named ``secret``, only that group is replaced; else the whole match.
-_KEY = (r"(?:[\w.-]*?(?:passw(?:or)?d|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|auth[_-]?key|"
-        r"private[_-]?key|account[_-]?key|credentials?|session[_-]?key|signing[_-]?key|encryption[_-]?key)[\w.-]*)")
+# A credential-sounding name: one identifier, matched once (the look-ahead finds the word in it,
+# the atomic group takes the whole identifier and never gives it back: linear time, no ReDoS).
+_KEY = (r"(?<![\w.-])(?=[\w.-]{0,80}?(?:passw(?:or)?d|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|"
+        r"auth[_-]?key|private[_-]?key|account[_-]?key|credentials?|session[_-]?key|signing[_-]?key|encryption[_-]?key))"
+        r"(?>[\w.-]{1,200})")
 DEFAULT_REDACT_PATTERNS = (
     # key = value, key: value, "key": "value", key=value in a query string or an env file
     # (an unquoted value that is code is left: a dotted name, a CONSTANT, a call, a number, "...")
-    r"(?i)(?<![\w-])[\"']?" + _KEY + r"[\"']?\]?[ \t]*(?:=|:=|=>|:|\s+=\s+)[ \t]*(?:[\"'](?P<secret>[^\"'\r\n]{3,})[\"']"
+    r"(?i)[\"']?" + _KEY + r"[\"']?\]?[ \t]*+(?:=>|:=|=|:)[ \t]*+(?:[\"'](?P<secret>[^\"'\r\n]{3,})[\"']"
     r"|(?![\"'{\[(<]|\$\{|null\b|true\b|false\b|none\b|\.\.\.|\*\*\*|[\d.:]+(?:[\s,;)}\]]|$)"
     r"|[a-z_$][\w$]*(?:\.[a-z_$][\w$]*)+(?:[\s,;)}\]|<]|$)|[\w$.]+\(|(?-i:[A-Z][A-Z0-9]*_[A-Z0-9_]+)\b)"
     r"(?P<secret2>[^\s,;&\"'<>(){}\]]{3,}))",
-    r"(?i)\b(?:passw(?:or)?d|passwd|pwd|pin|passcode)[\"']?[ \t]*[=:][ \t]*(?P<secret>\d{3,})\b",
+    r"(?i)\b(?:passw(?:or)?d|passwd|pwd|pin|passcode)[\"']?[ \t]*+[=:][ \t]*+(?P<secret>\d{3,})\b",
     # YAML or JSON with the value on the next line, Kubernetes Secret data
-    r"(?i)(?<![\w-])[\"']?" + _KEY + r"[\"']?[ \t]*:[ \t]*[|>]?[-+]?[ \t]*\r?\n[ \t]+(?P<secret>[^\s\"']{8,})",
+    r"(?i)[\"']?" + _KEY + r"[\"']?[ \t]*+:[ \t]*+(?:[|>][-+]?[ \t]*+)?\r?\n[ \t]++(?P<secret>[^\s\"']{8,})",
     # secrets in connection URLs: scheme://user:password@host, scheme://:password@host
     r"(?i)\b[a-z][a-z0-9+.-]{1,20}://[^\s/:@\"']*:(?P<secret>[^\s/@\"']{1,200})@",
     # PEM and PGP private key blocks, also cut short (no END line)
@@ -173,7 +176,7 @@ DEFAULT_REDACT_PATTERNS = (
     r"(?i)(?<![\w-])--?(?:password|passwd|pass|token|api-key|secret|client-secret|auth-token)(?:=|\s+)[\"']?(?P<secret>[^\s\"'-][^\s\"']{2,})",
     r"(?<![\w-])(?:-u|--user)(?:=|\s+)[\"']?[^\s:\"']{1,100}:(?P<secret>[^\s\"']{3,})",
     # HTTP authorization: Basic, Bearer, token schemes, and API-key headers
-    r"(?i)\b(?:authorization|proxy-authorization)[\"']?\s*[:=]\s*[\"']?(?:basic|bearer|token|digest|negotiate|apikey|sso-key)?\s*(?P<secret>[A-Za-z0-9._~+/=:-]{8,})",
+    r"(?i)\b(?:authorization|proxy-authorization)[\"']?\s*+[:=]\s*+[\"']?(?:(?:basic|bearer|token|digest|negotiate|apikey|sso-key)\s++)?(?P<secret>[A-Za-z0-9._~+/=:-]{8,})",
     r"(?i)\b(?:basic|bearer)\s+(?P<secret>[A-Za-z0-9._~+/-]{12,}=*)",
     r"(?i)\bx-(?:api-key|auth-token|access-token|apikey)[\"']?\s*[:=]\s*[\"']?(?P<secret>[A-Za-z0-9._~+/=-]{8,})",
     # Azure storage account keys and SAS signatures
@@ -194,7 +197,7 @@ DEFAULT_REDACT_PATTERNS = (
     r"\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AROA|AIDA|AGPA|ANPA|ANVA|APKA)[A-Z0-9]{16}\b|\bABSK[A-Za-z0-9+/]{100,}={0,2}",
     r"\bAIza[\w-]{35}|\bGOCSPX-[\w-]{20,}|\bya29\.[\w-]{20,}",
     r"\b[rsp]k_(?:live|test|prod)_[A-Za-z0-9]{10,}|\bwhsec_[A-Za-z0-9]{20,}",
-    r"\bnpm_[A-Za-z0-9]{36}\b|//[^\s]+/:_(?:authToken|auth|password)=\S+",
+    r"\bnpm_[A-Za-z0-9]{36}\b|//[^\s]{1,200}?/:_(?:authToken|auth|password)=\S+",
     r"\bSG\.[\w-]{20,}\.[\w-]{20,}|\bxkeysib-[a-f0-9]{64}-\w{16}",
     r"\b(?:hf|api_org)_[A-Za-z]{30,}\b",
     r"\b(?:SK|AC)[0-9a-fA-F]{32}\b",

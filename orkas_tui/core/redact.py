@@ -30,14 +30,16 @@ _ESCAPED = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", '"': '"', "\\
 
 # a value that is high in entropy, beside a key that sounds like a credential but is not sure to be one
 _WEAK_KEY = re.compile(
-    r"(?i)(?<![\w-])[\"']?[\w.-]*(?:key|auth|access|cred|creds|sig|signature|salt|seed|cookie|session|bearer)[\w.-]*"
-    r"[\"']?[ \t]*(?:=|:=|=>|:)[ \t]*[\"'`]?"
+    r"(?i)[\"']?(?<![\w.-])(?=[\w.-]{0,80}?(?:key|auth|access|cred|sig|salt|seed|cookie|session|bearer))(?>[\w.-]{1,200})"
+    r"[\"']?[ \t]*+(?:=>|:=|=|:)[ \t]*+[\"'`]?"
     r"(?![0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b)"  # a UUID is an identifier
     r"(?P<secret>(?=[^\s\"'`]*\d)(?![A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+\b)[A-Za-z0-9+/=_.~-]{16,})"
 )
 _EDGE = frozenset(" \t\r\n\"'=:`")
 _WEAK_NEEDLES = ("key", "auth", "access", "cred", "sig", "salt", "seed", "cookie", "session", "bearer")
-MIN_ENTROPY = 3.5  # bits per character, as gitleaks' generic rule; English words and paths score lower
+MIN_ENTROPY = 3.5
+_LINE = re.compile(r"[^\n]+")
+MAX_KEYWORD_LINE = 500  # longer lines are left to our own key rules, which are linear  # bits per character, as gitleaks' generic rule; English words and paths score lower
 
 
 class Redactor:
@@ -83,6 +85,12 @@ def _scan(text: str, patterns: tuple[re.Pattern, ...]) -> list[tuple[int, int]]:
             continue
         for match in pattern.finditer(text):
             found.append(_secret_span(match))
+    keyword = _with_needles(_keyword_patterns())
+    if any(not present.isdisjoint(needles or ()) for _, needles in keyword):
+        for line in _LINE.finditer(text):  # the keyword plugin is made for lines of code: polynomial on long ones
+            if line.end() - line.start() <= MAX_KEYWORD_LINE:
+                for pattern, _ in keyword:
+                    found += [_secret_span(match) for match in pattern.finditer(text, line.start(), line.end())]
     if not present.isdisjoint(_WEAK_NEEDLES):
         for match in _WEAK_KEY.finditer(text):
             if _entropy(match.group("secret")) >= MIN_ENTROPY:
@@ -92,7 +100,8 @@ def _scan(text: str, patterns: tuple[re.Pattern, ...]) -> list[tuple[int, int]]:
 
 @lru_cache(maxsize=16)
 def _all_needles(rules: tuple[tuple[re.Pattern, tuple[str, ...] | None], ...]) -> tuple[str, ...]:
-    return tuple({needle for _, needles in rules for needle in needles or ()} | set(_WEAK_NEEDLES))
+    keyword = {needle for _, needles in _with_needles(_keyword_patterns()) for needle in needles or ()}
+    return tuple({needle for _, needles in rules for needle in needles or ()} | keyword | set(_WEAK_NEEDLES))
 
 
 @lru_cache(maxsize=16)
@@ -186,17 +195,37 @@ def _compiled(patterns: tuple[str, ...]) -> tuple[re.Pattern, ...]:
 def _plugin_patterns() -> tuple[re.Pattern, ...]:
     """The regular expressions of detect-secrets' plugins (imported on first use: it takes ~0.2 s)."""
     from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
-    from detect_secrets.plugins import keyword
     from detect_secrets.plugins.base import RegexBasedDetector
     from detect_secrets.plugins.ip_public import IPPublicDetector
 
     patterns: list[re.Pattern] = []
     for plugin in get_mapping_from_secret_type_to_class().values():
         if issubclass(plugin, RegexBasedDetector) and plugin is not IPPublicDetector:
-            patterns += plugin.denylist
-    # the keyword plugin's forms for text of unknown type (its default): quotes required
-    patterns += [_keyword_pattern(regex, group) for regex, group in keyword.QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP.items()]
+            patterns += [_linear(regex) for regex in plugin.denylist]
     return tuple(dict.fromkeys(patterns))
+
+
+# Rewrites that make plugin patterns linear. As written, ``(?: *)(?:=|...| +|::)(?: *)`` (the
+# assignment patterns) tries every split of a run of spaces: ``api_key`` and 2,000 spaces took
+# 33 s; taken once (possessive), only the space-as-assignment form is lost. The npm pattern's
+# ``//.+/:`` backtracks over the whole line from every ``//``: bounded to a registry's length.
+LINEAR = {"(?: *)": "(?: *+)", r"\/\/.+\/:": r"\/\/.{1,200}?\/:"}
+
+
+def _linear(regex: re.Pattern) -> re.Pattern:
+    """A plugin pattern rewritten so that it runs in linear time (see :data:`LINEAR`)."""
+    source = regex.pattern
+    for slow, fast in LINEAR.items():
+        source = source.replace(slow, fast)
+    return regex if source == regex.pattern else re.compile(source, regex.flags)
+
+
+@lru_cache(maxsize=1)
+def _keyword_patterns() -> tuple[re.Pattern, ...]:
+    """The keyword plugin's assignment forms for text of unknown type (its default): quotes required."""
+    from detect_secrets.plugins import keyword
+
+    return tuple(_keyword_pattern(regex, group) for regex, group in keyword.QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP.items())
 
 
 def _keyword_pattern(regex: re.Pattern, group: int) -> re.Pattern:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from datetime import timedelta
 from pathlib import Path
 
@@ -175,3 +177,24 @@ def test_false_positives_on_the_real_samples_are_the_named_ones(tmp_path: Path) 
                 found += [text[start:end] for start, end in redact.spans(text)]
     assert texts > 700
     assert sorted(set(found)) == sorted(SAMPLE_REDACTIONS)
+
+
+# --- No input makes redaction hang (catastrophic backtracking) ---
+
+HOSTILE = [
+    "token." * 3_000, "token" * 4_000, "secret_" * 3_000, "api_key" + " " * 20_000 + "x", "key=" * 5_000,
+    "Authorization:" + " " * 20_000, "-----BEGIN RSA PRIVATE KEY-----" + " abc" * 20_000, "\\n" * 50_000,
+    "//" * 10_000 + "/:_authToken=", "x-api-key:" * 3_000, '"password"' * 3_000, "http://" + "a:" * 10_000,
+]
+
+
+def test_hostile_texts_are_redacted_without_hanging() -> None:
+    """Each of these took from 3 s to many minutes with the first patterns (several detect-secrets
+    plugin patterns are polynomial on long runs); a child process must finish them all."""
+    code = ("import sys, json\nfrom orkas_tui.config import Settings\nfrom orkas_tui.core.redact import Redactor\n"
+            "r = Redactor(Settings().bundle.redact_patterns)\n"
+            "print(sum(len(r(t)) > 0 for t in json.load(sys.stdin)))\n")
+    done = subprocess.run([sys.executable, "-c", code], input=json.dumps(HOSTILE), capture_output=True, text=True,
+                          timeout=120, cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == str(len(HOSTILE))
