@@ -173,7 +173,9 @@ DEFAULT_REDACT_PATTERNS = (
     # CLI flags: mysql -pSECRET, --password SECRET, curl -u user:pass, sshpass -p SECRET
     r"(?<![\w-])(?:mysql|mysqldump|mariadb|mysqladmin)\b[^\n|;&]{0,200}?\s-p(?P<secret>[^\s'\"-][^\s'\"]{2,})",
     r"(?<![\w-])sshpass\s+-p\s*(?P<secret>\S{3,})",
-    r"(?i)(?<![\w-])--?(?:password|passwd|pass|token|api-key|secret|client-secret|auth-token)(?:=|\s+)[\"']?(?P<secret>[^\s\"'-][^\s\"']{2,})",
+    # (a flag's value holds a digit or a sign: "--token flag" in prose is not a secret, nor is "$TOKEN")
+    r"(?i)(?<![\w-])--?(?:password|passwd|pass|token|api-key|secret|client-secret|auth-token)(?:=|\s+)[\"']?"
+    r"(?P<secret>(?=[^\s\"']*[^A-Za-z\s\"'])[^\s\"'$-][^\s\"']{2,})",
     r"(?<![\w-])(?:-u|--user)(?:=|\s+)[\"']?[^\s:\"']{1,100}:(?P<secret>[^\s\"']{3,})",
     # HTTP authorization: Basic, Bearer, token schemes, and API-key headers
     r"(?i)\b(?:authorization|proxy-authorization)[\"']?\s*+[:=]\s*+[\"']?(?:(?:basic|bearer|token|digest|negotiate|apikey|sso-key)\s++)?(?P<secret>[A-Za-z0-9._~+/=:-]{8,})",

@@ -198,3 +198,14 @@ def test_hostile_texts_are_redacted_without_hanging() -> None:
                           timeout=120, cwd=Path(__file__).resolve().parents[2])
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == str(len(HOSTILE))
+
+
+@pytest.mark.parametrize("text", [
+    "Always pass the --token flag to the CLI", "export PGPASSWORD=$DB_PASS; use --password $DB_PASS",
+    "maxThinkingTokens: 31999", "const apiKey = config.apiKey;", "remainingTokens = CHUNK_SIZE - PROMPT_TOKENS",
+    '"sessionId":"491e126e-1e71-469c-ade2-fcc8af567c74"', "(phoenix 1.8.3) lib/phoenix/token.ex:266: get_e",
+    "the secret of good code is tests", "secret_key_base: ...", "git commit 1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b",
+])
+def test_ordinary_text_about_credentials_is_left_alone(text: str) -> None:
+    """Code and prose that name credentials without holding one (each seen in real transcripts or skills)."""
+    assert Redactor(Settings().bundle.redact_patterns)(text) == text
