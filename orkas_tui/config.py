@@ -159,7 +159,7 @@ DEFAULT_REDACT_PATTERNS = (
     # key = value, key: value, "key": "value", key=value in a query string or an env file
     # (an unquoted value that is code is left: a dotted name, a CONSTANT, a call, a number, "...")
     r"(?i)[\"']?" + _KEY + r"[\"']?\]?[ \t]*+(?:=>|:=|=|:)[ \t]*+(?:[\"'](?P<secret>[^\"'\r\n]{3,})[\"']"
-    r"|(?![\"'{\[(<]|\$\{|null\b|true\b|false\b|none\b|\.\.\.|\*\*\*|[\d.:]+(?:[\s,;)}\]]|$)"
+    r"|(?![\"'{\[(<$]|null\b|true\b|false\b|none\b|\.\.\.|\*\*\*|[\d.:]+(?:[\s,;)}\]]|$)"
     r"|[a-z_$][\w$]*(?:\.[a-z_$][\w$]*)+(?:[\s,;)}\]|<]|$)|[\w$.]+\(|(?-i:[A-Z][A-Z0-9]*_[A-Z0-9_]+)\b)"
     r"(?P<secret2>[^\s,;&\"'<>(){}\]]{3,}))",
     r"(?i)\b(?:passw(?:or)?d|passwd|pwd|pin|passcode)[\"']?[ \t]*+[=:][ \t]*+(?P<secret>\d{3,})\b",
