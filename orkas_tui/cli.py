@@ -36,8 +36,14 @@ def now_arg(value: str | None) -> datetime:
 
 def open_workspace(args: argparse.Namespace) -> Workspace:
     workspace = Workspace.open(getattr(args, "workspace", None))
-    workspace.settings  # noqa: B018 - load now so a bad orkas.toml fails before any work
+    warn_settings(workspace)  # loads them now, so a bad orkas.toml fails before any work
     return workspace
+
+
+def warn_settings(workspace: Workspace) -> None:
+    """Name each unknown key or table of orkas.toml on stderr, one line each."""
+    for warning in workspace.settings.warnings:
+        print(f"orkas-tui: warning: {warning}", file=sys.stderr)
 
 
 SLOT = orjson.Fragment(b"\0")  # a place in a document for bytes printed as they are (no JSON text holds a NUL)

@@ -7,6 +7,7 @@ import tempfile
 from datetime import timedelta
 from pathlib import Path
 
+from orkas_tui.cli import warn_settings
 from orkas_tui.core.demo import write_demo
 from orkas_tui.core.timefmt import utc_now
 from orkas_tui.core.workspace import Workspace
@@ -50,5 +51,5 @@ def run_app(args: argparse.Namespace) -> int:
 
 def _open(explicit: str | None) -> Workspace:
     workspace = Workspace.open(explicit)
-    workspace.settings  # noqa: B018 - a bad orkas.toml fails here, on one line, before the screen opens
+    warn_settings(workspace)  # a bad orkas.toml fails here, on one line, before the screen opens
     return workspace

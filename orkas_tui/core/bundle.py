@@ -4,13 +4,20 @@ At most ``max_conversations`` conversations with activity since the last
 reflection, plus the agent's system events (``events.jsonl``) of the same period,
 one line per event in time order. Secrets are redacted first, so the count and
 the text sent are both of the redacted text. When over budget, long tool outputs
-are cut first, then the oldest lines are dropped; the result is counted again as
-a whole, so the budget is never exceeded.
+are cut first; then any line still longer than a quarter of the budget is cut by
+tokens to that quarter, keeping its head and its tail (a 141 KB paste stays, cut, with
+what came before it); then the oldest lines are dropped. The result is counted again
+as a whole, so the budget is never exceeded.
+
+Lines are redacted and counted lazily, newest first: only the lines a bundle can
+keep (and the one that no longer fits) are ever scanned for secrets or counted.
+A file that cannot be read (``events.jsonl``, a conversation) is named in
+``problems`` and the bundle is built from the rest.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 
@@ -19,9 +26,10 @@ import orjson
 from orkas_tui.core.errors import TransientRule
 from orkas_tui.core.redact import Redactor
 from orkas_tui.core.scan import AgentScan
+from orkas_tui.core.files import open_regular
 from orkas_tui.core.tail import JsonlTail
 from orkas_tui.core.timefmt import format_ts, parse_ts
-from orkas_tui.core.tokens import count_tokens, truncate_to_tokens
+from orkas_tui.core.tokens import count_tokens, cut_middle_to_tokens, truncate_to_tokens
 
 SYSTEM = "system"
 
@@ -55,6 +63,8 @@ class Bundle:
     items_kept: int
     outputs_cut: int
     skills_read: list[str] = field(default_factory=list)
+    lines_cut: int = 0
+    problems: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
         return {
@@ -67,6 +77,8 @@ class Bundle:
             "items_total": self.items_total,
             "items_kept": self.items_kept,
             "outputs_cut": self.outputs_cut,
+            "lines_cut": self.lines_cut,
+            "problems": self.problems,
         }
 
 
@@ -111,12 +123,20 @@ def _describe(event: dict, rule: TransientRule) -> tuple[str, str | None]:
     return _fields(event, ("ts", "type")), None
 
 
-def _read_events(path: Path) -> list[dict]:
+def _read_events(path: Path, problems: list[str]) -> list[dict]:
+    try:
+        open_regular(path).close()  # the tail skips a file it cannot open; the bundle names it
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        problems.append(f"{path.name}: cannot read ({exc.strerror or exc}); left out of the bundle")
+        return []
     _reset, lines = JsonlTail(path).poll()
     return [line.event for line in lines if line.event is not None]
 
 
-def _collect(scan: AgentScan, since: datetime | None, max_conversations: int, redact: Redactor) -> tuple[list[BundleItem], list[str], list[str]]:
+def _collect(scan: AgentScan, since: datetime | None, max_conversations: int) -> tuple[list[BundleItem], list[str], list[str], list[str]]:
+    """The raw (not yet redacted) items of the period, the conversations chosen, skills read, problems."""
     rule = TransientRule.from_settings(scan.settings)
     active = [
         state for state in scan.conversations.values()
@@ -126,10 +146,11 @@ def _collect(scan: AgentScan, since: datetime | None, max_conversations: int, re
     chosen = active[:max_conversations]
     items: list[BundleItem] = []
     skills_read: dict[str, None] = {}
+    problems: list[str] = []
     order = 0
     for state in chosen:
         previous = None
-        for event in _read_events(state.path):
+        for event in _read_events(state.path, problems):
             moment = parse_ts(event.get("ts")) or previous
             previous = moment
             if moment is None or (since is not None and moment <= since):
@@ -141,16 +162,16 @@ def _collect(scan: AgentScan, since: datetime | None, max_conversations: int, re
                 name = event["args"].get("name")
                 if isinstance(name, str):
                     skills_read[name] = None
-            items.append(BundleItem(moment, order, state.path.stem, event["type"], redact(text), redact(output) if output else None))
+            items.append(BundleItem(moment, order, state.path.stem, event["type"], text, output))
             order += 1
-    for event in _read_events(scan.paths.events):
+    for event in _read_events(scan.paths.events, problems):
         moment = parse_ts(event.get("ts"))
         if moment is None or (since is not None and moment <= since):
             continue
-        items.append(BundleItem(moment, order, SYSTEM, event["type"], redact(_fields(event, ("ts", "type", "source")))))
+        items.append(BundleItem(moment, order, SYSTEM, event["type"], _fields(event, ("ts", "type", "source"))))
         order += 1
     items.sort(key=lambda item: (item.ts, item.order))
-    return items, [s.path.stem for s in chosen], list(skills_read)
+    return items, [s.path.stem for s in chosen], list(skills_read), problems
 
 
 def _header(since: datetime | None, conversations: list[str], dropped: int) -> str:
@@ -161,31 +182,66 @@ def _header(since: datetime | None, conversations: list[str], dropped: int) -> s
     return head
 
 
-class _Costs:
-    """Each item's line's token count, counted only when asked for (newest items first).
+WHOLE, OUTPUTS_CUT, LINES_CUT = 0, 1, 2  # how much a line is cut, in the spec's order
+
+
+class _Lines:
+    """Each item redacted, cut as the current stage asks, and counted: only when asked for (newest first).
 
     A bundle keeps the newest few hundred of thousands of items: only those, and
-    the one that no longer fits, are ever counted.
+    the one that no longer fits, are ever redacted or counted.
     """
 
-    def __init__(self, items: list[BundleItem]) -> None:
+    def __init__(self, items: list[BundleItem], redact: Redactor, output_chars: int, line_tokens: int) -> None:
         self.items = items
-        self.known: dict[int, int] = {}
+        self.redact = redact
+        self.output_chars = output_chars
+        self.line_tokens = line_tokens
+        self.stage = WHOLE
+        self.clean: dict[int, tuple[BundleItem, int]] = {}
+        self.known: dict[tuple[int, int], tuple[str, int]] = {}
+        self.cut_lines: set[int] = set()
 
-    def __getitem__(self, i: int) -> int:
-        cost = self.known.get(i)
-        if cost is None:
-            cost = self.known[i] = count_tokens(self.items[i].line() + "\n")
-        return cost
+    def _redacted(self, i: int) -> tuple[BundleItem, int]:
+        done = self.clean.get(i)
+        if done is None:
+            item, before = self.items[i], self.redact.count
+            text = self.redact(item.text)
+            output = self.redact(item.output) if item.output else item.output
+            done = self.clean[i] = (replace(item, text=text, output=output), self.redact.count - before)
+        return done
 
-    def forget(self, i: int) -> None:
-        self.known.pop(i, None)
+    def line(self, i: int) -> tuple[str, int]:
+        """The line of item ``i`` at the current stage, and its token count."""
+        known = self.known.get((self.stage, i))
+        if known is None:
+            item = self._redacted(i)[0]
+            if self.stage >= OUTPUTS_CUT and item.output is not None and len(item.output) > self.output_chars:
+                limit = self.output_chars
+                item = replace(item, output=item.output[:limit] + f" … [cut {len(item.output) - limit} chars]")
+            text = item.line() + "\n"
+            cost = count_tokens(text)
+            if self.stage >= LINES_CUT and cost > self.line_tokens:
+                item = self._cut(item)
+                text = item.line() + "\n"
+                cost = count_tokens(text)
+                self.cut_lines.add(i)
+            known = self.known[(self.stage, i)] = (text, cost)
+        return known
+
+    def _cut(self, item: BundleItem) -> BundleItem:
+        """The item with its text (and output) cut by tokens to fit a quarter of the budget, head and tail kept."""
+        room = self.line_tokens - count_tokens(replace(item, text="", output=None if item.output is None else "").line() + "\n")
+        if item.output is None:
+            return replace(item, text=cut_middle_to_tokens(item.text, room))
+        half = room // 2
+        return replace(item, text=cut_middle_to_tokens(item.text, half), output=cut_middle_to_tokens(item.output, room - half))
 
     def fits(self, start: int, room: int) -> bool:
         """Whether the lines from ``start`` on cost at most ``room`` tokens."""
         used = 0
         for i in range(len(self.items) - 1, start - 1, -1):
-            used += self[i]
+            used += self.line(i)[1]
             if used > room:
                 return False
         return True
@@ -195,33 +251,33 @@ class _Costs:
         last = len(self.items) - 1
         used = 0
         for i in range(last, start - 1, -1):
-            used += self[i]
+            used += self.line(i)[1]
             if used > room:
                 return min(i + 1, last)
         return start
+
+    def redactions(self, start: int) -> int:
+        return sum(self._redacted(i)[1] for i in range(start, len(self.items)))
 
 
 def build_bundle(scan: AgentScan, since: datetime | None) -> Bundle:
     """The bundle for one refreshed scan and the period after ``since``."""
     settings = scan.settings.bundle
     budget = settings.max_tokens
-    redact = Redactor(settings.redact_patterns)
-    items, conversations, skills_read = _collect(scan, since, settings.max_conversations, redact)
+    items, conversations, skills_read, problems = _collect(scan, since, settings.max_conversations)
     total = len(items)
-    costs = _Costs(items)
+    lines = _Lines(items, Redactor(settings.redact_patterns), settings.tool_output_chars, budget // 4)
     cut = 0
-    if not costs.fits(0, budget - count_tokens(_header(since, conversations, 0))):
-        limit = settings.tool_output_chars
-        for i, item in enumerate(items):
-            if item.output is not None and len(item.output) > limit:
-                item.output = item.output[:limit] + f" … [cut {len(item.output) - limit} chars]"
-                costs.forget(i)
-                cut += 1
+    if not lines.fits(0, budget - count_tokens(_header(since, conversations, 0))):
+        lines.stage = OUTPUTS_CUT
+        cut = sum(1 for item in items if item.output is not None and len(item.output) > settings.tool_output_chars)
+        if not lines.fits(0, budget - count_tokens(_header(since, conversations, 0))):
+            lines.stage = LINES_CUT
     start = 0
     while True:
-        start = costs.first_fitting(start, budget - count_tokens(_header(since, conversations, start)))
+        start = lines.first_fitting(start, budget - count_tokens(_header(since, conversations, start)))
         head = _header(since, conversations, start)
-        body = "".join(item.line() + "\n" for item in items[start:])
+        body = "".join(lines.line(i)[0] for i in range(start, len(items)))
         text = head + body
         tokens = count_tokens(text)
         if tokens <= budget:
@@ -238,10 +294,12 @@ def build_bundle(scan: AgentScan, since: datetime | None) -> Bundle:
         text=text,
         tokens=tokens,
         budget=budget,
-        redactions=redact.count,
+        redactions=lines.redactions(start) if items else 0,
         conversations=conversations,
         items_total=total,
         items_kept=total - start,
         outputs_cut=cut,
         skills_read=skills_read,
+        lines_cut=len({i for i in lines.cut_lines if i >= start}),
+        problems=problems,
     )

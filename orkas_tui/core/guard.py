@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from orkas_tui.core.redact import Redactor
+
 MAX_REPLY_CHARS = 200_000  # ten full-size skills; a megabyte answer is refused whole
 FIELDS = ("name", "description", "body", "replace", "content")
 
@@ -49,9 +51,8 @@ def refusal(op: dict, secret_patterns: tuple[str, ...]) -> str | None:
         text = op.get(name)
         if not isinstance(text, str):
             continue
-        for pattern in secret_patterns:
-            if re.search(pattern, text):
-                return f"the {name} contains what looks like a credential; a skill or note must never hold one"
+        if Redactor(secret_patterns).finds(text):  # the same detector as the bundle's redaction
+            return f"the {name} contains what looks like a credential; a skill or note must never hold one"
         match = INJECTION.search(text)
         if match:
             return f"the {name} reads like a prompt injection ({match.group(0)!r})"

@@ -6,14 +6,9 @@ because timestamps come from other programs' logs.
 
 from __future__ import annotations
 
-import re
 from datetime import datetime, timedelta, timezone
 
 UTC = timezone.utc
-
-_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)\s*(d|h|m|s)", re.IGNORECASE)
-_UNIT_SECONDS = {"d": 86400, "h": 3600, "m": 60, "s": 1}
-
 
 def parse_ts(value: object) -> datetime | None:
     """Parse an RFC 3339 string into an aware UTC datetime, or ``None``.
@@ -72,37 +67,6 @@ def later(moment: datetime, delta: timedelta) -> datetime:
 
 def utc_now() -> datetime:
     return datetime.now(UTC).replace(microsecond=0)
-
-
-def parse_duration(value: object) -> timedelta | None:
-    """Accept seconds (int/float) or strings like ``"12h30m"``, ``"4h"``, ``"7d"``."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        return _seconds(value)
-    if not isinstance(value, str):
-        return None
-    text = value.replace(" ", "")
-    if not text:
-        return None
-    total = 0.0
-    pos = 0
-    for match in _DURATION_PART.finditer(text):
-        if match.start() != pos:
-            return None
-        total += float(match.group(1)) * _UNIT_SECONDS[match.group(2).lower()]
-        pos = match.end()
-    if pos != len(text):
-        return None
-    return _seconds(total)
-
-
-MAX_DURATION_S = 100 * 365 * 86400
-
-
-def _seconds(value: float) -> timedelta | None:
-    """A duration of 0 to 100 years, else ``None``: adding it to a time never overflows."""
-    return timedelta(seconds=value) if 0 <= value <= MAX_DURATION_S else None
 
 
 def format_duration(delta: timedelta) -> str:

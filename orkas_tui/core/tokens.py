@@ -48,3 +48,18 @@ def truncate_to_tokens(text: str, limit: int) -> str:
     while prefix and count_tokens(prefix) > limit:
         prefix = prefix[:-1]
     return prefix
+
+
+def cut_middle_to_tokens(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` tokens, keeping its head and its tail, the cut marked in the middle."""
+    ids = encoding().encode(text, disallowed_special=())
+    if len(ids) <= limit:
+        return text
+    keep = max(0, limit - count_tokens(f"\n[… {len(ids):,} tokens cut …]\n") - 2)
+    while True:
+        head, tail = keep - keep // 2, keep // 2
+        marker = f"\n[… {len(ids) - keep:,} tokens cut …]\n"
+        cut = encoding().decode(ids[:head]) + marker + (encoding().decode(ids[-tail:]) if tail else "")
+        if count_tokens(cut) <= limit or keep == 0:
+            return cut if count_tokens(cut) <= limit else truncate_to_tokens(marker.strip(), limit)
+        keep -= max(1, count_tokens(cut) - limit)

@@ -1,13 +1,18 @@
-"""orkas.toml: every key optional; a bad value names the key and the file."""
+"""orkas.toml: every key optional; a bad value names the key and the file; an unknown key is a warning."""
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
-from orkas_tui.config import ConfigError, Settings, load_settings
+from orkas_tui.config import LAYOUT, ConfigError, Settings, load_settings
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def load(tmp_path: Path, text: str) -> Settings:
@@ -75,7 +80,6 @@ reflect_now = "ctrl+r"
     [
         ("threshold = 'high'", "threshold"),
         ("[weights]\nuser_correction = -1", "weights.user_correction"),
-        ("[weights]\nmood = 1.0", "weights.mood"),
         ("[schedule]\ncooldown = 'soon'", "schedule.cooldown"),
         ("[schedule]\nmax_agents_per_cycle = 0", "schedule.max_agents_per_cycle"),
         ("[transient]\npatterns = ['(unclosed']", "transient.patterns"),
@@ -94,3 +98,108 @@ def test_bad_value_names_key_and_file(tmp_path: Path, text: str, key: str) -> No
 def test_invalid_toml_names_the_file(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="not valid TOML"):
         load(tmp_path, "threshold = = 1")
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "value", "allowed"),
+    [
+        ("[transient]\nstatuses = [99999999999999999999]", "transient.statuses[0]", "99999999999999999999", "100 to 599"),
+        ("[transient]\nstatuses = [429, 42]", "transient.statuses[1]", "42", "100 to 599"),
+        ("[weights]\nuser_correction = 1e308", "weights.user_correction", "1e+308", "0 to 10"),
+        ("threshold = -0.5", "threshold", "-0.5", "0 to 50"),
+        ("threshold = nan", "threshold", "nan", "0 to 50"),
+        ("[schedule]\ncooldown = -5", "schedule.cooldown", "-5", "0s to 100 years"),
+        ("[schedule]\nforce_after = '99999999999999d'", "schedule.force_after", "'99999999999999d'", "0s to 100 years"),
+        ("[schedule]\ncycle_interval = '10s'", "schedule.cycle_interval", "10s", "1m to 100 years"),
+        ("[schedule]\nmax_agents_per_cycle = 0", "schedule.max_agents_per_cycle", "0", "1 to 1,000"),
+        ("[bundle]\nmax_tokens = 10_000_000", "bundle.max_tokens", "10000000", "500 to 1,000,000"),
+        ("[model]\ntimeout_s = inf", "model.timeout_s", "inf", "0.1 to 86,400"),
+        ("[model]\nmax_retries = 1000", "model.max_retries", "1000", "0 to 20"),
+        ("[skills]\nmax_skills = 0", "skills.max_skills", "0", "1 to 10,000"),
+        ("[self]\nprofile_cap = 10_000_000", "self.profile_cap", "10000000", "1 to 100,000"),
+    ],
+)
+def test_an_out_of_range_value_is_one_line_naming_key_value_and_range(tmp_path: Path, text, key, value, allowed) -> None:
+    with pytest.raises(ConfigError) as info:
+        load(tmp_path, text)
+    message = str(info.value)
+    assert message == f"{tmp_path / 'orkas.toml'}: {key}: {value} is out of range (allowed {allowed})"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("threshold = 'high'", "threshold: must be a number, not 'high'"),
+        ("complex_min_tool_calls = 2.5", "complex_min_tool_calls: must be a whole number, not 2.5"),
+        ("complex_min_tool_calls = true", "complex_min_tool_calls: must be a whole number, not True"),
+        ("[model]\nname = 5", "model.name: must be text, not 5"),
+        ("[corrections]\nextra = [1]", "corrections.extra[0]: must be text, not 1"),
+        ("[self]\nprofile_cap = '2000'", "self.profile_cap: must be a whole number, not '2000'"),
+        ("[keys]\nquit = 1", "keys.quit: must be text, not 1"),
+    ],
+)
+def test_a_wrong_type_is_one_line_naming_the_key_and_the_file(tmp_path: Path, text, message) -> None:
+    with pytest.raises(ConfigError) as info:
+        load(tmp_path, text)
+    assert str(info.value) == f"{tmp_path / 'orkas.toml'}: {message}"
+
+
+def test_unknown_keys_and_tables_are_named_with_a_guess_and_the_rest_loads(tmp_path: Path) -> None:
+    settings = load(tmp_path, """
+threshhold = 0.9
+complex_min_tool_calls = 3
+[modle]
+name = "openai/x"
+[weights]
+mood = 1.0
+complex_task = 0.25
+[schedule]
+cooldwn = "1h"
+max_agents_per_cycle = 2
+""")
+    path = tmp_path / "orkas.toml"
+    assert settings.warnings == (
+        f"{path}: unknown key threshhold (did you mean threshold?); ignored",
+        f"{path}: unknown table [modle] (did you mean [model]?); ignored",
+        f"{path}: unknown key weights.mood; ignored",
+        f"{path}: unknown key schedule.cooldwn (did you mean schedule.cooldown?); ignored",
+    )
+    assert settings.threshold == 0.7 and settings.complex_min_tool_calls == 3 and settings.model.name is None
+    assert settings.weights["complex_task"] == 0.25 and settings.schedule.max_agents_per_cycle == 2
+    assert settings == Settings(complex_min_tool_calls=3, weights={**Settings().weights, "complex_task": 0.25},
+                                schedule=settings.schedule, source=path)
+
+
+def test_every_key_of_the_file_is_in_the_settings_table_of_the_docs() -> None:
+    table = (REPO / "docs" / "rules.md").read_text()
+    documented = set(re.findall(r"^\| `([a-z_.<>]+)` \|", table, re.MULTILINE))
+    assert documented == set(LAYOUT) | {"keys.<action>"}
+
+
+def run(root: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "orkas_tui", *args, "--workspace", str(root)],
+                          capture_output=True, text=True, cwd=REPO, timeout=120)
+
+
+@pytest.mark.parametrize("text", [
+    "[transient]\nstatuses = [99999999999999999999]",
+    "[weights]\nuser_correction = 1e308\ncomplex_task = 1e308",
+    "[schedule]\ncooldown = -1",
+])
+def test_status_queue_and_reflect_print_one_line_never_a_traceback(tmp_path: Path, text: str) -> None:
+    (tmp_path / "agents" / "a1" / "conversations").mkdir(parents=True)
+    (tmp_path / "orkas.toml").write_text(text)
+    for args in (["status"], ["status", "--json"], ["queue"], ["reflect", "a1", "--dry-run"]):
+        result = run(tmp_path, *args)
+        assert result.returncode == 2, (args, result.stderr)
+        assert result.stdout == "" and result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+        assert result.stderr.startswith(f"orkas-tui: {tmp_path / 'orkas.toml'}: ") and "out of range (allowed" in result.stderr
+
+
+def test_a_command_names_unknown_keys_on_stderr_and_still_runs(tmp_path: Path) -> None:
+    (tmp_path / "agents" / "a1" / "conversations").mkdir(parents=True)
+    (tmp_path / "orkas.toml").write_text("threshhold = 0.9\n")
+    result = run(tmp_path, "status", "--json")
+    assert result.returncode == 0 and result.stdout.startswith("{")
+    assert result.stderr == (f"orkas-tui: warning: {tmp_path / 'orkas.toml'}: unknown key threshhold "
+                             "(did you mean threshold?); ignored\n")

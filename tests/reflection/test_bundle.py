@@ -15,6 +15,7 @@ from orkas_tui.core.scan import AgentScan
 from orkas_tui.core.tokens import count_tokens
 from orkas_tui.core.workspace import AgentPaths, Workspace
 from tests.reflection.conftest import NOW, add_events, add_turn, configure, set_reflected, ts
+from tests.trust.conftest import cli
 
 M = timedelta(minutes=1)
 SECRET = "sk-proj-" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4"
@@ -63,6 +64,38 @@ def test_under_budget_nothing_is_cut(root):
     bundle = build_bundle(scan_of(root), None)
     assert bundle.outputs_cut == 0 and bundle.items_kept == bundle.items_total
     assert "short output" in bundle.text
+
+
+def test_a_141_kb_paste_is_cut_head_and_tail_and_what_came_before_stays(root):
+    """Finding: one pasted 141 KB message made the bundle drop it and everything older."""
+    for i in range(5):
+        add_turn(root, "a", NOW - timedelta(hours=5 - i), user=f"earlier request {i}", calls=1, output="fine")
+    paste = "PASTE-HEAD " + "".join(f"line {n}: the quick brown fox jumps over the lazy dog\n" for n in range(2_700)) + " PASTE-TAIL"
+    assert len(paste.encode()) > 141_000
+    add_turn(root, "a", NOW - M, user=paste)
+    bundle = build_bundle(scan_of(root), None)
+    assert bundle.tokens <= 12_000 and count_tokens(bundle.text) == bundle.tokens
+    assert "PASTE-HEAD" in bundle.text and "PASTE-TAIL" in bundle.text and "tokens cut …]" in bundle.text
+    assert bundle.lines_cut == 1 and bundle.items_kept == bundle.items_total
+    assert all(f"earlier request {i}" in bundle.text for i in range(5))
+    start = bundle.text.index("PASTE-HEAD")
+    assert count_tokens(bundle.text[start:bundle.text.index("PASTE-TAIL") + 10]) <= 12_000 // 4
+
+
+def test_a_long_line_under_budget_is_not_cut(root):
+    add_turn(root, "a", NOW - M, user="word " * 5_000)  # ~5,000 tokens: over a quarter, but everything fits
+    bundle = build_bundle(scan_of(root), None)
+    assert bundle.lines_cut == 0 and "tokens cut" not in bundle.text and bundle.text.count("word") == 5_000
+
+
+def test_an_unreadable_events_file_is_reported_and_the_dry_run_still_works(root):
+    add_turn(root, "a", NOW - M, user="hello there")
+    events = root / "agents" / "a" / "events.jsonl"
+    events.mkdir(parents=True)  # a folder where the file should be: open() fails for every user, root included
+    code, out, err = cli("reflect", "a", "--dry-run", "--workspace", str(root), "--now", ts(NOW))
+    assert code == 0, err
+    assert "problem: events.jsonl: cannot read" in out and "hello there" in out
+    assert build_bundle(scan_of(root), None).problems == ["events.jsonl: cannot read (not a regular file); left out of the bundle"]
 
 
 def test_one_message_bigger_than_the_budget_is_truncated_not_sent_whole(root):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 
 from hypothesis import given, settings as hsettings, strategies as st
@@ -10,41 +11,56 @@ from orkas_tui.core import bundle as bundle_module
 from orkas_tui.core.bundle import _collect, _header, build_bundle
 from orkas_tui.core.redact import Redactor
 from orkas_tui.core.scan import AgentScan
-from orkas_tui.core.tokens import count_tokens, truncate_to_tokens
+from orkas_tui.core.tokens import count_tokens, cut_middle_to_tokens, truncate_to_tokens
 from orkas_tui.core.workspace import Workspace
 from tests.reflection.conftest import NOW, add_turn, configure
 
 
 def counted_eagerly(scan: AgentScan) -> tuple[str, int, int, int]:
-    """The previous algorithm: every line counted up front; (text, tokens, items kept, outputs cut)."""
+    """The rules done the plain way: every line redacted and counted up front; (text, tokens, items kept, outputs cut)."""
     settings = scan.settings.bundle
-    budget = settings.max_tokens
-    items, conversations, _ = _collect(scan, None, settings.max_conversations, Redactor(settings.redact_patterns))
-    costs = [count_tokens(item.line() + "\n") for item in items]
-    cut = 0
-    if count_tokens(_header(None, conversations, 0)) + sum(costs) > budget:
-        limit = settings.tool_output_chars
-        for i, item in enumerate(items):
-            if item.output is not None and len(item.output) > limit:
-                item.output = item.output[:limit] + f" … [cut {len(item.output) - limit} chars]"
-                costs[i] = count_tokens(item.line() + "\n")
-                cut += 1
+    budget, limit, cap = settings.max_tokens, settings.tool_output_chars, settings.max_tokens // 4
+    raw, conversations, _, _ = _collect(scan, None, settings.max_conversations)
+    redact = Redactor(settings.redact_patterns)
+    clean = [replace(i, text=redact(i.text), output=redact(i.output) if i.output else i.output) for i in raw]
+
+    def render(item, stage):
+        if stage >= 1 and item.output is not None and len(item.output) > limit:
+            item = replace(item, output=item.output[:limit] + f" … [cut {len(item.output) - limit} chars]")
+        if stage >= 2 and count_tokens(item.line() + "\n") > cap:
+            room = cap - count_tokens(replace(item, text="", output=None if item.output is None else "").line() + "\n")
+            if item.output is None:
+                item = replace(item, text=cut_middle_to_tokens(item.text, room))
+            else:
+                item = replace(item, text=cut_middle_to_tokens(item.text, room // 2),
+                               output=cut_middle_to_tokens(item.output, room - room // 2))
+        return item.line() + "\n"
+
+    stage, cut = 0, 0
+    for candidate in (0, 1, 2):
+        stage = candidate
+        if candidate == 1:
+            cut = sum(1 for i in raw if i.output is not None and len(i.output) > limit)
+        if count_tokens(_header(None, conversations, 0)) + sum(count_tokens(render(i, stage)) for i in clean) <= budget:
+            break
+    lines = [render(i, stage) for i in clean]
+    costs = [count_tokens(line) for line in lines]
     start = 0
     while True:
         room = budget - count_tokens(_header(None, conversations, start))
         used = sum(costs[start:])
-        while start < len(items) - 1 and used > room:
+        while start < len(lines) - 1 and used > room:
             used -= costs[start]
             start += 1
-        text = _header(None, conversations, start) + "".join(item.line() + "\n" for item in items[start:])
+        text = _header(None, conversations, start) + "".join(lines[start:])
         if count_tokens(text) <= budget:
             break
-        if start < len(items) - 1:
+        if start < len(lines) - 1:
             start += 1
             continue
         text = truncate_to_tokens(text, budget)
         break
-    return text, count_tokens(text), len(items) - start, cut
+    return text, count_tokens(text), len(lines) - start, cut
 
 
 @hsettings(max_examples=25, deadline=None)

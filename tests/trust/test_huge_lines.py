@@ -48,7 +48,7 @@ def test_the_cap_is_a_setting(tmp_path: Path) -> None:
     assert agent["malformed_lines"] == 0 and "user_correction" in agent["turns"][0]["signals"]
     (tmp_path / "orkas.toml").write_text("max_line_bytes = 10\n")
     code, _, err = cli("status", "--workspace", str(tmp_path))
-    assert code == 2 and "max_line_bytes" in err and "at least 1024" in err
+    assert code == 2 and "max_line_bytes" in err and "allowed 1,024 to" in err
 
 
 def test_a_huge_line_is_never_held_in_memory_whole(tmp_path: Path) -> None:
