@@ -27,6 +27,7 @@ from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from orkas_tui.config import Settings
 from orkas_tui.core.files import ConflictError
+from orkas_tui.core.first_run import next_steps
 from orkas_tui.core.notes import NOTES, Note, NoteError
 from orkas_tui.core.skills import SkillError
 from orkas_tui.core.timefmt import utc_now
@@ -110,6 +111,7 @@ class OrkasApp(ReflectionActions, App[None]):
             yield Sidebar(id="sidebar")
             with Vertical(id="agent"):
                 yield Static("Reading the workspace…", id="agent-header")
+                yield Static("", id="empty-state")
                 with TabbedContent(id="tabs"):
                     with TabPane("Turns", id="turns"):
                         yield TurnsPane(id="turns-pane")
@@ -240,8 +242,6 @@ class OrkasApp(ReflectionActions, App[None]):
             self.agent = None
             if self.views:
                 self.select_agent(sorted(self.views)[0])
-            else:
-                self.query_one("#agent-header", Static).update(f"No agents in {self.workspace.root / 'agents'} yet.")
         elif self.agent in views:
             self.show_agent(views[self.agent], views[self.agent].areas)
         for view in views.values():
@@ -254,6 +254,30 @@ class OrkasApp(ReflectionActions, App[None]):
         self.query_one(QueuePane).show(plan, self.settings, self.now())
         self._show_sidebar(())
         self.loaded = True
+        self._show_empty_state()
+
+    def _show_empty_state(self) -> None:
+        """With no agent to show, say so and what to do next, instead of empty tabs."""
+        empty = not self.views
+        self.query_one("#agent").set_class(empty, "-empty")
+        if not empty:
+            return
+        self.query_one("#agent-header", Static).update(Text(f"No agents in {self.workspace.root / 'agents'} yet.", style="bold"))
+        text = Text()
+        for what, command in next_steps(self.workspace.root):
+            text.append(f"{what}:\n", style="bold")
+            text.append(f"    {command}\n\n", style="cyan")
+        text.append("Run an import in another terminal: the agent shows up here as soon as its first turn is written.\n"
+                    "Settings (the model used to reflect): ctrl+p, then Settings.", style="dim")
+        self.query_one("#empty-state", Static).update(text)
+
+    def no_agent_reason(self) -> str | None:
+        """Why an action on "the selected agent" cannot run now, or ``None`` when it can."""
+        if self.agent is not None:
+            return None
+        if not self.loaded:
+            return "Still reading the workspace; try again in a moment."
+        return "No agent to act on yet: import one first (the commands are on the screen)."
 
     def _show_sidebar(self, pending: Iterable[str]) -> None:
         now = self.now()

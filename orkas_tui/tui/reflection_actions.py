@@ -61,8 +61,14 @@ class ReflectionActions:
 
     # reflect now ----------------------------------------------------------
 
+    def _no_agent(self) -> bool:
+        reason = self.no_agent_reason()
+        if reason:
+            self.notify(reason, severity="warning")
+        return reason is not None
+
     def action_reflect_now(self) -> None:
-        if self.agent is None or self._busy():
+        if self._no_agent() or self._busy():
             return
         self._prepare_then_ask(self.agent)
 
@@ -133,7 +139,7 @@ class ReflectionActions:
     # bundle ---------------------------------------------------------------
 
     def action_show_bundle(self) -> None:
-        if self.agent is not None:
+        if not self._no_agent():
             self._show_bundle(self.agent)
 
     @work(thread=True, group="prepare")
