@@ -36,7 +36,7 @@ def run_app(args: argparse.Namespace) -> int:
         return 0
     with tempfile.TemporaryDirectory(prefix="orkas-demo-") as base:
         root = demo_root(Path(base))
-        app = make_app(root)
+        app = make_app(root, demo=True)
         if args.simulate:
             from orkas_tui.tui.simulate import start_simulator
 

@@ -67,6 +67,27 @@ def model_config(settings: Settings) -> ModelConfig:
     return ModelConfig(name, m.api_base, key, m.timeout_s, m.max_retries, m.retry_backoff_s)
 
 
+def model_summary(settings: Settings) -> list[tuple[str, str]]:
+    """The effective model settings as (label, value) rows, for a settings screen: what :func:`model_config` will use."""
+    m = settings.model
+    env_name = os.environ.get("ORKAS_MODEL")
+    name = f"{env_name} (from $ORKAS_MODEL)" if env_name else m.name or "not set: reflection cannot run until [model] name is set"
+    if not m.api_key_env:
+        key = "none needed (a local server)" if m.api_base else "not named: litellm's own provider variables are used"
+    elif os.environ.get(m.api_key_env):
+        key = f"${m.api_key_env} is set"
+    elif m.api_base:
+        key = f"${m.api_key_env} is not set: none is sent (fine for a local server)"
+    else:
+        key = f"${m.api_key_env} is NOT set: reflection will fail until it is"
+    return [
+        ("Model", name),
+        ("API base", m.api_base or "the provider's default"),
+        ("API key", key),
+        ("Time-out, retries", f"{m.timeout_s:g} s, {m.max_retries} retries ({m.retry_backoff_s:g} s back-off, doubling)"),
+    ]
+
+
 def preload() -> None:
     """Import litellm now (seconds of work), in a background thread, so the first reflection does not wait for it."""
     _litellm()

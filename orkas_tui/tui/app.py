@@ -25,8 +25,8 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
-from orkas_tui.config import Settings
-from orkas_tui.core.files import ConflictError
+from orkas_tui.config import ConfigError, Settings, load_settings
+from orkas_tui.core.files import ConflictError, current_version
 from orkas_tui.core.first_run import next_steps
 from orkas_tui.core.notes import NOTES, Note, NoteError
 from orkas_tui.core.skills import SkillError
@@ -39,7 +39,9 @@ from orkas_tui.tui.palette import AgentsAndSkills
 from orkas_tui.tui.reflection_actions import ReflectionActions
 from orkas_tui.tui.screens.op_editor import OpEditor
 from orkas_tui.tui.screens.confirm import Choose
+from orkas_tui.tui.keymap import check_keymap
 from orkas_tui.tui.screens.help import HelpScreen
+from orkas_tui.tui.screens.settings import SettingsEditor, SettingsScreen
 from orkas_tui.tui.screens.skill_editor import SkillEditor
 from orkas_tui.tui.screens.skill_history import SkillHistory
 from orkas_tui.tui.watch import ALL_AGENTS, watch_workspace
@@ -83,13 +85,18 @@ class OrkasApp(ReflectionActions, App[None]):
         Binding("left_square_bracket", "next_agent(-1)", "Previous agent", id="previous_agent", show=False),
         Binding("ctrl+b", "toggle_sidebar", "Sidebar", id="toggle_sidebar", show=False),
         Binding("f5", "reload", "Reload", id="reload", show=False),
+        Binding("comma", "settings", "Settings", id="settings", show=False),
     ]
 
-    def __init__(self, workspace: Workspace, clock: Clock = utc_now, watch: bool = True, blink: bool = True) -> None:
+    def __init__(self, workspace: Workspace, clock: Clock = utc_now, watch: bool = True, blink: bool = True,
+                 demo: bool = False) -> None:
         super().__init__()
         self.blink = blink
+        self.demo = demo
         self.workspace = workspace
         self.settings: Settings = workspace.settings
+        self.settings_problem: str | None = None  # why the last change to orkas.toml was not applied
+        self._settings_version = current_version(workspace.root / "orkas.toml")
         self.clock = clock
         self.watching = watch
         self.collector = Collector()
@@ -132,6 +139,9 @@ class OrkasApp(ReflectionActions, App[None]):
         self.set_interval(YOUNG_S, self.collector.tick)
         self.sub_title = str(self.workspace.root)
         self._apply_settings()
+        if self.demo:
+            self.notify(f"Demo workspace: {self.workspace.root} (removed when you quit). "
+                        "Its settings: press , (or ctrl+p, Settings).", title="Demo", timeout=20)
         self.load(None)
         if self.watching:
             self.watch_files()
@@ -145,12 +155,16 @@ class OrkasApp(ReflectionActions, App[None]):
         self.query_one("#main").set_class(event.size.width < NARROW, "-narrow")
 
     def _apply_settings(self) -> None:
-        known = {b.id for _, section in self.key_sections() for b in section if b.id}
+        sections = self.key_sections()
+        known = {b.id for _, section in sections for b in section if b.id}
         unknown = sorted(set(self.settings.keys) - known)
         if unknown:
             self.notify(f"orkas.toml [keys]: unknown binding id(s) {', '.join(unknown)}; see the help screen (?)",
                         severity="warning", timeout=10)
-        self.set_keymap({k: v for k, v in self.settings.keys.items() if k in known})
+        keymap, refused = check_keymap(sections, self.settings.keys)
+        for message in refused:
+            self.notify(f"orkas.toml [keys]: {message}", title="Key not rebound", severity="warning", timeout=12)
+        self.set_keymap(keymap)
         theme = self.settings.theme
         if theme:
             if theme in self.available_themes:
@@ -169,7 +183,53 @@ class OrkasApp(ReflectionActions, App[None]):
             ("Self tab", list(SelfPane.BINDINGS)),
             ("Skill editor", list(SkillEditor.BINDINGS)),
             ("Skill history", list(SkillHistory.BINDINGS)),
+            ("Settings", list(SettingsScreen.BINDINGS)),
+            ("Editing orkas.toml", list(SettingsEditor.BINDINGS)),
         ]
+
+    # settings -------------------------------------------------------------
+
+    def reload_settings(self, announce: bool = True, force: bool = False) -> str | None:
+        """Read ``orkas.toml`` again and use it; on an error keep the settings in effect and return the error."""
+        path = self.workspace.root / "orkas.toml"
+        version = current_version(path)
+        if version == self._settings_version and not force:
+            return self.settings_problem
+        self._settings_version = version
+        try:
+            settings = load_settings(self.workspace.root)
+        except ConfigError as exc:
+            self.settings_problem = str(exc)
+            if announce:
+                self.notify(f"{exc}. The previous settings stay in effect.", title="orkas.toml not applied",
+                            severity="error", timeout=15)
+            self._refresh_settings_screens()
+            return self.settings_problem
+        self.settings_problem = None
+        self.settings = settings
+        self._apply_settings()
+        self.query_one(SelfPane).set_caps({n: settings.note_cap(n) for n in NOTES})
+        self._use_settings(settings)
+        if announce:
+            self.notify("orkas.toml reloaded", title="Settings")
+        self._refresh_settings_screens()
+        return None
+
+    @work(thread=True, group="load")
+    def _use_settings(self, settings: Settings) -> None:
+        """Every score, queue decision and cap follows the new settings: the agents are read again with them."""
+        with self.data.lock:
+            self.workspace.use_settings(settings)
+            self.data = WorkspaceData(self.workspace)
+        self.call_from_thread(self.load, None)
+
+    def _refresh_settings_screens(self) -> None:
+        for screen in self.screen_stack:
+            if isinstance(screen, SettingsScreen):
+                screen.refresh_settings()
+
+    def action_settings(self) -> None:
+        self.push_screen(SettingsScreen())
 
     # loading --------------------------------------------------------------
 
@@ -224,7 +284,7 @@ class OrkasApp(ReflectionActions, App[None]):
         async for touched in watch_workspace(self.workspace.root):
             workspace_wide = touched.pop(ALL_AGENTS, set())
             if "settings" in workspace_wide:
-                self.notify("orkas.toml changed; restart orkas-tui to apply new settings", severity="warning")
+                self.reload_settings()
             if touched or "cycle" in workspace_wide:
                 self.load(touched)
 
@@ -369,7 +429,9 @@ class OrkasApp(ReflectionActions, App[None]):
         sidebar.display = not sidebar.display
 
     def action_reload(self) -> None:
-        self.load(None)
+        """F5: orkas.toml and every agent, read again."""
+        if self.reload_settings(force=True) is not None:
+            self.load(None)  # the settings did not change: read the agents with the ones in effect
 
     async def action_quit(self) -> None:
         unsaved = self.unsaved_edits()
@@ -483,14 +545,15 @@ class OrkasApp(ReflectionActions, App[None]):
         yield SystemCommand("Cancel reflection", "Stop the running reflection; nothing is written", self.action_cancel_reflection)
         yield SystemCommand("Show bundle", "The exact text a reflection would send for the selected agent", self.action_show_bundle)
         yield SystemCommand("Toggle sidebar", "Hide or show the agents list", self.action_toggle_sidebar)
-        yield SystemCommand("Reload workspace", "Read every agent again (new bytes only)", self.action_reload)
+        yield SystemCommand("Settings", "The model, its key and every setting in effect; edit orkas.toml", self.action_settings)
+        yield SystemCommand("Reload workspace and settings", "Read orkas.toml and every agent again (F5)", self.action_reload)
 
 
 def make_app(root: str | Path | None = None, clock: Clock = utc_now, watch: bool = True, blink: bool = True,
-             workspace: Workspace | None = None) -> OrkasApp:
+             workspace: Workspace | None = None, demo: bool = False) -> OrkasApp:
     """The one factory the CLI, the tests and the screenshot script share.
 
     Tests and screenshots pass a fixed ``clock``, ``watch=False`` and ``blink=False``
     so every run paints the same picture.
     """
-    return OrkasApp(workspace or Workspace.open(root), clock=clock, watch=watch, blink=blink)
+    return OrkasApp(workspace or Workspace.open(root), clock=clock, watch=watch, blink=blink, demo=demo)

@@ -87,6 +87,14 @@ class SelfPane(Vertical):
         with VerticalScroll(id="prompt-preview"):
             yield Static("", id="prompt-body", markup=False)
 
+    def set_caps(self, caps: dict[str, int]) -> None:
+        """New caps from reloaded settings: the counters follow at once."""
+        self.caps = caps
+        for note, cap in caps.items():
+            editor = self.editor(note)
+            editor.cap = cap
+            editor.update_count()
+
     def editor(self, note: str) -> NoteEditor:
         return self.query_one(f"#editor-{note}", NoteEditor)
 
