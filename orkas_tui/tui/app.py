@@ -132,6 +132,7 @@ class OrkasApp(ReflectionActions, App[None]):
                         yield SelfPane({n: self.settings.note_cap(n) for n in NOTES}, id="self-pane")
                     with TabPane("Events", id="events"):
                         yield EventsPane(id="events-pane")
+        yield Static("", id="activity")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -144,8 +145,16 @@ class OrkasApp(ReflectionActions, App[None]):
                         "Its settings: press , (or ctrl+p, Settings).", title="Demo", timeout=20)
         self.load(None)
         if self.watching:
+            self.preload_model_client()
             self.watch_files()
             self.set_interval(TICK_S, lambda: self.load({}))  # ages and the countdown move on
+
+    @work(thread=True, group="preload")
+    def preload_model_client(self) -> None:
+        """litellm takes seconds to import: do it now, in the background, so the first reflection starts at once."""
+        from orkas_tui.core.model import preload
+
+        preload()
 
     def on_unmount(self) -> None:
         self.collector.stop()
@@ -342,6 +351,8 @@ class OrkasApp(ReflectionActions, App[None]):
     def _show_sidebar(self, pending: Iterable[str]) -> None:
         now = self.now()
         badges = {aid: badge(self.plan.decision(aid), now) for aid in self.views} if self.plan else {}
+        if self.activity is not None:
+            badges[self.activity.agent] = self.activity.badge()
         self.query_one(Sidebar).show(self.views, badges, now, [a for a in pending if a not in self.views])
 
     def _tell_skill_editors(self, view: AgentView) -> None:
