@@ -26,10 +26,11 @@ from textual.timer import Timer
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from orkas_tui.config import ConfigError, Settings, load_settings
-from orkas_tui.core.files import ConflictError, current_version
+from orkas_tui.core.files import ConflictError, current_version, read_versioned
 from orkas_tui.core.first_run import next_steps
 from orkas_tui.core.notes import NOTES, Note, NoteError
-from orkas_tui.core.skills import SkillError
+from orkas_tui.core.skills import Skill, SkillError
+from orkas_tui.core.user_edits import save_note
 from orkas_tui.core.timefmt import utc_now
 from orkas_tui.core.workspace import Workspace
 from orkas_tui.tui.collector import YOUNG_S, Collector
@@ -481,12 +482,21 @@ class OrkasApp(ReflectionActions, App[None]):
     @work(thread=True, group="skill-io")
     def open_skill(self, agent: str, slug: str) -> None:
         store = self.data.agents[agent].store
+        broken = None
         try:
             skill = store.get(slug)
-        except SkillError as exc:
-            self.call_from_thread(self.notify, str(exc), severity="error")
-            return
-        self.call_from_thread(self.push_screen, SkillEditor(agent, store, skill), lambda _: self.reload_agent(agent, "skills", "events"))
+        except SkillError as exc:  # a file that does not parse opens as its whole text, to be fixed
+            try:
+                data, version = read_versioned(store.paths.skill(slug))
+            except OSError:
+                data = None
+            if data is None:
+                self.call_from_thread(self.notify, str(exc), severity="error")
+                return
+            broken = str(exc)
+            skill = Skill(slug, slug, "", "", "", 0, None, data.decode("utf-8", "replace"), version)
+        self.call_from_thread(self.push_screen, SkillEditor(agent, store, skill, broken),
+                              lambda _: self.reload_agent(agent, "skills", "events", "private"))
 
     # self notes -----------------------------------------------------------
 
@@ -498,7 +508,7 @@ class OrkasApp(ReflectionActions, App[None]):
     def save_note(self, agent: str, note: str, text: str, expected: str | None, force: bool) -> None:
         notes = self.data.agents[agent].notes
         try:
-            version = notes.write(note, text, expected, self.now(), force=force)
+            version, _ = save_note(notes.paths, notes.settings, note, text, expected, self.now(), force=force)
         except NoteError as exc:
             self.call_from_thread(self.notify, str(exc), title="Not saved", severity="error", timeout=10)
             return
@@ -514,8 +524,8 @@ class OrkasApp(ReflectionActions, App[None]):
             editor.loaded = saved
             editor.changed_on_disk = False
             editor.update_count()
-        self.notify(f"{saved.note}.md saved", title="Self")
-        self.reload_agent(agent, "self", "events")
+        self.notify(f"{saved.note}.md saved (recorded in history: `orkas-tui history {agent}`, revertable)", title="Self")
+        self.reload_agent(agent, "self", "events", "private")
 
     def _ask_note_conflict(self, agent: str, note: str, text: str) -> None:
         def answer(choice: str | None) -> None:

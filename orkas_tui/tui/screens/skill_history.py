@@ -69,7 +69,7 @@ class SkillHistory(ModalScreen[bool]):
         table.focus()
         self._show()
         if not self.changes:
-            self.query_one("#history-diff-body", Static).update("No recorded changes: this skill was never changed by a reflection.")
+            self.query_one("#history-diff-body", Static).update("No recorded changes: this skill was never changed by a reflection or an edit here.")
 
     @on(DataTable.RowHighlighted)
     def _show(self) -> None:

@@ -53,6 +53,18 @@ def skill_cells(row: SkillRow, now: datetime) -> list[Cell]:
     ]
 
 
+def broken_cells(slug: str, problem: str) -> list[Cell]:
+    """A skill whose file does not parse: listed all the same, so it can be opened (o) and fixed."""
+    reason = problem.removeprefix(f"{slug}.md").lstrip(": ")
+    return [
+        Cell(slug, sort=slug, style="bold red"),
+        Cell(f"⚠ broken: {reason}; o to fix", sort=99, style="red"),
+        *[Cell("", sort=-1) for _ in range(6)],
+        Cell("", sort=""),
+        Cell("", sort=""),
+    ]
+
+
 class SkillsPane(Vertical):
     BINDINGS = [
         Binding("slash", "filter", "Filter", id="skills_filter"),
@@ -101,11 +113,15 @@ class SkillsPane(Vertical):
             for row in self.view.skills
             if not needle or needle in f"{row.skill.slug} {row.skill.name} {row.skill.description}".lower()
         }
+        rows.update({slug: broken_cells(slug, problem) for slug, problem in self.view.broken_skills.items()
+                     if not needle or needle in slug})
         self.table.sync(rows)
         flagged = sum(1 for row in self.view.skills if useless_reasons(row))
         column, reverse = self.table.sort_spec
+        total = len(self.view.skills) + len(self.view.broken_skills)
+        broken = f" · {len(self.view.broken_skills)} broken" if self.view.broken_skills else ""
         self.query_one("#skills-summary", Static).update(
-            f"{len(rows)}/{len(self.view.skills)} skills · {flagged} flagged · sort: {column} {'↓' if reverse else '↑'}"
+            f"{len(rows)}/{total} skills · {flagged} flagged{broken} · sort: {column} {'↓' if reverse else '↑'}"
         )
 
     @on(Input.Changed, "#skills-filter")
