@@ -52,10 +52,15 @@ def next_steps(root: Path) -> list[tuple[str, str]]:
     ]
 
 
+def display_path(path: Path) -> str:
+    """``path`` with the home folder written ``~``: shorter, and the same on every machine."""
+    text, home = str(path), os.path.expanduser("~")
+    return "~" + text[len(home):] if text == home or text.startswith(home + os.sep) else text
+
+
 def _shell_word(text: str) -> str:
     """``text`` as one shell word: ``~/…`` when it is plain, else single-quoted in full."""
-    home = os.path.expanduser("~")
-    short = "~" + text[len(home):] if text.startswith(home + os.sep) else text
+    short = display_path(Path(text))
     if all(c.isalnum() or c in "/._-~+" for c in short):
         return short
     return "'" + text.replace("'", "'\\''") + "'"

@@ -27,7 +27,7 @@ from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from orkas_tui.config import ConfigError, Settings, load_settings
 from orkas_tui.core.files import ConflictError, current_version, read_versioned
-from orkas_tui.core.first_run import next_steps
+from orkas_tui.core.first_run import display_path, next_steps
 from orkas_tui.core.notes import NOTES, Note, NoteError
 from orkas_tui.core.skills import Skill, SkillError
 from orkas_tui.core.user_edits import save_note
@@ -56,9 +56,11 @@ from orkas_tui.tui.widgets.turns import TurnsPane
 
 Clock = Callable[[], datetime]
 NARROW = 100
+TINY = 70
 TICK_S = 20
 SAVE_IDLE_S = 2.0
 STYLES = Path(__file__).resolve().parents[2] / "styles"
+SHORT_TITLES = {"proposals": "Props"}
 TABS = [("turns", "Turns"), ("queue", "Queue"), ("skills", "Skills"), ("proposals", "Proposals"), ("self", "Self"), ("events", "Events")]
 
 
@@ -75,13 +77,14 @@ class OrkasApp(ReflectionActions, App[None]):
     CSS_PATH = style_paths()
     COMMANDS = App.COMMANDS | {AgentsAndSkills}
     BINDINGS = [
-        Binding("q", "quit", "Quit", id="quit"),
-        Binding("question_mark,f1", "help", "Help", id="help"),
-        *[Binding(str(n), f"tab('{tab}')", title, id=f"tab_{tab}", show=False) for n, (tab, title) in enumerate(TABS, 1)],
-        Binding("r", "reflect_now", "Reflect now", id="reflect_now"),
-        Binding("c", "run_cycle", "Run cycle", id="run_cycle"),
-        Binding("x", "cancel_reflection", "Cancel", id="cancel_reflection"),
+        # the footer shows these in this order after the focused pane's own keys: the most used first
+        Binding("r", "reflect_now", "Reflect", id="reflect_now"),
+        Binding("x", "cancel_reflection", "Cancel", id="cancel_reflection"),  # shown only while one runs
         Binding("b", "show_bundle", "Bundle", id="show_bundle"),
+        Binding("c", "run_cycle", "Cycle", id="run_cycle", show=False),  # in help and the palette: the footer fits 80 columns
+        Binding("question_mark,f1", "help", "Help", id="help"),
+        Binding("q", "quit", "Quit", id="quit"),
+        *[Binding(str(n), f"tab('{tab}')", title, id=f"tab_{tab}", show=False) for n, (tab, title) in enumerate(TABS, 1)],
         Binding("right_square_bracket", "next_agent(1)", "Next agent", id="next_agent", show=False),
         Binding("left_square_bracket", "next_agent(-1)", "Previous agent", id="previous_agent", show=False),
         Binding("ctrl+b", "toggle_sidebar", "Sidebar", id="toggle_sidebar", show=False),
@@ -108,6 +111,8 @@ class OrkasApp(ReflectionActions, App[None]):
         self.progress_lines: list[Text] = []
         self.loaded = False
         self._save_timer: Timer | None = None
+        self._tiny = False
+        self.rebound: dict[str, str] = {}  # the [keys] entries in effect
 
     def now(self) -> datetime:
         return self.clock()
@@ -121,20 +126,20 @@ class OrkasApp(ReflectionActions, App[None]):
                 yield Static("Reading the workspace…", id="agent-header")
                 yield Static("", id="empty-state")
                 with TabbedContent(id="tabs"):
-                    with TabPane("Turns", id="turns"):
+                    with TabPane("1 Turns", id="turns"):
                         yield TurnsPane(id="turns-pane")
-                    with TabPane("Queue", id="queue"):
+                    with TabPane("2 Queue", id="queue"):
                         yield QueuePane(id="queue-pane")
-                    with TabPane("Skills", id="skills"):
+                    with TabPane("3 Skills", id="skills"):
                         yield SkillsPane(id="skills-pane")
-                    with TabPane("Proposals", id="proposals"):
+                    with TabPane("4 Proposals", id="proposals"):
                         yield ProposalsPane(id="proposals-pane")
-                    with TabPane("Self", id="self"):
+                    with TabPane("5 Self", id="self"):
                         yield SelfPane({n: self.settings.note_cap(n) for n in NOTES}, id="self-pane")
-                    with TabPane("Events", id="events"):
+                    with TabPane("6 Events", id="events"):
                         yield EventsPane(id="events-pane")
         yield Static("", id="activity")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.collector.start()
@@ -160,9 +165,19 @@ class OrkasApp(ReflectionActions, App[None]):
     def on_unmount(self) -> None:
         self.collector.stop()
 
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """Mark the pane that has the keys: the sidebar's edge or the agent header takes the accent colour."""
+        agent = self.query_one("#agent")
+        agent.set_class(agent in event.widget.ancestors, "-focused")
+
     def on_resize(self, event: events.Resize) -> None:
-        """Below 100 columns the sidebar shrinks to agent and status, leaving room for the tabs."""
+        """Below 100 columns the sidebar shrinks to agent and status; below 70 it hides (ctrl+b shows it)."""
         self.query_one("#main").set_class(event.size.width < NARROW, "-narrow")
+        self._label_tabs()
+        tiny = event.size.width < TINY
+        if tiny != self._tiny:
+            self._tiny = tiny
+            self.query_one(Sidebar).display = not tiny
 
     def _apply_settings(self) -> None:
         sections = self.key_sections()
@@ -175,6 +190,16 @@ class OrkasApp(ReflectionActions, App[None]):
         for message in refused:
             self.notify(f"orkas.toml [keys]: {message}", title="Key not rebound", severity="warning", timeout=12)
         self.set_keymap(keymap)
+        self.rebound = keymap
+        self._label_tabs()
+
+    def _label_tabs(self) -> None:
+        """Each tab's label starts with the key that shows it; below 100 columns the long one is shortened."""
+        tabs = self.query_one(TabbedContent)
+        narrow = self.size.width < NARROW
+        for n, (tab, title) in enumerate(TABS, 1):
+            key = self.rebound.get(f"tab_{tab}", str(n)).split(",")[0]
+            tabs.get_tab(tab).label = f"{self.get_key_display(Binding(key, ''))} {SHORT_TITLES.get(tab, title) if narrow else title}"
         theme = self.settings.theme
         if theme:
             if theme in self.available_themes:
@@ -332,7 +357,7 @@ class OrkasApp(ReflectionActions, App[None]):
         self.query_one("#agent").set_class(empty, "-empty")
         if not empty:
             return
-        self.query_one("#agent-header", Static).update(Text(f"No agents in {self.workspace.root / 'agents'} yet.", style="bold"))
+        self.query_one("#agent-header", Static).update(Text(f"No agents in {display_path(self.workspace.root / 'agents')} yet.", style="bold"))
         text = Text()
         for what, command in next_steps(self.workspace.root):
             text.append(f"{what}:\n", style="bold")
@@ -422,7 +447,8 @@ class OrkasApp(ReflectionActions, App[None]):
         """Show a tab and focus its main widget, so its keys work and show in the footer at once."""
         self.query_one(TabbedContent).active = tab
         pane = self.query_one(f"TabPane#{tab}", TabPane)
-        main = {"proposals": "#ops-table", "self": "#prompt-preview"}.get(tab, "KeyedTable")  # never an editor: keys would type
+        # a text tab focuses its editor, so typing works at once (esc gives the keys back to the app)
+        main = {"proposals": "#ops-table", "self": "#note-profile"}.get(tab, "KeyedTable")
         for widget in pane.query(main):
             widget.focus()
             return

@@ -81,13 +81,21 @@ class ReflectionActions:
 
     # progress -------------------------------------------------------------
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Cancel is offered (and shown in the footer) only while a reflection runs."""
+        if action == "cancel_reflection":
+            return self.cancel_event is not None
+        return True
+
     def _begin(self, agent: str) -> None:
+        self.refresh_bindings()
         self.activity = Activity(agent, BUNDLE, time.monotonic())
         if self._activity_timer is None:
             self._activity_timer = self.set_interval(TICK_S, self._tick_activity)
         self._show_activity()
 
     def _end(self) -> None:
+        self.refresh_bindings()
         self.activity = None
         if self._activity_timer is not None:
             self._activity_timer.stop()

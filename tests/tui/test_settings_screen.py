@@ -71,8 +71,9 @@ async def test_a_change_on_disk_is_reloaded_by_the_watcher(app_factory, demo_ws:
     app = app_factory(watch=True)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
+        await pilot.pause(0.5)  # let the watcher start
         (demo_ws / "orkas.toml").write_text('[model]\nname = "openai/watched"\n')
-        for _ in range(100):
+        for _ in range(200):
             await pilot.pause(0.05)
             if app.settings.model.name == "openai/watched":
                 break

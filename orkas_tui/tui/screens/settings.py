@@ -15,7 +15,7 @@ from textual.widgets import Footer, Label, Static, TextArea
 
 from orkas_tui.config import Settings
 from orkas_tui.core.files import ConflictError, atomic_write, read_versioned
-from orkas_tui.core.first_run import SETTINGS_TEMPLATE
+from orkas_tui.core.first_run import SETTINGS_TEMPLATE, display_path
 from orkas_tui.core.model import model_summary
 from orkas_tui.tui.screens.confirm import Choose
 
@@ -25,8 +25,8 @@ def settings_table(app, settings: Settings, problem: str | None) -> Table:
     table.add_column(style="bold", no_wrap=True)
     table.add_column()
     path = app.workspace.root / "orkas.toml"
-    table.add_row("Workspace", str(app.workspace.root) + ("  (the demo: removed when you quit)" if app.demo else ""))
-    table.add_row("Settings file", f"{path}" + ("" if path.exists() else "  (not created yet: every default applies)"))
+    table.add_row("Workspace", display_path(app.workspace.root) + ("  (the demo: removed when you quit)" if app.demo else ""))
+    table.add_row("Settings file", display_path(path) + ("" if path.exists() else "  (not created yet: every default applies)"))
     if problem:
         table.add_row(Text("Not applied", style="bold red"), Text(f"{problem}\nThe settings below are the previous ones, still in effect.", style="red"))
     for label, value in model_summary(settings):
@@ -88,7 +88,8 @@ class SettingsEditor(Screen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="settings-editor"):
-            yield Label(f"{self.app.workspace.root / 'orkas.toml'} · ctrl+s saves and reloads · esc closes", classes="editor-title")
+            yield Label(f"{display_path(self.app.workspace.root / 'orkas.toml')} · ctrl+s saves and reloads · esc closes",
+                        classes="editor-title", markup=False)
             yield Static("", id="settings-status")
             yield TextArea(self.loaded, language="toml", id="settings-text")
         yield Footer()

@@ -64,9 +64,9 @@ class NoteEditor(Vertical):
 
 class SelfPane(Vertical):
     BINDINGS = [
-        Binding("ctrl+s", "save", "Save note", id="self_save"),
-        Binding("ctrl+r", "revert", "Reload note", id="self_reload"),
-        Binding("escape", "leave_editor", "Leave editor", id="self_leave"),
+        Binding("ctrl+s", "save", "Save", id="self_save"),
+        Binding("ctrl+r", "revert", "Reload", id="self_reload"),
+        Binding("escape", "leave_editor", "Leave", id="self_leave"),
     ]
 
     class SaveNote(Message):

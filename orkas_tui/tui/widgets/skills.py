@@ -69,7 +69,7 @@ class SkillsPane(Vertical):
     BINDINGS = [
         Binding("slash", "filter", "Filter", id="skills_filter"),
         Binding("s", "cycle_sort", "Sort", id="skills_sort"),
-        Binding("o", "open", "Open skill", id="skills_open"),
+        Binding("o", "open", "Open", id="skills_open"),
     ]
 
     class OpenSkill(Message):
@@ -87,7 +87,8 @@ class SkillsPane(Vertical):
         with Horizontal(id="skills-bar"):
             yield Input(placeholder="filter skills (name, description)…  /", id="skills-filter")
             yield Static("", id="skills-summary")
-        yield KeyedTable(COLUMNS, sort=("name", False), id="skills-table")
+        yield KeyedTable(COLUMNS, sort=("name", False), id="skills-table", flex="flag",
+                         drop=["created", "patches", "impressions", "invocations", "edit_rate", "last_used", "ineffective_rate", "invocation_rate"])
         yield Static("", id="skills-problems")
 
     @property
