@@ -33,6 +33,7 @@ async def _settle(app, pilot) -> None:
         await pilot.pause(0.02)
     await app.workers.wait_for_complete([w for w in app.workers if w.group != "watch"])
     await pilot.pause()
+    await pilot.wait_for_scheduled_animations()  # the tab underline slides: a picture taken mid-way differs run to run
 
 
 async def shoot(root: Path, empty: Path, out: Path) -> list[Path]:

@@ -328,6 +328,8 @@ class OrkasApp(ReflectionActions, App[None]):
 
     def apply_views(self, views: dict[str, AgentView], gone: Iterable[str], pending: Iterable[str]) -> None:
         """Show freshly read agents; ``pending`` ones are still being read (the sidebar says so)."""
+        if self.torn_down():
+            return
         self.collector.changed()
         for agent_id in gone:
             self.views.pop(agent_id, None)
@@ -345,6 +347,8 @@ class OrkasApp(ReflectionActions, App[None]):
 
     def apply_plan(self, plan: QueuePlan) -> None:
         """The queue's decisions: the Queue tab and the sidebar's badges."""
+        if self.torn_down():
+            return
         self.plan = plan
         self.query_one(QueuePane).show(plan, self.settings, self.now())
         self._show_sidebar(())
@@ -373,6 +377,10 @@ class OrkasApp(ReflectionActions, App[None]):
         if not self.loaded:
             return "Still reading the workspace; try again in a moment."
         return "No agent to act on yet: import one first (the commands are on the screen)."
+
+    def torn_down(self) -> bool:
+        """Quitting: the widgets a late worker result would update are gone (a result then is dropped)."""
+        return not self.screen_stack or not self.screen_stack[0].query("#sidebar")
 
     def _show_sidebar(self, pending: Iterable[str]) -> None:
         now = self.now()

@@ -109,6 +109,8 @@ class ReflectionActions:
 
     def _show_activity(self) -> None:
         """The spinner, stage and elapsed seconds, in the bar above the footer and the sidebar's status column."""
+        if self.torn_down():
+            return
         bar = self.query_one("#activity")
         bar.display = self.activity is not None
         if self.activity is not None:

@@ -102,3 +102,12 @@ def test_check_keymap_lets_two_actions_swap_keys_and_refuses_an_empty_quit() -> 
     accepted, refused = check_keymap(sections, {"reflect_now": "b", "show_bundle": "r", "quit": ""})
     assert accepted == {"reflect_now": "b", "show_bundle": "r"}
     assert refused == ['quit = "" refused: it would leave no key to quit']
+
+
+async def test_a_load_that_ends_after_the_app_quit_is_dropped_quietly(app_factory) -> None:
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        views, plan = dict(app.views), app.plan
+    app.apply_views(views, [], [])  # what a load worker finishing during shutdown does
+    app.apply_plan(plan)
