@@ -70,11 +70,14 @@ def delete_skill(paths: AgentPaths, settings: Settings, slug: str, expected: str
 
 
 def save_note(paths: AgentPaths, settings: Settings, note: str, text: str, expected: str | None, now: datetime,
-              force: bool = False) -> tuple[str, Change]:
-    """Save a self note a person edited; returns its new version and the recorded change."""
+              force: bool = False) -> tuple[str, Change | None]:
+    """Save a self note a person edited; returns its new version and the recorded change
+    (``None`` when the text is what the file already held: nothing to undo, nothing recorded)."""
     notes = SelfNotes(paths, settings)
     with apply_lock(paths):
         before = _text(paths.note(note)) if note in NOTES else None
         version = notes.write(note, text, expected, now, by=BY, force=force)
+        if before == text or (before is None and not text):
+            return version, None
         change = record_change(paths, now, by=BY, action="update_self", kind="note", target=note, before=before, after=text)
     return version, change

@@ -173,7 +173,7 @@ class OrkasApp(ReflectionActions, App[None]):
     def on_resize(self, event: events.Resize) -> None:
         """Below 100 columns the sidebar shrinks to agent and status; below 70 it hides (ctrl+b shows it)."""
         self.query_one("#main").set_class(event.size.width < NARROW, "-narrow")
-        self._label_tabs()
+        self._label_tabs(event.size.width)  # self.size may still be the old size here
         tiny = event.size.width < TINY
         if tiny != self._tiny:
             self._tiny = tiny
@@ -193,10 +193,10 @@ class OrkasApp(ReflectionActions, App[None]):
         self.rebound = keymap
         self._label_tabs()
 
-    def _label_tabs(self) -> None:
+    def _label_tabs(self, width: int | None = None) -> None:
         """Each tab's label starts with the key that shows it; below 100 columns the long one is shortened."""
         tabs = self.query_one(TabbedContent)
-        narrow = self.size.width < NARROW
+        narrow = (self.size.width if width is None else width) < NARROW
         for n, (tab, title) in enumerate(TABS, 1):
             key = self.rebound.get(f"tab_{tab}", str(n)).split(",")[0]
             tabs.get_tab(tab).label = f"{self.get_key_display(Binding(key, ''))} {SHORT_TITLES.get(tab, title) if narrow else title}"
@@ -367,7 +367,7 @@ class OrkasApp(ReflectionActions, App[None]):
             text.append(f"{what}:\n", style="bold")
             text.append(f"    {command}\n\n", style="cyan")
         text.append("Run an import in another terminal: the agent shows up here as soon as its first turn is written.\n"
-                    "Settings (the model used to reflect): ctrl+p, then Settings.", style="dim")
+                    "Settings (the model used to reflect): press , (or ctrl+p, then Settings).", style="dim")
         self.query_one("#empty-state", Static).update(text)
 
     def no_agent_reason(self) -> str | None:

@@ -81,3 +81,11 @@ def test_a_note_edit_and_a_skill_delete_are_recorded_and_revert(paths, capsys):
     assert paths.note("profile").read_text() == "I am careful with deploys.\n"
     assert paths.skill("deploy-docs").exists()
     assert [c.action for c in list_changes(paths)] == ["update_self", "update_self", "delete_skill"]
+
+
+def test_saving_a_note_unchanged_records_nothing(paths):
+    settings = Settings()
+    save_note(paths, settings, "profile", "Same.\n", None, NOW)
+    _, change = save_note(paths, settings, "profile", "Same.\n", current_version(paths.note("profile")), NOW)
+    _, empty = save_note(paths, settings, "strategies", "", None, NOW)
+    assert change is None and empty is None and len(list_changes(paths)) == 1

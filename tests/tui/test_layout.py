@@ -102,3 +102,16 @@ async def test_the_focused_pane_is_marked(app_factory) -> None:
         await pilot.pause()
         assert app.query_one(Sidebar).styles.border_right != sidebar_border
         assert app.query_one("#agent-header").styles.background != header_bg
+
+
+async def test_resizing_to_80_columns_shortens_the_tab_labels_so_all_fit(app_factory) -> None:
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_agent(pilot, "coder")
+        tabs = app.query_one(TabbedContent)
+        assert str(tabs.get_tab("proposals").label) == "4 Proposals"
+        await pilot.resize_terminal(80, 24)
+        await settle(pilot)
+        await pilot.pause()
+        assert str(tabs.get_tab("proposals").label) == "4 Props"
+        assert app.query_one("#main").has_class("-narrow")
