@@ -165,3 +165,10 @@ async def test_a_slow_model_shows_stage_spinner_and_elapsed_seconds_and_x_cancel
             await _wait(pilot, lambda: any("cancelled" in n.message for n in app._notifications))
             assert not app.query_one("#activity").display
             assert app.views["coder"].proposals == [] or all(p.summary != "late" for p in app.views["coder"].proposals)
+
+
+async def test_the_model_client_is_imported_in_the_background_at_start(app_factory) -> None:
+    app = app_factory(watch=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert [w.name for w in app.workers if w.group == "preload"] == ["preload_model_client"]
