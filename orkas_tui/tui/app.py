@@ -93,8 +93,10 @@ class OrkasApp(ReflectionActions, App[None]):
     ]
 
     def __init__(self, workspace: Workspace, clock: Clock = utc_now, watch: bool = True, blink: bool = True,
-                 demo: bool = False) -> None:
+                 demo: bool = False, preload: bool = True) -> None:
         super().__init__()
+        self.preload = preload
+        self.model_client_ready = False  # set once litellm is imported (in the background, at start)
         self.blink = blink
         self.demo = demo
         self.workspace = workspace
@@ -150,8 +152,9 @@ class OrkasApp(ReflectionActions, App[None]):
             self.notify(f"Demo workspace: {self.workspace.root} (removed when you quit). "
                         "Its settings: press , (or ctrl+p, Settings).", title="Demo", timeout=20)
         self.load(None)
-        if self.watching:
+        if self.preload:
             self.preload_model_client()
+        if self.watching:
             self.watch_files()
             self.set_interval(TICK_S, lambda: self.load({}))  # ages and the countdown move on
 
@@ -161,6 +164,7 @@ class OrkasApp(ReflectionActions, App[None]):
         from orkas_tui.core.model import preload
 
         preload()
+        self.model_client_ready = True
 
     def on_unmount(self) -> None:
         self.collector.stop()
@@ -605,10 +609,12 @@ class OrkasApp(ReflectionActions, App[None]):
 
 
 def make_app(root: str | Path | None = None, clock: Clock = utc_now, watch: bool = True, blink: bool = True,
-             workspace: Workspace | None = None, demo: bool = False) -> OrkasApp:
+             workspace: Workspace | None = None, demo: bool = False, preload: bool | None = None) -> OrkasApp:
     """The one factory the CLI, the tests and the screenshot script share.
 
     Tests and screenshots pass a fixed ``clock``, ``watch=False`` and ``blink=False``
-    so every run paints the same picture.
+    so every run paints the same picture. ``preload`` (default: as ``watch``) imports
+    the model client in the background at start.
     """
-    return OrkasApp(workspace or Workspace.open(root), clock=clock, watch=watch, blink=blink, demo=demo)
+    return OrkasApp(workspace or Workspace.open(root), clock=clock, watch=watch, blink=blink, demo=demo,
+                    preload=watch if preload is None else preload)

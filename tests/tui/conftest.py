@@ -19,8 +19,8 @@ def fixed_clock():
 
 @pytest.fixture
 def app_factory(demo_ws: Path):
-    def build(root: Path | None = None, watch: bool = False) -> OrkasApp:
-        return make_app(root or demo_ws, clock=fixed_clock, watch=watch, blink=False)
+    def build(root: Path | None = None, watch: bool = False, preload: bool = False) -> OrkasApp:
+        return make_app(root or demo_ws, clock=fixed_clock, watch=watch, blink=False, preload=preload)
 
     return build
 
