@@ -96,6 +96,8 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     parser.set_defaults(workspace=None)
     parser.add_argument("--demo", action="store_true", help="open the app on a freshly generated demo workspace")
     parser.add_argument("--simulate", action="store_true", help="with --demo: keep appending realistic turns")
+    parser.add_argument("--init", action="store_true",
+                        help="create the workspace (an empty agents/ and a commented orkas.toml) if it does not exist, then open it")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     register_commands(sub, chosen_command(list(sys.argv[1:] if argv is None else argv)))
     return parser

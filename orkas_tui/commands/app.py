@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
 from orkas_tui.cli import warn_settings
 from orkas_tui.core.demo import write_demo
+from orkas_tui.core.first_run import create_workspace
 from orkas_tui.core.timefmt import utc_now
-from orkas_tui.core.workspace import Workspace
+from orkas_tui.core.workspace import Workspace, WorkspaceError, resolve_root
 
 
 def demo_root(base: Path) -> Path:
@@ -30,11 +33,11 @@ def run_app(args: argparse.Namespace) -> int:
     if args.simulate and not args.demo:
         raise ValueError("--simulate needs --demo (it appends made-up turns to the demo workspace)")
     if not args.demo:
-        make_app(workspace=_open(args.workspace)).run()
+        make_app(workspace=open_or_create(args.workspace, args.init, _ask_on_terminal)).run()
         return 0
     with tempfile.TemporaryDirectory(prefix="orkas-demo-") as base:
         root = demo_root(Path(base))
-        app = make_app(root)
+        app = make_app(root, demo=True)
         if args.simulate:
             from orkas_tui.tui.simulate import start_simulator
 
@@ -52,4 +55,25 @@ def run_app(args: argparse.Namespace) -> int:
 def _open(explicit: str | None) -> Workspace:
     workspace = Workspace.open(explicit)
     warn_settings(workspace)  # a bad orkas.toml fails here, on one line, before the screen opens
+def open_or_create(explicit: str | None, create: bool, ask: Callable[[Path], bool]) -> Workspace:
+    """The workspace to open; a missing one is created when ``create`` (``--init``) or when ``ask`` says yes."""
+    root = resolve_root(explicit)
+    if not root.exists() and (create or ask(root)):
+        create_workspace(root)
+        print(f"created the workspace {root}", file=sys.stderr)
+    elif not root.is_dir():
+        raise WorkspaceError(f"no workspace at {root} (run `orkas-tui --init` to create it, or pass --workspace PATH / set ORKAS_HOME)")
+    workspace = Workspace.open(root)
+    workspace.settings  # noqa: B018 - a bad orkas.toml fails here, on one line, before the screen opens
     return workspace
+
+
+def _ask_on_terminal(root: Path) -> bool:
+    """Ask on a terminal; with no terminal (a script, a pipe) the answer is no, and the error names ``--init``."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        return False
+    try:
+        answer = input(f"No orkas-tui workspace at {root} yet. Create it now? [Y/n] ")
+    except EOFError:
+        return False
+    return answer.strip().lower() in ("", "y", "yes")

@@ -25,7 +25,7 @@ from orkas_tui.core.notes import NOTES
 from orkas_tui.core.timefmt import parse_ts
 from orkas_tui.core.workspace import SLUG, AgentPaths
 
-ACTIONS = ("create_skill", "patch_skill", "delete_skill", "evict_skill", "update_self")
+ACTIONS = ("create_skill", "patch_skill", "delete_skill", "evict_skill", "update_self", "edit_skill")  # edit_skill: a person's edit (core/user_edits.py)
 CHANGE_ID = r"^[a-z0-9_-]{1,64}\.c[0-9]{1,9}$"
 
 

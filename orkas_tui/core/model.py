@@ -59,14 +59,38 @@ def model_config(settings: Settings) -> ModelConfig:
     name = os.environ.get("ORKAS_MODEL") or m.name
     if not name:
         raise ModelError("no model configured: set [model] name in orkas.toml or $ORKAS_MODEL", transient=False, attempts=0)
-    key = None
-    if m.api_key_env:
-        key = os.environ.get(m.api_key_env)
-        if not key:
-            raise ModelError(f"the API key variable ${m.api_key_env} (model.api_key_env) is not set", transient=False, attempts=0)
-    elif m.api_base:
-        key = NO_KEY
+    key = os.environ.get(m.api_key_env) if m.api_key_env else None
+    if not key and m.api_base:
+        key = NO_KEY  # a local server (Ollama, llama.cpp, vLLM) needs no key: an unset api_key_env is no reason to stop
+    elif not key and m.api_key_env:
+        raise ModelError(f"the API key variable ${m.api_key_env} (model.api_key_env) is not set", transient=False, attempts=0)
     return ModelConfig(name, m.api_base, key, m.timeout_s, m.max_retries, m.retry_backoff_s)
+
+
+def model_summary(settings: Settings) -> list[tuple[str, str]]:
+    """The effective model settings as (label, value) rows, for a settings screen: what :func:`model_config` will use."""
+    m = settings.model
+    env_name = os.environ.get("ORKAS_MODEL")
+    name = f"{env_name} (from $ORKAS_MODEL)" if env_name else m.name or "not set: reflection cannot run until [model] name is set"
+    if not m.api_key_env:
+        key = "none needed (a local server)" if m.api_base else "not named: litellm's own provider variables are used"
+    elif os.environ.get(m.api_key_env):
+        key = f"${m.api_key_env} is set"
+    elif m.api_base:
+        key = f"${m.api_key_env} is not set: none is sent (fine for a local server)"
+    else:
+        key = f"${m.api_key_env} is NOT set: reflection will fail until it is"
+    return [
+        ("Model", name),
+        ("API base", m.api_base or "the provider's default"),
+        ("API key", key),
+        ("Time-out, retries", f"{m.timeout_s:g} s, {m.max_retries} retries ({m.retry_backoff_s:g} s back-off, doubling)"),
+    ]
+
+
+def preload() -> None:
+    """Import litellm now (seconds of work), in a background thread, so the first reflection does not wait for it."""
+    _litellm()
 
 
 def _litellm():
@@ -87,10 +111,30 @@ def _is_transient(exc: BaseException, litellm) -> bool:
                             litellm.ServiceUnavailableError, litellm.InternalServerError))
 
 
-def _describe(exc: BaseException) -> str:
+def _describe(exc: BaseException, api_base: str | None = None) -> str:
+    """One line naming the real cause: a refused connection or an unknown host, not the "HTTP 500" litellm wraps it in."""
+    network = _network_cause(exc)
+    if network is not None:
+        return f"{network} at {api_base or 'the provider'}"
     status = getattr(exc, "status_code", None)
     text = " ".join(str(exc).split())[:300]
     return f"{type(exc).__name__}" + (f" (HTTP {status})" if status else "") + f": {text}"
+
+
+def _network_cause(exc: BaseException) -> str | None:
+    """What went wrong on the wire, found down the chain of wrapped exceptions, if that is the cause."""
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        if isinstance(cause, ConnectionRefusedError):
+            return "connection refused"
+        if isinstance(cause, OSError) and ("Name or service not known" in str(cause) or "nodename nor servname" in str(cause)):
+            return "unknown host"
+        if isinstance(cause, ConnectionError):
+            return f"connection failed ({type(cause).__name__})"
+        cause = cause.__cause__ or cause.__context__
+    return None
 
 
 def _call_in_thread(fn: Callable[[], object], cancel: threading.Event | None) -> object:
@@ -139,10 +183,10 @@ def complete(config: ModelConfig, messages: list[dict], cancel: threading.Event 
         except Exception as exc:
             transient = _is_transient(exc, litellm)
             if not transient or attempt > config.max_retries:
-                raise ModelError(_describe(exc), transient=transient, attempts=attempt) from exc
+                raise ModelError(_describe(exc, config.api_base), transient=transient, attempts=attempt) from exc
             delay = config.backoff_s * (2 ** (attempt - 1))
             if on_retry is not None:
-                on_retry(attempt, _describe(exc), delay)
+                on_retry(attempt, _describe(exc, config.api_base), delay)
             if (cancel or threading.Event()).wait(delay):
                 raise Cancelled("cancelled while waiting to retry") from exc
             continue

@@ -282,6 +282,11 @@ class Workspace:
     def settings(self) -> Settings:
         return self._settings if self._settings is not None else load_settings(self.root)
 
+    def use_settings(self, settings: Settings) -> None:
+        """Use ``settings`` from now on: the app reloads ``orkas.toml`` while it runs."""
+        self._settings = settings
+        self.__dict__.pop("settings", None)
+
     @property
     def agents_dir(self) -> Path:
         return self.root / "agents"

@@ -25,11 +25,14 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
-from orkas_tui.config import Settings
-from orkas_tui.core.files import ConflictError
+from orkas_tui.config import ConfigError, Settings, load_settings
+from orkas_tui.core.files import ConflictError, current_version, read_versioned
+from orkas_tui.core.first_run import display_path, next_steps
 from orkas_tui.core.notes import NOTES, Note, NoteError
 from orkas_tui.core.proposals import recover_workspace
 from orkas_tui.core.skills import SkillError
+from orkas_tui.core.skills import Skill
+from orkas_tui.core.user_edits import save_note
 from orkas_tui.core.timefmt import utc_now
 from orkas_tui.core.workspace import Workspace
 from orkas_tui.tui.collector import YOUNG_S, Collector
@@ -39,7 +42,9 @@ from orkas_tui.tui.palette import AgentsAndSkills
 from orkas_tui.tui.reflection_actions import ReflectionActions
 from orkas_tui.tui.screens.op_editor import OpEditor
 from orkas_tui.tui.screens.confirm import Choose
+from orkas_tui.tui.keymap import check_keymap
 from orkas_tui.tui.screens.help import HelpScreen
+from orkas_tui.tui.screens.settings import SettingsEditor, SettingsScreen
 from orkas_tui.tui.screens.skill_editor import SkillEditor
 from orkas_tui.tui.screens.skill_history import SkillHistory
 from orkas_tui.tui.watch import ALL_AGENTS, watch_workspace
@@ -53,11 +58,13 @@ from orkas_tui.tui.widgets.turns import TurnsPane
 
 Clock = Callable[[], datetime]
 NARROW = 100
+TINY = 70
 TICK_S = 20
 SAVE_IDLE_S = 2.0
 PACKAGE = Path(__file__).resolve().parents[1]
 # An installed wheel carries the styles inside the package; a checkout keeps them at its top.
 STYLE_DIRS = (PACKAGE / "styles", PACKAGE.parent / "styles")
+SHORT_TITLES = {"proposals": "Props"}
 TABS = [("turns", "Turns"), ("queue", "Queue"), ("skills", "Skills"), ("proposals", "Proposals"), ("self", "Self"), ("events", "Events")]
 
 
@@ -75,24 +82,32 @@ class OrkasApp(ReflectionActions, App[None]):
     CSS_PATH = style_paths()
     COMMANDS = App.COMMANDS | {AgentsAndSkills}
     BINDINGS = [
-        Binding("q", "quit", "Quit", id="quit"),
-        Binding("question_mark,f1", "help", "Help", id="help"),
-        *[Binding(str(n), f"tab('{tab}')", title, id=f"tab_{tab}", show=False) for n, (tab, title) in enumerate(TABS, 1)],
-        Binding("r", "reflect_now", "Reflect now", id="reflect_now"),
-        Binding("c", "run_cycle", "Run cycle", id="run_cycle"),
-        Binding("x", "cancel_reflection", "Cancel", id="cancel_reflection"),
+        # the footer shows these in this order after the focused pane's own keys: the most used first
+        Binding("r", "reflect_now", "Reflect", id="reflect_now"),
+        Binding("x", "cancel_reflection", "Cancel", id="cancel_reflection"),  # shown only while one runs
         Binding("b", "show_bundle", "Bundle", id="show_bundle"),
+        Binding("c", "run_cycle", "Cycle", id="run_cycle", show=False),  # in help and the palette: the footer fits 80 columns
+        Binding("question_mark,f1", "help", "Help", id="help"),
+        Binding("q", "quit", "Quit", id="quit"),
+        *[Binding(str(n), f"tab('{tab}')", title, id=f"tab_{tab}", show=False) for n, (tab, title) in enumerate(TABS, 1)],
         Binding("right_square_bracket", "next_agent(1)", "Next agent", id="next_agent", show=False),
         Binding("left_square_bracket", "next_agent(-1)", "Previous agent", id="previous_agent", show=False),
         Binding("ctrl+b", "toggle_sidebar", "Sidebar", id="toggle_sidebar", show=False),
         Binding("f5", "reload", "Reload", id="reload", show=False),
+        Binding("comma", "settings", "Settings", id="settings", show=False),
     ]
 
-    def __init__(self, workspace: Workspace, clock: Clock = utc_now, watch: bool = True, blink: bool = True) -> None:
+    def __init__(self, workspace: Workspace, clock: Clock = utc_now, watch: bool = True, blink: bool = True,
+                 demo: bool = False, preload: bool = True) -> None:
         super().__init__()
+        self.preload = preload
+        self.model_client_ready = False  # set once litellm is imported (in the background, at start)
         self.blink = blink
+        self.demo = demo
         self.workspace = workspace
         self.settings: Settings = workspace.settings
+        self.settings_problem: str | None = None  # why the last change to orkas.toml was not applied
+        self._settings_version = current_version(workspace.root / "orkas.toml")
         self.clock = clock
         self.watching = watch
         self.collector = Collector()
@@ -103,6 +118,8 @@ class OrkasApp(ReflectionActions, App[None]):
         self.progress_lines: list[Text] = []
         self.loaded = False
         self._save_timer: Timer | None = None
+        self._tiny = False
+        self.rebound: dict[str, str] = {}  # the [keys] entries in effect
 
     def now(self) -> datetime:
         return self.clock()
@@ -114,20 +131,22 @@ class OrkasApp(ReflectionActions, App[None]):
             yield Sidebar(id="sidebar")
             with Vertical(id="agent"):
                 yield Static("Reading the workspace…", id="agent-header")
+                yield Static("", id="empty-state")
                 with TabbedContent(id="tabs"):
-                    with TabPane("Turns", id="turns"):
+                    with TabPane("1 Turns", id="turns"):
                         yield TurnsPane(id="turns-pane")
-                    with TabPane("Queue", id="queue"):
+                    with TabPane("2 Queue", id="queue"):
                         yield QueuePane(id="queue-pane")
-                    with TabPane("Skills", id="skills"):
+                    with TabPane("3 Skills", id="skills"):
                         yield SkillsPane(id="skills-pane")
-                    with TabPane("Proposals", id="proposals"):
+                    with TabPane("4 Proposals", id="proposals"):
                         yield ProposalsPane(id="proposals-pane")
-                    with TabPane("Self", id="self"):
+                    with TabPane("5 Self", id="self"):
                         yield SelfPane({n: self.settings.note_cap(n) for n in NOTES}, id="self-pane")
-                    with TabPane("Events", id="events"):
+                    with TabPane("6 Events", id="events"):
                         yield EventsPane(id="events-pane")
-        yield Footer()
+        yield Static("", id="activity")
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.collector.start()
@@ -136,25 +155,62 @@ class OrkasApp(ReflectionActions, App[None]):
         self._apply_settings()
         for line in recover_workspace(self.workspace):  # an approve or revert a crash interrupted
             self.notify(line, timeout=10)
+        if self.demo:
+            self.notify(f"Demo workspace: {self.workspace.root} (removed when you quit). "
+                        "Its settings: press , (or ctrl+p, Settings).", title="Demo", timeout=20)
         self.load(None)
+        if self.preload:
+            self.preload_model_client()
         if self.watching:
             self.watch_files()
             self.set_interval(TICK_S, lambda: self.load({}))  # ages and the countdown move on
 
+    @work(thread=True, group="preload")
+    def preload_model_client(self) -> None:
+        """litellm takes seconds to import: do it now, in the background, so the first reflection starts at once."""
+        from orkas_tui.core.model import preload
+
+        preload()
+        self.model_client_ready = True
+
     def on_unmount(self) -> None:
         self.collector.stop()
 
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """Mark the pane that has the keys: the sidebar's edge or the agent header takes the accent colour."""
+        agent = self.query_one("#agent")
+        agent.set_class(agent in event.widget.ancestors, "-focused")
+
     def on_resize(self, event: events.Resize) -> None:
-        """Below 100 columns the sidebar shrinks to agent and status, leaving room for the tabs."""
+        """Below 100 columns the sidebar shrinks to agent and status; below 70 it hides (ctrl+b shows it)."""
         self.query_one("#main").set_class(event.size.width < NARROW, "-narrow")
+        self._label_tabs(event.size.width)  # self.size may still be the old size here
+        tiny = event.size.width < TINY
+        if tiny != self._tiny:
+            self._tiny = tiny
+            self.query_one(Sidebar).display = not tiny
 
     def _apply_settings(self) -> None:
-        known = {b.id for _, section in self.key_sections() for b in section if b.id}
+        sections = self.key_sections()
+        known = {b.id for _, section in sections for b in section if b.id}
         unknown = sorted(set(self.settings.keys) - known)
         if unknown:
             self.notify(f"orkas.toml [keys]: unknown binding id(s) {', '.join(unknown)}; see the help screen (?)",
                         severity="warning", timeout=10)
-        self.set_keymap({k: v for k, v in self.settings.keys.items() if k in known})
+        keymap, refused = check_keymap(sections, self.settings.keys)
+        for message in refused:
+            self.notify(f"orkas.toml [keys]: {message}", title="Key not rebound", severity="warning", timeout=12)
+        self.set_keymap(keymap)
+        self.rebound = keymap
+        self._label_tabs()
+
+    def _label_tabs(self, width: int | None = None) -> None:
+        """Each tab's label starts with the key that shows it; below 100 columns the long one is shortened."""
+        tabs = self.query_one(TabbedContent)
+        narrow = (self.size.width if width is None else width) < NARROW
+        for n, (tab, title) in enumerate(TABS, 1):
+            key = self.rebound.get(f"tab_{tab}", str(n)).split(",")[0]
+            tabs.get_tab(tab).label = f"{self.get_key_display(Binding(key, ''))} {SHORT_TITLES.get(tab, title) if narrow else title}"
         theme = self.settings.theme
         if theme:
             if theme in self.available_themes:
@@ -173,7 +229,53 @@ class OrkasApp(ReflectionActions, App[None]):
             ("Self tab", list(SelfPane.BINDINGS)),
             ("Skill editor", list(SkillEditor.BINDINGS)),
             ("Skill history", list(SkillHistory.BINDINGS)),
+            ("Settings", list(SettingsScreen.BINDINGS)),
+            ("Editing orkas.toml", list(SettingsEditor.BINDINGS)),
         ]
+
+    # settings -------------------------------------------------------------
+
+    def reload_settings(self, announce: bool = True, force: bool = False) -> str | None:
+        """Read ``orkas.toml`` again and use it; on an error keep the settings in effect and return the error."""
+        path = self.workspace.root / "orkas.toml"
+        version = current_version(path)
+        if version == self._settings_version and not force:
+            return self.settings_problem
+        self._settings_version = version
+        try:
+            settings = load_settings(self.workspace.root)
+        except ConfigError as exc:
+            self.settings_problem = str(exc)
+            if announce:
+                self.notify(f"{exc}. The previous settings stay in effect.", title="orkas.toml not applied",
+                            severity="error", timeout=15)
+            self._refresh_settings_screens()
+            return self.settings_problem
+        self.settings_problem = None
+        self.settings = settings
+        self._apply_settings()
+        self.query_one(SelfPane).set_caps({n: settings.note_cap(n) for n in NOTES})
+        self._use_settings(settings)
+        if announce:
+            self.notify("orkas.toml reloaded", title="Settings")
+        self._refresh_settings_screens()
+        return None
+
+    @work(thread=True, group="load")
+    def _use_settings(self, settings: Settings) -> None:
+        """Every score, queue decision and cap follows the new settings: the agents are read again with them."""
+        with self.data.lock:
+            self.workspace.use_settings(settings)
+            self.data = WorkspaceData(self.workspace)
+        self.call_from_thread(self.load, None)
+
+    def _refresh_settings_screens(self) -> None:
+        for screen in self.screen_stack:
+            if isinstance(screen, SettingsScreen):
+                screen.refresh_settings()
+
+    def action_settings(self) -> None:
+        self.push_screen(SettingsScreen())
 
     # loading --------------------------------------------------------------
 
@@ -228,7 +330,7 @@ class OrkasApp(ReflectionActions, App[None]):
         async for touched in watch_workspace(self.workspace.root):
             workspace_wide = touched.pop(ALL_AGENTS, set())
             if "settings" in workspace_wide:
-                self.notify("orkas.toml changed; restart orkas-tui to apply new settings", severity="warning")
+                self.reload_settings()
             if touched or "cycle" in workspace_wide:
                 self.load(touched)
 
@@ -237,6 +339,8 @@ class OrkasApp(ReflectionActions, App[None]):
 
     def apply_views(self, views: dict[str, AgentView], gone: Iterable[str], pending: Iterable[str]) -> None:
         """Show freshly read agents; ``pending`` ones are still being read (the sidebar says so)."""
+        if self.torn_down():
+            return
         self.collector.changed()
         for agent_id in gone:
             self.views.pop(agent_id, None)
@@ -246,8 +350,6 @@ class OrkasApp(ReflectionActions, App[None]):
             self.agent = None
             if self.views:
                 self.select_agent(sorted(self.views)[0])
-            else:
-                self.query_one("#agent-header", Static).update(f"No agents in {self.workspace.root / 'agents'} yet.")
         elif self.agent in views:
             self.show_agent(views[self.agent], views[self.agent].areas)
         for view in views.values():
@@ -256,14 +358,46 @@ class OrkasApp(ReflectionActions, App[None]):
 
     def apply_plan(self, plan: QueuePlan) -> None:
         """The queue's decisions: the Queue tab and the sidebar's badges."""
+        if self.torn_down():
+            return
         self.plan = plan
         self.query_one(QueuePane).show(plan, self.settings, self.now())
         self._show_sidebar(())
         self.loaded = True
+        self._show_empty_state()
+
+    def _show_empty_state(self) -> None:
+        """With no agent to show, say so and what to do next, instead of empty tabs."""
+        empty = not self.views
+        self.query_one("#agent").set_class(empty, "-empty")
+        if not empty:
+            return
+        self.query_one("#agent-header", Static).update(Text(f"No agents in {display_path(self.workspace.root / 'agents')} yet.", style="bold"))
+        text = Text()
+        for what, command in next_steps(self.workspace.root):
+            text.append(f"{what}:\n", style="bold")
+            text.append(f"    {command}\n\n", style="cyan")
+        text.append("Run an import in another terminal: the agent shows up here as soon as its first turn is written.\n"
+                    "Settings (the model used to reflect): press , (or ctrl+p, then Settings).", style="dim")
+        self.query_one("#empty-state", Static).update(text)
+
+    def no_agent_reason(self) -> str | None:
+        """Why an action on "the selected agent" cannot run now, or ``None`` when it can."""
+        if self.agent is not None:
+            return None
+        if not self.loaded:
+            return "Still reading the workspace; try again in a moment."
+        return "No agent to act on yet: import one first (the commands are on the screen)."
+
+    def torn_down(self) -> bool:
+        """Quitting: the widgets a late worker result would update are gone (a result then is dropped)."""
+        return not self.screen_stack or not self.screen_stack[0].query("#sidebar")
 
     def _show_sidebar(self, pending: Iterable[str]) -> None:
         now = self.now()
         badges = {aid: badge(self.plan.decision(aid), now) for aid in self.views} if self.plan else {}
+        if self.activity is not None:
+            badges[self.activity.agent] = self.activity.badge()
         self.query_one(Sidebar).show(self.views, badges, now, [a for a in pending if a not in self.views])
 
     def _tell_skill_editors(self, view: AgentView) -> None:
@@ -332,7 +466,8 @@ class OrkasApp(ReflectionActions, App[None]):
         """Show a tab and focus its main widget, so its keys work and show in the footer at once."""
         self.query_one(TabbedContent).active = tab
         pane = self.query_one(f"TabPane#{tab}", TabPane)
-        main = {"proposals": "#ops-table", "self": "#prompt-preview"}.get(tab, "KeyedTable")  # never an editor: keys would type
+        # a text tab focuses its editor, so typing works at once (esc gives the keys back to the app)
+        main = {"proposals": "#ops-table", "self": "#note-profile"}.get(tab, "KeyedTable")
         for widget in pane.query(main):
             widget.focus()
             return
@@ -351,7 +486,9 @@ class OrkasApp(ReflectionActions, App[None]):
         sidebar.display = not sidebar.display
 
     def action_reload(self) -> None:
-        self.load(None)
+        """F5: orkas.toml and every agent, read again."""
+        if self.reload_settings(force=True) is not None:
+            self.load(None)  # the settings did not change: read the agents with the ones in effect
 
     async def action_quit(self) -> None:
         unsaved = self.unsaved_edits()
@@ -390,12 +527,21 @@ class OrkasApp(ReflectionActions, App[None]):
     @work(thread=True, group="skill-io")
     def open_skill(self, agent: str, slug: str) -> None:
         store = self.data.agents[agent].store
+        broken = None
         try:
             skill = store.get(slug)
-        except SkillError as exc:
-            self.call_from_thread(self.notify, str(exc), severity="error")
-            return
-        self.call_from_thread(self.push_screen, SkillEditor(agent, store, skill), lambda _: self.reload_agent(agent, "skills", "events"))
+        except SkillError as exc:  # a file that does not parse opens as its whole text, to be fixed
+            try:
+                data, version = read_versioned(store.paths.skill(slug))
+            except OSError:
+                data = None
+            if data is None:
+                self.call_from_thread(self.notify, str(exc), severity="error")
+                return
+            broken = str(exc)
+            skill = Skill(slug, slug, "", "", "", 0, None, data.decode("utf-8", "replace"), version)
+        self.call_from_thread(self.push_screen, SkillEditor(agent, store, skill, broken),
+                              lambda _: self.reload_agent(agent, "skills", "events", "private"))
 
     # self notes -----------------------------------------------------------
 
@@ -407,7 +553,7 @@ class OrkasApp(ReflectionActions, App[None]):
     def save_note(self, agent: str, note: str, text: str, expected: str | None, force: bool) -> None:
         notes = self.data.agents[agent].notes
         try:
-            version = notes.write(note, text, expected, self.now(), force=force)
+            version, _ = save_note(notes.paths, notes.settings, note, text, expected, self.now(), force=force)
         except NoteError as exc:
             self.call_from_thread(self.notify, str(exc), title="Not saved", severity="error", timeout=10)
             return
@@ -423,8 +569,8 @@ class OrkasApp(ReflectionActions, App[None]):
             editor.loaded = saved
             editor.changed_on_disk = False
             editor.update_count()
-        self.notify(f"{saved.note}.md saved", title="Self")
-        self.reload_agent(agent, "self", "events")
+        self.notify(f"{saved.note}.md saved (recorded in history: `orkas-tui history {agent}`, revertable)", title="Self")
+        self.reload_agent(agent, "self", "events", "private")
 
     def _ask_note_conflict(self, agent: str, note: str, text: str) -> None:
         def answer(choice: str | None) -> None:
@@ -465,14 +611,17 @@ class OrkasApp(ReflectionActions, App[None]):
         yield SystemCommand("Cancel reflection", "Stop the running reflection; nothing is written", self.action_cancel_reflection)
         yield SystemCommand("Show bundle", "The exact text a reflection would send for the selected agent", self.action_show_bundle)
         yield SystemCommand("Toggle sidebar", "Hide or show the agents list", self.action_toggle_sidebar)
-        yield SystemCommand("Reload workspace", "Read every agent again (new bytes only)", self.action_reload)
+        yield SystemCommand("Settings", "The model, its key and every setting in effect; edit orkas.toml", self.action_settings)
+        yield SystemCommand("Reload workspace and settings", "Read orkas.toml and every agent again (F5)", self.action_reload)
 
 
 def make_app(root: str | Path | None = None, clock: Clock = utc_now, watch: bool = True, blink: bool = True,
-             workspace: Workspace | None = None) -> OrkasApp:
+             workspace: Workspace | None = None, demo: bool = False, preload: bool | None = None) -> OrkasApp:
     """The one factory the CLI, the tests and the screenshot script share.
 
     Tests and screenshots pass a fixed ``clock``, ``watch=False`` and ``blink=False``
-    so every run paints the same picture.
+    so every run paints the same picture. ``preload`` (default: as ``watch``) imports
+    the model client in the background at start.
     """
-    return OrkasApp(workspace or Workspace.open(root), clock=clock, watch=watch, blink=blink)
+    return OrkasApp(workspace or Workspace.open(root), clock=clock, watch=watch, blink=blink, demo=demo,
+                    preload=watch if preload is None else preload)

@@ -39,6 +39,7 @@ class AgentView:
     turns: list[ScoredTurn]
     skills: list[SkillRow]
     skill_problems: list[str]
+    broken_skills: dict[str, str]  # slug -> why its file does not parse: listed, and opened to be fixed
     events: list[tuple[int, dict]]
     notes: dict[str, Note]
     prompt: str
@@ -64,6 +65,7 @@ class AgentData:
         self._events: deque[tuple[int, dict]] = deque(maxlen=EVENTS_KEPT)
         self._skills: list[Skill] = []
         self._skill_problems: list[str] = []
+        self._broken: dict[str, str] = {}
         self._notes: dict[str, Note] = {}
         self._meta = AgentMeta()
         self._proposals: list[Proposal] = []
@@ -95,6 +97,9 @@ class AgentData:
             self._events.extend((line.start, line.event) for line in lines if line.event is not None)
         if "skills" in areas:
             self._skills, self._skill_problems = self.store.load_all()
+            loaded = {skill.slug for skill in self._skills}
+            self._broken = {slug: next((p for p in self._skill_problems if p.startswith(f"{slug}.md")), "cannot be read")
+                            for slug in self.store.slugs() if slug not in loaded}
         if "self" in areas:
             self._notes = {note: self.notes.read(note) for note in NOTES}
         if "meta" in areas:
@@ -110,6 +115,7 @@ class AgentData:
             turns=scored_turns(self.scan, self.notes, self._rows),
             skills=[SkillRow(s, self._skill_use.of(s.slug)) for s in self._skills],
             skill_problems=list(self._skill_problems),
+            broken_skills=dict(self._broken),
             events=list(self._events),
             notes=dict(self._notes),
             prompt=prompt_block(self.notes, self._skills),

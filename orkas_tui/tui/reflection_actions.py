@@ -5,14 +5,17 @@ thread worker, with progress coming back to the Queue tab."""
 from __future__ import annotations
 
 import threading
+import time
+from dataclasses import dataclass
 
 from rich.text import Text
 from textual import work
+from textual.timer import Timer
 
 from orkas_tui.core.cycle import run_cycle
 from orkas_tui.core.history import HistoryError
 from orkas_tui.core.proposals import ProposalError, approve, edit_operation, reject
-from orkas_tui.core.reflect import DONE, Outcome, Prepared, Progress, prepare, reflect
+from orkas_tui.core.reflect import APPLYING, BUNDLE, DONE, RETRYING, VALIDATING, WAITING, Outcome, Prepared, Progress, prepare, reflect
 from orkas_tui.tui.screens.confirm import Choose
 from orkas_tui.tui.screens.op_editor import OpEditor
 from orkas_tui.tui.screens.text_view import TextView
@@ -20,6 +23,46 @@ from orkas_tui.tui.widgets.proposals import ProposalsPane
 from orkas_tui.tui.widgets.queue import QueuePane
 
 STAGE_STYLE = {"bundle": "cyan", "waiting": "yellow", "retrying": "magenta", "validating": "cyan", "applying": "green", DONE: "bold"}
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+TICK_S = 0.1
+# what each stage is called while it runs: the core reports a stage once it has begun
+RUNNING = {BUNDLE: "building the bundle", WAITING: "waiting for the model", RETRYING: "waiting to retry",
+           VALIDATING: "validating the answer, writing the proposal", APPLYING: "writing the changes"}
+SHORT = {BUNDLE: "bundle", WAITING: "model", RETRYING: "retry", VALIDATING: "validating", APPLYING: "writing"}
+
+
+@dataclass
+class Activity:
+    """The reflection running now: which agent, which stage since when (monotonic seconds)."""
+
+    agent: str
+    stage: str
+    since: float
+    frame: int = 0
+
+    def elapsed(self) -> int:
+        return int(time.monotonic() - self.since)
+
+    def spinner(self) -> str:
+        return SPINNER[self.frame % len(SPINNER)]
+
+    def badge(self) -> Text:
+        """For the sidebar's status column (13 cells): ``⠋ model 12s``."""
+        timed = f" {self.elapsed()}s" if self.stage in (WAITING, RETRYING) else ""
+        return Text(f"{self.spinner()} {SHORT.get(self.stage, self.stage)}{timed}", style="bold yellow")
+
+    def line(self, model: str) -> Text:
+        """For the activity bar above the footer."""
+        text = Text()
+        text.append(f" {self.spinner()} ", style="bold yellow")
+        text.append(f"Reflecting on {self.agent}: ", style="bold")
+        label = RUNNING.get(self.stage, self.stage)
+        if self.stage == WAITING:
+            label = f"waiting for {model}"
+        text.append(label)
+        text.append(f" · {self.elapsed()}s", style="yellow")
+        text.append(" · x cancels (nothing is written)", style="dim")
+        return text
 
 
 def bundle_text(prepared: Prepared) -> str:
@@ -33,10 +76,52 @@ class ReflectionActions:
 
     cancel_event: threading.Event | None = None
     progress_lines: list[Text]
+    activity: Activity | None = None
+    _activity_timer: Timer | None = None
 
     # progress -------------------------------------------------------------
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Cancel is offered (and shown in the footer) only while a reflection runs."""
+        if action == "cancel_reflection":
+            return self.cancel_event is not None
+        return True
+
+    def _begin(self, agent: str) -> None:
+        self.refresh_bindings()
+        self.activity = Activity(agent, BUNDLE, time.monotonic())
+        if self._activity_timer is None:
+            self._activity_timer = self.set_interval(TICK_S, self._tick_activity)
+        self._show_activity()
+
+    def _end(self) -> None:
+        self.refresh_bindings()
+        self.activity = None
+        if self._activity_timer is not None:
+            self._activity_timer.stop()
+            self._activity_timer = None
+        self._show_activity()
+
+    def _tick_activity(self) -> None:
+        if self.activity is not None and self.blink:  # tests and screenshots keep a still frame
+            self.activity.frame += 1
+        self._show_activity()
+
+    def _show_activity(self) -> None:
+        """The spinner, stage and elapsed seconds, in the bar above the footer and the sidebar's status column."""
+        if self.torn_down():
+            return
+        bar = self.query_one("#activity")
+        bar.display = self.activity is not None
+        if self.activity is not None:
+            bar.update(self.activity.line(self.settings.model.name or "the model"))
+        self._show_sidebar(())
+
     def _progress(self, progress: Progress) -> None:
+        if progress.stage != DONE and self.activity is not None:
+            if (progress.agent, progress.stage) != (self.activity.agent, self.activity.stage):
+                self.activity.agent, self.activity.stage, self.activity.since = progress.agent, progress.stage, time.monotonic()
+            self._show_activity()
         line = Text()
         line.append(f"{self.now().strftime('%H:%M:%S')} ", style="dim")
         line.append(f"{progress.agent} ", style="bold")
@@ -61,8 +146,14 @@ class ReflectionActions:
 
     # reflect now ----------------------------------------------------------
 
+    def _no_agent(self) -> bool:
+        reason = self.no_agent_reason()
+        if reason:
+            self.notify(reason, severity="warning")
+        return reason is not None
+
     def action_reflect_now(self) -> None:
-        if self.agent is None or self._busy():
+        if self._no_agent() or self._busy():
             return
         self._prepare_then_ask(self.agent)
 
@@ -93,10 +184,12 @@ class ReflectionActions:
     @work(thread=True, group="reflect")
     def _reflect(self, agent: str) -> None:
         self.cancel_event = threading.Event()
+        self.call_from_thread(self._begin, agent)
         try:
             outcome = reflect(self.workspace, agent, self.now(), on_progress=self._report, cancel=self.cancel_event)
         finally:
             self.cancel_event = None
+            self.call_from_thread(self._end)
         self.call_from_thread(self._finished, outcome)
 
     # cycle ----------------------------------------------------------------
@@ -115,10 +208,12 @@ class ReflectionActions:
     @work(thread=True, group="reflect")
     def _cycle(self) -> None:
         self.cancel_event = threading.Event()
+        self.call_from_thread(self._begin, self.plan.selected[0].id)
         try:
             report = run_cycle(self.workspace, self.now(), on_progress=self._report, cancel=self.cancel_event)
         finally:
             self.cancel_event = None
+            self.call_from_thread(self._end)
         for outcome in report.outcomes:
             self.call_from_thread(self._finished, outcome)
         self.call_from_thread(self.load, {})
@@ -133,7 +228,7 @@ class ReflectionActions:
     # bundle ---------------------------------------------------------------
 
     def action_show_bundle(self) -> None:
-        if self.agent is not None:
+        if not self._no_agent():
             self._show_bundle(self.agent)
 
     @work(thread=True, group="prepare")

@@ -19,8 +19,8 @@ def fixed_clock():
 
 @pytest.fixture
 def app_factory(demo_ws: Path):
-    def build(root: Path | None = None, watch: bool = False) -> OrkasApp:
-        return make_app(root or demo_ws, clock=fixed_clock, watch=watch, blink=False)
+    def build(root: Path | None = None, watch: bool = False, preload: bool = False) -> OrkasApp:
+        return make_app(root or demo_ws, clock=fixed_clock, watch=watch, blink=False, preload=preload)
 
     return build
 
@@ -30,11 +30,11 @@ async def settle(pilot) -> None:
     app = pilot.app
     for _ in range(50):
         await pilot.pause()
-        busy = [w for w in app.workers if w.group != "watch"]
+        busy = [w for w in app.workers if w.group not in ("watch", "preload")]
         if busy:  # an empty list would mean "wait for every worker", the endless watcher too
             await app.workers.wait_for_complete(busy)
         await pilot.pause()
-        if app.loaded and not any(w.is_running for w in app.workers if w.group != "watch"):
+        if app.loaded and not any(w.is_running for w in app.workers if w.group not in ("watch", "preload")):
             return
     raise AssertionError("the app never finished loading")
 

@@ -134,3 +134,44 @@ async def test_a_reflection_in_progress_can_be_cancelled(app_factory, demo_ws: P
             assert any("cancelled" in line.plain for line in app.progress_lines)
     assert list_proposals(Workspace.open(demo_ws).agent("coder")) == []
     assert "never written" not in (demo_ws / "agents" / "coder" / "self" / "profile.md").read_text()
+
+
+async def test_a_slow_model_shows_stage_spinner_and_elapsed_seconds_and_x_cancels(app_factory, demo_ws: Path) -> None:
+    from orkas_tui.tui.widgets.sidebar import Sidebar
+    from tests.modelserver import Step
+
+    with ModelServer([Step(content='{"summary": "late", "operations": []}', delay_s=5.0)]) as server:
+        (demo_ws / "orkas.toml").write_text(f'[model]\nname = "openai/test-model"\napi_base = "{server.url}"\ntimeout_s = 10\n')
+        app = app_factory()
+        app.blink = True  # the spinner turns
+        async with app.run_test(size=SIZE) as pilot:
+            await open_agent(pilot, "coder")
+            await pilot.press("r")
+            await _wait(pilot, lambda: isinstance(app.screen, Choose))
+            await pilot.click("#answer-send")
+            await _poll(pilot, lambda: app.activity is not None and app.activity.stage == "waiting" and app.activity.elapsed() >= 1)
+            await pilot.pause(0.2)
+            bar = str(app.query_one("#activity").render())
+            assert app.query_one("#activity").display
+            assert "Reflecting on coder: waiting for openai/test-model · 1s" in bar and "x cancels" in bar
+            frame = app.activity.frame
+            await pilot.pause(0.3)
+            assert app.activity.frame > frame  # the spinner moves
+            sidebar = app.query_one(Sidebar)
+            status = sidebar.get_row("coder")[1]
+            assert "model" in str(status) and app.activity.spinner() in str(status)
+            await pilot.press("x")
+            await _poll(pilot, lambda: app.activity is None)
+            await _wait(pilot, lambda: any("cancelled" in n.message for n in app._notifications))
+            assert not app.query_one("#activity").display
+            assert app.views["coder"].proposals == [] or all(p.summary != "late" for p in app.views["coder"].proposals)
+
+
+async def test_the_model_client_is_imported_in_the_background_at_start(app_factory) -> None:
+    app = app_factory(preload=True)
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(400):  # seconds in a fresh process, at once when another test imported it
+            if app.model_client_ready:
+                break
+            await pilot.pause(0.05)
+        assert app.model_client_ready

@@ -1,6 +1,10 @@
-"""Edit one skill inline: description and Markdown body, saved through :class:`SkillStore`
-with the version read at open, so an edit made on disk meanwhile is never overwritten
-silently; delete asks first; closing with unsaved edits asks first."""
+"""Edit one skill inline: description and Markdown body, saved through the core's
+:mod:`~orkas_tui.core.user_edits` (checked, recorded in history, revertable) with the
+version read at open, so an edit made on disk meanwhile is never overwritten silently;
+delete asks first; closing with unsaved edits asks first.
+
+A skill whose file does not parse opens as its whole text (front matter and body), so
+the front matter can be fixed; it is saved only once it parses."""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ from textual.widgets import Footer, Input, Label, Static, TextArea
 from orkas_tui.core.files import ConflictError
 from orkas_tui.core.skills import Skill, SkillError, SkillStore
 from orkas_tui.core.history import list_changes
+from orkas_tui.core.user_edits import delete_skill, edit_skill, save_skill_text
 from orkas_tui.tui.screens.confirm import Choose
 from orkas_tui.tui.screens.skill_history import SkillHistory
 
@@ -26,25 +31,32 @@ class SkillEditor(Screen[None]):
         Binding("escape", "close", "Close", id="skill_close"),
     ]
 
-    def __init__(self, agent: str, store: SkillStore, skill: Skill) -> None:
+    def __init__(self, agent: str, store: SkillStore, skill: Skill, broken: str | None = None) -> None:
+        """``broken``: why the file does not parse; then ``skill.body`` is its whole text, edited as it is."""
         super().__init__()
         self.agent = agent
         self.store = store
         self.skill = skill
+        self.broken = broken
         self.changed_on_disk = False
 
     def compose(self) -> ComposeResult:
         with Vertical(id="skill-editor"):
-            yield Label(f"{self.agent} / skills/{self.skill.slug}.md · {self.skill.name}", classes="editor-title")
+            title = f"{self.agent} / skills/{self.skill.slug}.md · {self.skill.name}"
+            if self.broken:
+                title = f"{self.agent} / skills/{self.skill.slug}.md · BROKEN: {self.broken}"
+            yield Label(title, classes="editor-title", markup=False)
             yield Static("", id="skill-status")
-            yield Label("Description")
-            yield Input(self.skill.description, id="skill-description")
-            yield Label("Body (Markdown)")
+            yield Label("Description", classes="-parsed")
+            yield Input(self.skill.description, id="skill-description", classes="-parsed")
+            yield Label("Whole file: fix the front matter (name, description), then ctrl+s" if self.broken else "Body (Markdown)")
             yield TextArea(self.skill.body, language="markdown", soft_wrap=True, id="skill-body")
         yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#skill-description", Input).cursor_blink = self.app.blink
+        for widget in self.query(".-parsed"):
+            widget.display = not self.broken
         body = self.query_one("#skill-body", TextArea)
         body.cursor_blink = self.app.blink
         body.focus()
@@ -65,6 +77,8 @@ class SkillEditor(Screen[None]):
     def _update_status(self) -> None:
         s = self.skill
         parts = [f"patches {s.patch_count}", f"updated {s.updated_at}", f"{len(self.body):,} chars"]
+        if self.broken:
+            parts = [f"{len(self.body):,} chars", "saved only once the front matter parses"]
         if self.dirty:
             parts.append("modified")
         if self.changed_on_disk:
@@ -100,6 +114,9 @@ class SkillEditor(Screen[None]):
 
     def _apply(self, skill: Skill) -> None:
         self.skill = skill
+        self.broken = None
+        for widget in self.query(".-parsed"):
+            widget.display = True
         self.changed_on_disk = False
         self.query_one("#skill-description", Input).value = skill.description
         self.query_one("#skill-body", TextArea).load_text(skill.body)
@@ -111,8 +128,13 @@ class SkillEditor(Screen[None]):
     @work(thread=True, exclusive=True, group="skill-io")
     def _save(self, force: bool) -> None:
         app = self.app
+        paths, settings, slug = self.store.paths, self.store.settings, self.skill.slug
         try:
-            saved = self.store.edit(self.skill.slug, self.description, self.body, self.skill.version, app.now(), force=force)
+            if self.broken:
+                save_skill_text(paths, settings, slug, self.body, self.skill.version, app.now(), force=force)
+                saved = self.store.get(slug)
+            else:
+                saved, _ = edit_skill(paths, settings, slug, self.description, self.body, self.skill.version, app.now(), force=force)
         except ConflictError:
             app.call_from_thread(self._ask_conflict)
             return
@@ -122,8 +144,9 @@ class SkillEditor(Screen[None]):
         app.call_from_thread(self._saved, saved)
 
     def _saved(self, skill: Skill) -> None:
+        fixed = self.broken is not None
         self._apply(skill)
-        self.notify(f"{skill.slug}.md saved", title="Skill")
+        self.notify(f"{skill.slug}.md {'fixed and saved' if fixed else 'saved'}; F2 shows it in the history (revertable)", title="Skill")
 
     def _ask_conflict(self) -> None:
         def answer(choice: str | None) -> None:
@@ -162,7 +185,7 @@ class SkillEditor(Screen[None]):
                 self._delete()
 
         self.app.push_screen(
-            Choose(f"Delete the skill {self.skill.slug!r}? Its file is removed (the event is logged).",
+            Choose(f"Delete the skill {self.skill.slug!r}? Its file is removed; the history keeps its text (F2 there reverts it).",
                    [("cancel", "Cancel"), ("delete", "Delete")], danger="delete"),
             answer,
         )
@@ -171,7 +194,7 @@ class SkillEditor(Screen[None]):
     def _delete(self) -> None:
         app = self.app
         try:
-            self.store.delete(self.skill.slug, app.now(), expected=self.skill.version)
+            delete_skill(self.store.paths, self.store.settings, self.skill.slug, self.skill.version, app.now())
         except ConflictError:
             app.call_from_thread(self.notify, f"{self.skill.slug}.md changed on disk; not deleted. Reload it first.",
                                  severity="error", timeout=8)

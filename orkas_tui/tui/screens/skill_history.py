@@ -48,7 +48,7 @@ class SkillHistory(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         yield Static(f"History of skills/{self.slug}.md ({len(self.changes)} change(s)); v reverts the selected one",
                      classes="viewer-title", markup=False)
-        yield KeyedTable(COLUMNS, sort=("id", True), id="history-table")
+        yield KeyedTable(COLUMNS, sort=("id", True), id="history-table", drop=["by", "action", "at"])
         with VerticalScroll(id="history-diff"):
             yield Static("", id="history-diff-body")
         yield Footer()
@@ -69,7 +69,7 @@ class SkillHistory(ModalScreen[bool]):
         table.focus()
         self._show()
         if not self.changes:
-            self.query_one("#history-diff-body", Static).update("No recorded changes: this skill was never changed by a reflection.")
+            self.query_one("#history-diff-body", Static).update("No recorded changes: this skill was never changed by a reflection or an edit here.")
 
     @on(DataTable.RowHighlighted)
     def _show(self) -> None:

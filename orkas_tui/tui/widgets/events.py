@@ -34,7 +34,7 @@ class EventsPane(Vertical):
         self.agent: str | None = None
 
     def compose(self) -> ComposeResult:
-        yield KeyedTable(COLUMNS, sort=("time", True), id="events-table")
+        yield KeyedTable(COLUMNS, sort=("time", True), id="events-table", flex="details", drop=["source", "type"])
 
     def show(self, view: AgentView, now: datetime) -> None:
         table = self.query_one(KeyedTable)

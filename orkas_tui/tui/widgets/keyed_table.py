@@ -1,16 +1,39 @@
 """A DataTable synced by row key: rows are added, updated cell by cell or removed,
 never cleared and refilled, so the cursor, the sort and the scroll position survive
-a live refresh (the habit toolong and harlequin follow)."""
+a live refresh (the habit toolong and harlequin follow).
+
+It also fits its width: one *flex* column shrinks (its cells end in "…") and, when that
+is not enough, whole columns are hidden in a set order. A column is shown with its full
+header or not at all, never cut in half by the edge.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
 from textual.coordinate import Coordinate
 from textual.widgets import DataTable
-from textual.widgets.data_table import RowDoesNotExist
+from textual.widgets.data_table import Column, RowDoesNotExist
+
+FLEX_MIN = 8  # the flex column never shrinks below this (or its header)
+
+
+@dataclass
+class FitColumn(Column):
+    """A column that can be hidden (no width at all) or given a width by :meth:`KeyedTable.fit_columns`."""
+
+    hidden: bool = False
+    fitted: int | None = None
+
+    def get_render_width(self, data_table: DataTable) -> int:
+        if self.hidden:
+            return 0
+        if self.fitted is not None:
+            return 2 * data_table.cell_padding + self.fitted
+        return super().get_render_width(data_table)
 
 
 class Cell(Text):
@@ -40,19 +63,86 @@ def _sortable(value: Any) -> tuple:
 class KeyedTable(DataTable):
     """Rows keyed by stable ids; :meth:`sync` applies a new set of rows in place."""
 
-    def __init__(self, columns: list[tuple[str, str]], sort: tuple[str, bool], widths: dict[str, int] | None = None, **kwargs) -> None:
+    def __init__(self, columns: list[tuple[str, str]], sort: tuple[str, bool], widths: dict[str, int] | None = None,
+                 flex: str | None = None, drop: list[str] | None = None, **kwargs) -> None:
         """``widths``: fixed widths for some columns. DataTable sizes a column by the rows
         it is given, so a table whose rows arrive before their values would otherwise be
-        laid out by whichever came first."""
+        laid out by whichever came first. ``flex``: the column that shrinks to fit;
+        ``drop``: the columns hidden first when the table is too narrow (default: the last
+        columns first, never the first one)."""
         super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
         self._columns = columns
         self._widths = widths or {}
+        self._flex = flex
+        keys = [key for key, _ in columns]
+        self._drop = drop if drop is not None else [k for k in reversed(keys[1:]) if k != flex]
         self.sort_spec = sort
         self.cursor_key: str | None = None
 
     def on_mount(self) -> None:
         for key, label in self._columns:
-            self.add_column(label, key=key, width=self._widths.get(key))
+            column_key = self.add_column(label, key=key, width=self._widths.get(key))
+            self.columns[column_key] = FitColumn(**vars(self.columns[column_key]))
+
+    def on_resize(self) -> None:
+        self.fit_columns()
+
+    def watch_show_vertical_scrollbar(self) -> None:
+        """A scrollbar that comes or goes changes the width to fit."""
+        self.call_after_refresh(self.fit_columns)
+
+    def _update_dimensions(self, new_rows) -> None:
+        """DataTable measures its cells here, when idle: the widths to fit are known only now."""
+        super()._update_dimensions(new_rows)
+        self.fit_columns()
+
+    def hidden_columns(self) -> list[str]:
+        return [c.key.value for c in self.columns.values() if isinstance(c, FitColumn) and c.hidden]
+
+    def fit_columns(self) -> None:
+        """Shrink the flex column, then hide columns in ``drop`` order, until the table fits its width."""
+        width = self.scrollable_content_region.width
+        columns = {c.key.value: c for c in self.columns.values() if isinstance(c, FitColumn)}
+        if width <= 0 or not columns:
+            return
+        pad = 2 * self.cell_padding
+        console = self.app.console
+
+        def label(key: str) -> int:
+            return console.measure(columns[key].label).maximum
+
+        def natural(key: str) -> int:
+            column = columns[key]
+            if key == self._flex:  # DataTable measures a fitted column's cells cut to its width: measure them whole
+                return max([label(key), *(getattr(cell, "cell_len", 0) for cell in self.get_column(column.key))])
+            return max(column.content_width if column.auto_width else column.width, label(key))
+
+        flex = self._flex if self._flex in columns else None
+        flex_min = min(natural(flex), max(FLEX_MIN, label(flex))) if flex else 0
+        hidden: set[str] = set()
+
+        def needed() -> int:
+            return sum(natural(k) + pad for k in columns if k not in hidden and k != flex) + (flex_min + pad if flex else 0)
+
+        for key in self._drop:
+            if needed() <= width:
+                break
+            if key in columns:
+                hidden.add(key)
+        fitted = None
+        if flex:
+            rest = width - sum(natural(k) + pad for k in columns if k not in hidden and k != flex) - pad
+            fitted = max(flex_min, min(natural(flex), rest))
+        changed = False
+        for key, column in columns.items():
+            want = (key in hidden, fitted if key == flex else None)
+            if (column.hidden, column.fitted) != want:
+                column.hidden, column.fitted = want
+                changed = True
+        if changed:
+            self._clear_caches()
+            self._require_update_dimensions = True
+            self.refresh()
 
     def sync(self, rows: dict[str, list[Cell]]) -> int:
         """Make the table hold exactly ``rows``; return how many rows were added."""

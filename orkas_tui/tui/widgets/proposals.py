@@ -46,10 +46,10 @@ def op_cells(o: ProposedOp) -> list[Cell]:
 
 class ProposalsPane(Vertical):
     BINDINGS = [
-        Binding("a", "decide('approve_one')", "Approve op", id="approve_op"),
-        Binding("A", "decide('approve_all')", "Approve all", id="approve_all"),
-        Binding("d", "decide('reject_one')", "Reject op", id="reject_op"),
-        Binding("e", "decide('edit_one')", "Edit op", id="edit_op"),
+        Binding("a", "decide('approve_one')", "Approve", id="approve_op"),
+        Binding("A", "decide('approve_all')", "All", id="approve_all"),
+        Binding("d", "decide('reject_one')", "Reject", id="reject_op"),
+        Binding("e", "decide('edit_one')", "Edit", id="edit_op"),
     ]
 
     class Decide(Message):
@@ -65,9 +65,10 @@ class ProposalsPane(Vertical):
         self.by_id: dict[str, Proposal] = {}
 
     def compose(self) -> ComposeResult:
-        yield KeyedTable(PROPOSAL_COLUMNS, sort=("status", False), id="proposals-table")
+        yield KeyedTable(PROPOSAL_COLUMNS, sort=("status", False), id="proposals-table", flex="summary",
+                         drop=["created", "ops"])
         yield Static("", id="proposal-summary")
-        yield KeyedTable(OP_COLUMNS, sort=("index", False), id="ops-table")
+        yield KeyedTable(OP_COLUMNS, sort=("index", False), id="ops-table", flex="reason", drop=["target"])
         with VerticalScroll(id="op-diff"):
             yield Static("", id="op-diff-body")
 

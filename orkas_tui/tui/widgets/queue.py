@@ -69,7 +69,8 @@ def schedule_text(plan: QueuePlan, settings: Settings, now: datetime) -> Text:
 class QueuePane(Vertical):
     def compose(self) -> ComposeResult:
         yield Static("", id="queue-schedule")
-        yield KeyedTable(COLUMNS, sort=("decision", False), id="queue-table")
+        yield KeyedTable(COLUMNS, sort=("decision", False), id="queue-table", flex="decision",
+                         drop=["reflected", "forced", "pending", "cooldown", "score"])
         yield Static("Reflection", classes="note-title")
         with VerticalScroll(id="reflection-log"):
             yield Static("No reflection running. r: reflect the selected agent now · c: run a cycle now · "

@@ -64,9 +64,9 @@ class NoteEditor(Vertical):
 
 class SelfPane(Vertical):
     BINDINGS = [
-        Binding("ctrl+s", "save", "Save note", id="self_save"),
-        Binding("ctrl+r", "revert", "Reload note", id="self_reload"),
-        Binding("escape", "leave_editor", "Leave editor", id="self_leave"),
+        Binding("ctrl+s", "save", "Save", id="self_save"),
+        Binding("ctrl+r", "revert", "Reload", id="self_reload"),
+        Binding("escape", "leave_editor", "Leave", id="self_leave"),
     ]
 
     class SaveNote(Message):
@@ -86,6 +86,14 @@ class SelfPane(Vertical):
         yield Label("System-prompt block (what the runtime adds at the start of each conversation)", classes="note-title")
         with VerticalScroll(id="prompt-preview"):
             yield Static("", id="prompt-body", markup=False)
+
+    def set_caps(self, caps: dict[str, int]) -> None:
+        """New caps from reloaded settings: the counters follow at once."""
+        self.caps = caps
+        for note, cap in caps.items():
+            editor = self.editor(note)
+            editor.cap = cap
+            editor.update_count()
 
     def editor(self, note: str) -> NoteEditor:
         return self.query_one(f"#editor-{note}", NoteEditor)

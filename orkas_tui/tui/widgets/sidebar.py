@@ -14,24 +14,27 @@ from orkas_tui.tui.cells import age
 from orkas_tui.tui.data import AgentView
 from orkas_tui.tui.widgets.keyed_table import Cell, KeyedTable
 
-COLUMNS = [("agent", "Agent"), ("status", "Status"), ("reflected", "Refl"), ("skills", "Sk"), ("warn", "!")]
-WIDTHS = {"status": 13, "reflected": 6, "skills": 3, "warn": 4}  # "cooling 10:36", "10d23h", "⚠12"
+COLUMNS = [("agent", "Agent"), ("status", "Status"), ("reflected", "Refl"), ("skills", "Sk")]
+WIDTHS = {"status": 13, "reflected": 6, "skills": 3}  # "cooling 10:36", "10d23h"
+DROP = ["skills", "reflected"]  # a narrow sidebar keeps the agent and its status
 
 
 def agent_cells(view: AgentView, badge: Text, now: datetime) -> list[Cell]:
-    warn = Cell(f"⚠{view.malformed}" if view.malformed else "", sort=view.malformed, style="yellow")
+    agent = Cell(sort=view.id)
+    if view.malformed:  # malformed lines skipped: first, so a narrow sidebar cuts the name, not the warning
+        agent.append(f"⚠{view.malformed} ", style="yellow")
+    agent.append(view.id, style="bold")
     return [
-        Cell(view.id, sort=view.id, style="bold"),
+        agent,
         Cell.of(badge, sort=badge.plain),
         Cell(age(view.last_reflection, now), sort=view.last_reflection.isoformat() if view.last_reflection else ""),
         Cell(str(len(view.skills)), sort=len(view.skills), justify="right"),
-        warn,
     ]
 
 
 def pending_cells(agent_id: str) -> list[Cell]:
     return [Cell(agent_id, sort=agent_id, style="bold"), Cell("reading…", sort="", style="dim italic"),
-            Cell("", sort=""), Cell("", sort=-1), Cell("", sort=0)]
+            Cell("", sort=""), Cell("", sort=-1)]
 
 
 class Sidebar(KeyedTable):
@@ -43,7 +46,7 @@ class Sidebar(KeyedTable):
             self.agent = agent
 
     def __init__(self, **kwargs) -> None:
-        super().__init__(COLUMNS, sort=("agent", False), widths=WIDTHS, **kwargs)  # badges come after the rows
+        super().__init__(COLUMNS, sort=("agent", False), widths=WIDTHS, flex="agent", drop=DROP, **kwargs)  # badges come after the rows
         self.show_cursor = True
 
     def show(self, views: dict[str, AgentView], badges: dict[str, Text], now: datetime, pending: list[str]) -> None:

@@ -53,11 +53,23 @@ def skill_cells(row: SkillRow, now: datetime) -> list[Cell]:
     ]
 
 
+def broken_cells(slug: str, problem: str) -> list[Cell]:
+    """A skill whose file does not parse: listed all the same, so it can be opened (o) and fixed."""
+    reason = problem.removeprefix(f"{slug}.md").lstrip(": ")
+    return [
+        Cell(slug, sort=slug, style="bold red"),
+        Cell(f"⚠ broken: {reason}; o to fix", sort=99, style="red"),
+        *[Cell("", sort=-1) for _ in range(6)],
+        Cell("", sort=""),
+        Cell("", sort=""),
+    ]
+
+
 class SkillsPane(Vertical):
     BINDINGS = [
         Binding("slash", "filter", "Filter", id="skills_filter"),
         Binding("s", "cycle_sort", "Sort", id="skills_sort"),
-        Binding("o", "open", "Open skill", id="skills_open"),
+        Binding("o", "open", "Open", id="skills_open"),
     ]
 
     class OpenSkill(Message):
@@ -75,7 +87,8 @@ class SkillsPane(Vertical):
         with Horizontal(id="skills-bar"):
             yield Input(placeholder="filter skills (name, description)…  /", id="skills-filter")
             yield Static("", id="skills-summary")
-        yield KeyedTable(COLUMNS, sort=("name", False), id="skills-table")
+        yield KeyedTable(COLUMNS, sort=("name", False), id="skills-table", flex="flag",
+                         drop=["created", "patches", "impressions", "invocations", "edit_rate", "last_used", "ineffective_rate", "invocation_rate"])
         yield Static("", id="skills-problems")
 
     @property
@@ -101,11 +114,15 @@ class SkillsPane(Vertical):
             for row in self.view.skills
             if not needle or needle in f"{row.skill.slug} {row.skill.name} {row.skill.description}".lower()
         }
+        rows.update({slug: broken_cells(slug, problem) for slug, problem in self.view.broken_skills.items()
+                     if not needle or needle in slug})
         self.table.sync(rows)
         flagged = sum(1 for row in self.view.skills if useless_reasons(row))
         column, reverse = self.table.sort_spec
+        total = len(self.view.skills) + len(self.view.broken_skills)
+        broken = f" · {len(self.view.broken_skills)} broken" if self.view.broken_skills else ""
         self.query_one("#skills-summary", Static).update(
-            f"{len(rows)}/{len(self.view.skills)} skills · {flagged} flagged · sort: {column} {'↓' if reverse else '↑'}"
+            f"{len(rows)}/{total} skills · {flagged} flagged{broken} · sort: {column} {'↓' if reverse else '↑'}"
         )
 
     @on(Input.Changed, "#skills-filter")

@@ -80,7 +80,8 @@ class TurnsPane(Vertical):
         self._day: date | None = None  # the day _shown's clock cells were made for
         self._settings: Settings | None = None
         self._now: datetime | None = None
-        self._table = KeyedTable(COLUMNS, sort=("time", True), id="turns-table")
+        self._table = KeyedTable(COLUMNS, sort=("time", True), id="turns-table", flex="signals",
+                                 drop=["conversation", "tools", "errors", "trigger", "score"])
 
     def compose(self) -> ComposeResult:
         yield self._table

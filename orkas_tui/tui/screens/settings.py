@@ -1,0 +1,146 @@
+"""The effective settings (where they come from, which model, whether its key is set) and
+``orkas.toml`` in an inline editor: saved with the version read at open, then reloaded;
+a file that does not load is kept as written, and the previous settings stay in effect."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Footer, Label, Static, TextArea
+
+from orkas_tui.config import Settings
+from orkas_tui.core.files import ConflictError, atomic_write, read_versioned
+from orkas_tui.core.first_run import SETTINGS_TEMPLATE, display_path
+from orkas_tui.core.model import model_summary
+from orkas_tui.tui.screens.confirm import Choose
+
+
+def settings_table(app, settings: Settings, problem: str | None) -> Table:
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column()
+    path = app.workspace.root / "orkas.toml"
+    table.add_row("Workspace", display_path(app.workspace.root) + ("  (the demo: removed when you quit)" if app.demo else ""))
+    table.add_row("Settings file", display_path(path) + ("" if path.exists() else "  (not created yet: every default applies)"))
+    if problem:
+        table.add_row(Text("Not applied", style="bold red"), Text(f"{problem}\nThe settings below are the previous ones, still in effect.", style="red"))
+    for label, value in model_summary(settings):
+        table.add_row(label, Text(value, style="red" if "NOT set" in value or value.startswith("not set") else ""))
+    table.add_row("Auto-apply", "on: a valid reflection is applied at once" if settings.auto_apply else "off: every change waits in Proposals")
+    table.add_row("Trigger threshold", f"{settings.threshold:g}")
+    table.add_row("Theme", settings.theme or "the default")
+    table.add_row("Rebound keys", ", ".join(f"{k} = {v!r}" for k, v in sorted(settings.keys.items())) or "none")
+    return table
+
+
+class SettingsScreen(ModalScreen[None]):
+    BINDINGS = [
+        Binding("e", "edit", "Edit orkas.toml", id="settings_edit"),
+        Binding("escape,q", "dismiss(None)", "Close", id="settings_close"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__(classes="viewer")
+
+    def compose(self) -> ComposeResult:
+        yield Static("Settings: what is in effect now (e edits orkas.toml; it is reloaded on save, on F5 and when it changes)",
+                     classes="viewer-title", markup=False)
+        with VerticalScroll(id="settings-body"):
+            yield Static("", id="settings-table")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.refresh_settings()
+
+    def refresh_settings(self) -> None:
+        self.query_one("#settings-table", Static).update(settings_table(self.app, self.app.settings, self.app.settings_problem))
+
+    def action_edit(self) -> None:
+        self._open_editor()
+
+    @work(thread=True, group="settings-io")
+    def _open_editor(self) -> None:
+        path = self.app.workspace.root / "orkas.toml"
+        try:
+            data, version = read_versioned(path)
+        except OSError as exc:
+            self.app.call_from_thread(self.notify, f"{path}: cannot read ({exc})", severity="error")
+            return
+        text = SETTINGS_TEMPLATE if data is None else data.decode("utf-8", "replace")
+        self.app.call_from_thread(self.app.push_screen, SettingsEditor(text, version), lambda _: self.refresh_settings())
+
+
+class SettingsEditor(Screen[None]):
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Save and reload", id="settings_save"),
+        Binding("escape", "close", "Close", id="settings_editor_close"),
+    ]
+
+    def __init__(self, text: str, version: str | None) -> None:
+        super().__init__()
+        self.loaded = text
+        self.version = version
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="settings-editor"):
+            yield Label(f"{display_path(self.app.workspace.root / 'orkas.toml')} · ctrl+s saves and reloads · esc closes",
+                        classes="editor-title", markup=False)
+            yield Static("", id="settings-status")
+            yield TextArea(self.loaded, language="toml", id="settings-text")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        area = self.query_one("#settings-text", TextArea)
+        area.cursor_blink = self.app.blink
+        area.focus()
+
+    @property
+    def text(self) -> str:
+        return self.query_one("#settings-text", TextArea).text
+
+    def action_save(self) -> None:
+        self._save(force=False)
+
+    @work(thread=True, exclusive=True, group="settings-io")
+    def _save(self, force: bool) -> None:
+        app = self.app
+        path = app.workspace.root / "orkas.toml"
+        text = self.text
+        try:
+            atomic_write(path, text, expected=self.version, force=force)
+        except ConflictError:
+            app.call_from_thread(self._ask_conflict)
+            return
+        except OSError as exc:
+            app.call_from_thread(self.notify, f"{path}: not saved ({exc})", severity="error", timeout=10)
+            return
+        app.call_from_thread(self._saved, text, read_versioned(path)[1])
+
+    def _saved(self, text: str, version: str | None) -> None:
+        self.loaded, self.version = text, version
+        problem = self.app.reload_settings(announce=False)
+        status = self.query_one("#settings-status", Static)
+        if problem:
+            status.update(Text(f"Saved, not applied: {problem}. The previous settings stay in effect until this is fixed.", style="bold red"))
+            self.notify(problem, title="orkas.toml saved, not applied", severity="error", timeout=10)
+        else:
+            status.update(Text("Saved and applied.", style="green"))
+            self.notify("orkas.toml saved and applied", title="Settings")
+
+    def _ask_conflict(self) -> None:
+        self.app.push_screen(
+            Choose("orkas.toml changed on disk since you opened it.\nOverwrite it with your version, or keep editing?",
+                   [("keep", "Keep editing"), ("overwrite", "Overwrite")], danger="overwrite"),
+            lambda choice: self._save(force=True) if choice == "overwrite" else None)
+
+    def action_close(self) -> None:
+        if self.text == self.loaded:
+            self.dismiss(None)
+            return
+        self.app.push_screen(Choose("orkas.toml has unsaved edits.", [("keep", "Keep editing"), ("discard", "Discard")], danger="discard"),
+                             lambda choice: self.dismiss(None) if choice == "discard" else None)

@@ -1,0 +1,117 @@
+"""Layout that fits: no table wider than its place, tab labels with their keys, focus where the keys go."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import TabbedContent
+
+from orkas_tui.tui.widgets.keyed_table import KeyedTable
+from orkas_tui.tui.widgets.self_notes import SelfPane
+from orkas_tui.tui.widgets.sidebar import Sidebar
+from tests.tui.conftest import SIZE, open_agent, settle
+
+TAB_KEYS = ["1", "2", "3", "4", "5", "6"]
+
+
+def _overflowing(app) -> list[str]:
+    """Tables on screen whose columns need more width than they have (a header would be cut)."""
+    bad = []
+    for table in app.screen.query(KeyedTable):
+        if not table.display or not table.region.width or not table.is_on_screen:
+            continue
+        needed = sum(c.get_render_width(table) for c in table.columns.values())
+        if needed > table.scrollable_content_region.width:
+            bad.append(f"{table.id}: {needed} > {table.scrollable_content_region.width}")
+    return bad
+
+
+@pytest.mark.parametrize("size", [(120, 40), (100, 30), (80, 24), (60, 20)])
+async def test_every_table_fits_its_width_on_every_tab(app_factory, size) -> None:
+    app = app_factory()
+    async with app.run_test(size=size) as pilot:
+        await open_agent(pilot, "coder")
+        for key in TAB_KEYS:
+            app.query_one("#sidebar").focus()  # keys to the app, not an editor
+            await pilot.press(key)
+            await settle(pilot)
+            await pilot.pause()
+            assert _overflowing(app) == [], (size, key)
+
+
+async def test_at_120_columns_the_turns_and_sidebar_show_every_column(app_factory) -> None:
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_agent(pilot, "coder")
+        assert app.query_one("#turns-table", KeyedTable).hidden_columns() == []
+        assert app.query_one(Sidebar).hidden_columns() == []
+
+
+async def test_narrow_terminals_drop_whole_columns_by_priority(app_factory) -> None:
+    app = app_factory()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_agent(pilot, "coder")
+        assert app.query_one(Sidebar).hidden_columns() == ["reflected", "skills"]
+        hidden = app.query_one("#turns-table", KeyedTable).hidden_columns()
+        assert "conversation" in hidden and "time" not in hidden and "signals" not in hidden
+
+
+async def test_below_70_columns_the_sidebar_hides_and_ctrl_b_brings_it_back(app_factory) -> None:
+    app = app_factory()
+    async with app.run_test(size=(60, 20)) as pilot:
+        await settle(pilot)
+        assert not app.query_one(Sidebar).display
+        await pilot.press("ctrl+b")
+        assert app.query_one(Sidebar).display
+
+
+async def test_tab_labels_show_their_keys_even_when_rebound(app_factory, demo_ws) -> None:
+    (demo_ws / "orkas.toml").write_text('[keys]\ntab_queue = "w"\n')
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        tabs = app.query_one(TabbedContent)
+        labels = [str(tabs.get_tab(t).label) for t in ("turns", "queue", "proposals")]
+        assert labels == ["1 Turns", "w Queue", "4 Proposals"]
+
+
+async def test_switching_to_the_self_tab_focuses_its_editor_and_esc_gives_keys_back(app_factory) -> None:
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_agent(pilot, "coder")
+        await pilot.press("5")
+        await settle(pilot)
+        area = app.query_one(SelfPane).editor("profile").area
+        assert app.focused is area
+        before = area.text
+        await pilot.press("z")
+        assert area.text != before  # typing works at once
+        await pilot.press("escape", "1")
+        await settle(pilot)
+        assert app.query_one(TabbedContent).active == "turns"
+
+
+async def test_the_focused_pane_is_marked(app_factory) -> None:
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_agent(pilot, "coder")
+        app.query_one(Sidebar).focus()
+        await pilot.pause()
+        sidebar_border = app.query_one(Sidebar).styles.border_right
+        header_bg = app.query_one("#agent-header").styles.background
+        await pilot.press("1")
+        await pilot.pause()
+        assert app.query_one(Sidebar).styles.border_right != sidebar_border
+        assert app.query_one("#agent-header").styles.background != header_bg
+
+
+async def test_resizing_to_80_columns_shortens_the_tab_labels_so_all_fit(app_factory) -> None:
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_agent(pilot, "coder")
+        tabs = app.query_one(TabbedContent)
+        assert str(tabs.get_tab("proposals").label) == "4 Proposals"
+        await pilot.resize_terminal(80, 24)
+        await settle(pilot)
+        await pilot.pause()
+        assert str(tabs.get_tab("proposals").label) == "4 Props"
+        assert app.query_one("#main").has_class("-narrow")
