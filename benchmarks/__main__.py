@@ -13,9 +13,9 @@ import argparse
 import itertools
 import json
 import os
+import random
 import subprocess
 import sys
-import random
 import time
 from datetime import timedelta
 from pathlib import Path
@@ -44,8 +44,11 @@ def main(argv: list[str] | None = None) -> int:
     ws = working_copy(pristine, cache_root() / "run" / "ws")
     files = sorted(ws.glob("agents/*/conversations/*.jsonl"))
     history_bytes = sum(p.stat().st_size for p in files)
-    print(f"workspace {ws}: {params.agents} agents, {params.events:,} events, {history_bytes / 1e6:.0f} MB in {len(files)} "
-          f"conversation files, {params.skills} skills per agent (ready in {generated:.1f} s)", flush=True)
+    print(
+        f"workspace {ws}: {params.agents} agents, {params.events:,} events, {history_bytes / 1e6:.0f} MB in {len(files)} "
+        f"conversation files, {params.skills} skills per agent (ready in {generated:.1f} s)",
+        flush=True,
+    )
 
     status = ["-m", "orkas_tui", "status", "--json", "--workspace", str(ws), "--now", NOW]
     rows: list[tuple[str, str, str, str, str]] = []
@@ -65,8 +68,14 @@ def main(argv: list[str] | None = None) -> int:
         lines: list[bytes] = []
         for _ in range(count):
             appended[0] += 1
-            _turn(lines, random.Random(appended[0]), ["skill-001"], ANCHOR + timedelta(days=6, minutes=appended[0]),
-                  f"bench-{appended[0]}", 40)
+            _turn(
+                lines,
+                random.Random(appended[0]),
+                ["skill-001"],
+                ANCHOR + timedelta(days=6, minutes=appended[0]),
+                f"bench-{appended[0]}",
+                40,
+            )
         with open(next(to_grow), "ab") as handle:
             handle.write(b"".join(lines))
         return sum(map(len, lines))
@@ -75,61 +84,129 @@ def main(argv: list[str] | None = None) -> int:
     imports = best_run(["-c", "import orkas_tui.cli, orkas_tui.commands.status"], 7)  # what status --json imports
     run([str(Path(__file__).with_name("parse_loop.py")), str(ws)])  # page cache warm for both sides
     cpus = len(os.sched_getaffinity(0))  # what status --jobs defaults to
-    best = best_runs({"parse": ([str(Path(__file__).with_name("parse_loop.py")), str(ws)], None),
-                      "cold": (status, drop_caches), "cold_one": ([*status, "--jobs", "1"], drop_caches)}, 5)
+    best = best_runs(
+        {
+            "parse": ([str(Path(__file__).with_name("parse_loop.py")), str(ws)], None),
+            "cold": (status, drop_caches),
+            "cold_one": ([*status, "--jobs", "1"], drop_caches),
+        },
+        5,
+    )
     parse, cold, cold_one = best["parse"], best["cold"], best["cold_one"]
     drop_caches()
     tree = tree_peak_rss(status)  # a run of its own: the timed ones are not sampled
-    rows.append((f"cold scan: status --json, no cache, --jobs {cpus} (default: usable CPUs)",
-                 _s(cold), "orjson loop over the same lines", _s(parse), _ratio(cold, parse, 1.5, "x")))
-    rows.append(("cold scan in one process: --jobs 1", _s(cold_one), "orjson loop over the same lines", _s(parse),
-                 _ratio(cold_one, parse, 1.5, "x")))
-    rows.append((f"peak RSS of the cold scan (--jobs {cpus}), all {tree.processes} processes",
-                 f"{tree.sum_mb:.0f} MB (sum of peaks; largest {tree.largest_mb:.0f} MB)", "history on disk",
-                 f"{history_bytes / 1e6:.0f} MB", f"target < 300 MB: {'met' if tree.sum_mb < 300 else 'MISSED'}"))
+    rows.append(
+        (
+            f"cold scan: status --json, no cache, --jobs {cpus} (default: usable CPUs)",
+            _s(cold),
+            "orjson loop over the same lines",
+            _s(parse),
+            _ratio(cold, parse, 1.5, "x"),
+        )
+    )
+    rows.append(
+        (
+            "cold scan in one process: --jobs 1",
+            _s(cold_one),
+            "orjson loop over the same lines",
+            _s(parse),
+            _ratio(cold_one, parse, 1.5, "x"),
+        )
+    )
+    rows.append(
+        (
+            f"peak RSS of the cold scan (--jobs {cpus}), all {tree.processes} processes",
+            f"{tree.sum_mb:.0f} MB (sum of peaks; largest {tree.largest_mb:.0f} MB)",
+            "history on disk",
+            f"{history_bytes / 1e6:.0f} MB",
+            f"target < 300 MB: {'met' if tree.sum_mb < 300 else 'MISSED'}",
+        )
+    )
 
     run(status)  # writes the cache
     warm = best_run(status, 5)
-    rows.append(("warm start: the same command again", f"{_s(warm)} ({_s(warm - interpreter)} of work)",
-                 "interpreter start (python -c pass)", _s(interpreter),
-                 f"work {_ms(warm - interpreter)} (target < 200 ms: {'met' if warm - interpreter < 0.2 else 'MISSED'})"))
+    rows.append(
+        (
+            "warm start: the same command again",
+            f"{_s(warm)} ({_s(warm - interpreter)} of work)",
+            "interpreter start (python -c pass)",
+            _s(interpreter),
+            f"work {_ms(warm - interpreter)} (target < 200 ms: {'met' if warm - interpreter < 0.2 else 'MISSED'})",
+        )
+    )
     rows.append(("", "", "import orkas_tui.cli + commands.status", _s(imports), ""))
     for count in (1, 100, 1000):
         added: list[int] = []
         after = best_run(status, 3, before=lambda count=count: added.append(append_turns(count)))
         new_bytes = sum(added) / len(added)
-        rows.append((f"status --json after {count} turn(s) appended", _s(after),
-                     f"warm start + orjson loop speed for the {new_bytes / 1e3:,.0f} kB", _s(warm + parse * new_bytes / history_bytes),
-                     f"+{_ms(after - warm)} over the warm start"))
+        rows.append(
+            (
+                f"status --json after {count} turn(s) appended",
+                _s(after),
+                f"warm start + orjson loop speed for the {new_bytes / 1e3:,.0f} kB",
+                _s(warm + parse * new_bytes / history_bytes),
+                f"+{_ms(after - warm)} over the warm start",
+            )
+        )
 
     bundle = _child_json(["-m", "benchmarks.bundle", str(ws)])
-    rows.append((f"bundle: {bundle['tokens']:,} tokens from {bundle['conversations']} conversations "
-                 f"({bundle['events_in']:,} events, {bundle['bytes_in'] / 1e3:,.0f} kB)", _ms(bundle["build_s"]),
-                 "counting the finished text's tokens once", _ms(bundle["count_once_s"]),
-                 f"target < 100 ms: {'met' if bundle['build_s'] < 0.1 else 'MISSED'}"))
+    rows.append(
+        (
+            f"bundle: {bundle['tokens']:,} tokens from {bundle['conversations']} conversations "
+            f"({bundle['events_in']:,} events, {bundle['bytes_in'] / 1e3:,.0f} kB)",
+            _ms(bundle["build_s"]),
+            "counting the finished text's tokens once",
+            _ms(bundle["count_once_s"]),
+            f"target < 100 ms: {'met' if bundle['build_s'] < 0.1 else 'MISSED'}",
+        )
+    )
 
     for batch in _child_json(["-m", "benchmarks.incremental", str(ws)]):
         at_parse_speed = parse * batch["bytes"] / history_bytes
-        rows.append((f"incremental: {batch['turns']} turn(s) appended, refresh()", _ms(batch["seconds"]),
-                     f"orjson loop speed for the {batch['bytes'] / 1e3:,.0f} kB", _ms(at_parse_speed),
-                     f"{batch['seconds'] / at_parse_speed:,.1f}x"))
+        rows.append(
+            (
+                f"incremental: {batch['turns']} turn(s) appended, refresh()",
+                _ms(batch["seconds"]),
+                f"orjson loop speed for the {batch['bytes'] / 1e3:,.0f} kB",
+                _ms(at_parse_speed),
+                f"{batch['seconds'] / at_parse_speed:,.1f}x",
+            )
+        )
 
     if not args.no_tui:
         paint = _child_json(["-m", "benchmarks.tui", "paint", str(ws)])
-        rows.append(("TUI first paint (warm cache)", f"{_s(paint['paint_s'])} (all in {_s(paint['complete_s'])})",
-                     "import of the app (textual)", _s(paint["import_s"]),
-                     f"target < 1 s: {'met' if paint['paint_s'] < 1 else 'MISSED'}"))
+        rows.append(
+            (
+                "TUI first paint (warm cache)",
+                f"{_s(paint['paint_s'])} (all in {_s(paint['complete_s'])})",
+                "import of the app (textual)",
+                _s(paint["import_s"]),
+                f"target < 1 s: {'met' if paint['paint_s'] < 1 else 'MISSED'}",
+            )
+        )
         drop_caches()
         paint_cold = _child_json(["-m", "benchmarks.tui", "paint", str(ws)])
-        rows.append(("TUI first paint (no cache)", f"{_s(paint_cold['paint_s'])} (all in {_s(paint_cold['complete_s'])})",
-                     "cold scan in one process (--jobs 1)", _s(cold_one), ""))
+        rows.append(
+            (
+                "TUI first paint (no cache)",
+                f"{_s(paint_cold['paint_s'])} (all in {_s(paint_cold['complete_s'])})",
+                "cold scan in one process (--jobs 1)",
+                _s(cold_one),
+                "",
+            )
+        )
         live = _child_json(["-m", "benchmarks.tui", "live", str(ws), str(args.appends)])
         lat = live["latencies_s"]
         if lat:
-            rows.append((f"live latency, {len(lat)} appends (missed {live['missed']})",
-                         f"p50 {_ms(percentile(lat, 0.5))}, p95 {_ms(percentile(lat, 0.95))}",
-                         "watch debounce (watchfiles)", "60 ms",
-                         f"target p95 < 150 ms: {'met' if percentile(lat, 0.95) < 0.15 else 'MISSED'}"))
+            rows.append(
+                (
+                    f"live latency, {len(lat)} appends (missed {live['missed']})",
+                    f"p50 {_ms(percentile(lat, 0.5))}, p95 {_ms(percentile(lat, 0.95))}",
+                    "watch debounce (watchfiles)",
+                    "60 ms",
+                    f"target p95 < 150 ms: {'met' if percentile(lat, 0.95) < 0.15 else 'MISSED'}",
+                )
+            )
 
     print(_table(("measure", "figure", "reference", "ref. value", "ratio / verdict"), rows))
     print(f"\nwhole benchmark: {time.perf_counter() - began:.0f} s", flush=True)
@@ -137,8 +214,14 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _child_json(args: list[str]) -> dict:
-    done = subprocess.run([sys.executable, *args], capture_output=True, text=True, check=False,
-                          cwd=Path(__file__).resolve().parents[1], env={**os.environ})
+    done = subprocess.run(
+        [sys.executable, *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=Path(__file__).resolve().parents[1],
+        env={**os.environ},
+    )
     if done.returncode != 0:
         raise RuntimeError(f"{args!r} failed: {done.stderr[-2000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])

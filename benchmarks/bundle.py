@@ -13,10 +13,10 @@ from pathlib import Path
 
 import orjson
 
-from orkas_tui.core.bundle import build_bundle
-from orkas_tui.core.scan import AgentScan
-from orkas_tui.core.tokens import count_tokens
-from orkas_tui.core.workspace import Workspace
+from orkas_tui.core.read.workspace import Workspace
+from orkas_tui.core.reflect.bundle import build_bundle
+from orkas_tui.core.reflect.tokens import count_tokens
+from orkas_tui.core.summary.scan import AgentScan
 
 
 def main() -> None:
@@ -33,15 +33,20 @@ def main() -> None:
         count_tokens(bundle.text)
         counts.append(time.perf_counter() - start)
     conversations = [scan.conversations[c] for c in bundle.conversations]
-    sys.stdout.write(orjson.dumps({
-        "build_s": min(builds),
-        "count_once_s": min(counts),
-        "tokens": bundle.tokens,
-        "conversations": len(conversations),
-        "events_in": bundle.items_total,
-        "events_kept": bundle.items_kept,
-        "bytes_in": sum(s.tail.offset for s in conversations),
-    }).decode() + "\n")
+    sys.stdout.write(
+        orjson.dumps(
+            {
+                "build_s": min(builds),
+                "count_once_s": min(counts),
+                "tokens": bundle.tokens,
+                "conversations": len(conversations),
+                "events_in": bundle.items_total,
+                "events_kept": bundle.items_kept,
+                "bytes_in": sum(s.tail.offset for s in conversations),
+            }
+        ).decode()
+        + "\n"
+    )
 
 
 if __name__ == "__main__":

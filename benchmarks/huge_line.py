@@ -34,9 +34,11 @@ def build(root: Path, megabytes: int) -> Path:
         for _ in range(megabytes):
             handle.write(block)
         handle.write(b'"}\n')
-        for event in ({"ts": "2026-11-20T10:00:01Z", "type": "turn_end", "turn": "t1", "status": "ok"},
-                      {"ts": "2026-11-20T10:01:00Z", "type": "turn_start", "turn": "t2"},
-                      {"ts": "2026-11-20T10:01:01Z", "type": "turn_end", "turn": "t2", "status": "ok"}):
+        for event in (
+            {"ts": "2026-11-20T10:00:01Z", "type": "turn_end", "turn": "t1", "status": "ok"},
+            {"ts": "2026-11-20T10:01:00Z", "type": "turn_start", "turn": "t2"},
+            {"ts": "2026-11-20T10:01:01Z", "type": "turn_end", "turn": "t2", "status": "ok"},
+        ):
             handle.write(orjson.dumps(event) + b"\n")
     return root
 
@@ -62,8 +64,12 @@ def main() -> None:
     rss = tree_peak_rss(status)
     rows.append(("status, warm", best_run(status, args.runs)))
     if args.dry_run:
-        rows.append(("reflect --dry-run", best_run(["-m", "orkas_tui", "reflect", "a1", "--dry-run", "--workspace",
-                                                    str(root), "--now", NOW], args.runs)))
+        rows.append(
+            (
+                "reflect --dry-run",
+                best_run(["-m", "orkas_tui", "reflect", "a1", "--dry-run", "--workspace", str(root), "--now", NOW], args.runs),
+            )
+        )
     print(f"{args.megabytes} MB line; peak RSS of a cold status: {rss.largest_mb:,.0f} MB")
     for name, seconds in rows:
         print(f"{name:<20} {seconds:8.2f} s")

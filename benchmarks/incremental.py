@@ -16,8 +16,8 @@ from pathlib import Path
 import orjson
 
 from benchmarks.workspace import ANCHOR, _turn
-from orkas_tui.core.scan import AgentScan
-from orkas_tui.core.workspace import Workspace
+from orkas_tui.core.read.workspace import Workspace
+from orkas_tui.core.summary.scan import AgentScan
 
 
 def main() -> None:
@@ -38,8 +38,9 @@ def main() -> None:
             handle.write(data)
         start = time.perf_counter()
         result = scan.refresh()
-        batches.append({"turns": turns, "bytes": len(data), "seconds": time.perf_counter() - start,
-                        "changed": len(result.changed)})
+        batches.append(
+            {"turns": turns, "bytes": len(data), "seconds": time.perf_counter() - start, "changed": len(result.changed)}
+        )
     sys.stdout.write(orjson.dumps(batches).decode() + "\n")
 
 

@@ -99,7 +99,7 @@ def _descendants(root: int) -> list[int]:
                     stat = handle.read()
             except OSError:  # gone since the listing
                 continue
-            ppid = int(stat[stat.rindex(b")") + 2:].split(maxsplit=2)[1])  # after "pid (comm)": state, ppid
+            ppid = int(stat[stat.rindex(b")") + 2 :].split(maxsplit=2)[1])  # after "pid (comm)": state, ppid
             children.setdefault(ppid, []).append(int(entry.name))
     tree = [root]
     for pid in tree:

@@ -19,21 +19,40 @@ from pathlib import Path
 
 import orjson
 
-from orkas_tui.core.skills import Skill
-from orkas_tui.core.timefmt import UTC, format_ts
+from orkas_tui.core.read.timefmt import UTC, format_ts
+from orkas_tui.core.store.skills import Skill
 
 FORMAT = 2  # bump when the generator's output changes
 ANCHOR = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 
 TOOLS = ("bash", "read_file", "edit_file", "grep", "run_tests", "web_search", "fetch_url", "kubectl")
-ASKS = ("Add retry logic to the API client", "Summarise the incident timeline", "Rename fetchUser to loadUser everywhere",
-        "Scale the workers to 6 replicas", "查一下2023年新能源汽车的销量", "Redacta el informe semanal de la cartera")
-CORRECTIONS = ("Actually, use pnpm instead", "That's not what I asked, keep the API", "不对，应该是2023年的数据",
-               "Incorrecto, el tono debería ser más formal", "Wrong file, I meant src/api/client.ts")
-REAL = ("3 failed, 41 passed: AssertionError in test_parse_config", "Permission denied (publickey)",
-        "old_string not found in src/api/client.ts", "Error: Invalid reference in main.tf line 42")
-TRANSIENT = (("ETIMEDOUT registry.npmjs.org", None), ("503 Service Unavailable", 503), ("429 Too Many Requests", 429),
-             ("connection reset by peer", None))
+ASKS = (
+    "Add retry logic to the API client",
+    "Summarise the incident timeline",
+    "Rename fetchUser to loadUser everywhere",
+    "Scale the workers to 6 replicas",
+    "查一下2023年新能源汽车的销量",
+    "Redacta el informe semanal de la cartera",
+)
+CORRECTIONS = (
+    "Actually, use pnpm instead",
+    "That's not what I asked, keep the API",
+    "不对，应该是2023年的数据",
+    "Incorrecto, el tono debería ser más formal",
+    "Wrong file, I meant src/api/client.ts",
+)
+REAL = (
+    "3 failed, 41 passed: AssertionError in test_parse_config",
+    "Permission denied (publickey)",
+    "old_string not found in src/api/client.ts",
+    "Error: Invalid reference in main.tf line 42",
+)
+TRANSIENT = (
+    ("ETIMEDOUT registry.npmjs.org", None),
+    ("503 Service Unavailable", 503),
+    ("429 Too Many Requests", 429),
+    ("connection reset by peer", None),
+)
 
 
 @dataclass(frozen=True)
@@ -91,8 +110,16 @@ def _agent(folder: Path, params: Params, events: int, rng: random.Random) -> Non
     for i, slug in enumerate(slugs):
         stamp = format_ts(start + timedelta(minutes=i))
         used = format_ts(ANCHOR - timedelta(days=i % 30)) if i % 3 else None
-        skill = Skill(slug, f"Skill {i}", f"When task {i} comes up, always check step {i} first", stamp, stamp, i % 4, used,
-                      f"## Rule\nWhen task {i} comes up, always run step {i} first.\n")
+        skill = Skill(
+            slug,
+            f"Skill {i}",
+            f"When task {i} comes up, always check step {i} first",
+            stamp,
+            stamp,
+            i % 4,
+            used,
+            f"## Rule\nWhen task {i} comes up, always run step {i} first.\n",
+        )
         (folder / "skills" / f"{slug}.md").write_text(skill.render())
     per_conv = events // params.conversations
     clock = start
@@ -124,7 +151,14 @@ def _turn(lines: list[bytes], rng: random.Random, index: list[str], clock: datet
     transient = rng.randrange(calls) if calls and rng.random() < 0.2 else None
     for i in range(calls):
         name = rng.choice(TOOLS)
-        emit({"type": "tool_call", "id": f"{turn}-c{i}", "name": name, "args": {"path": f"src/module_{rng.randrange(400)}.py", "limit": 200}})
+        emit(
+            {
+                "type": "tool_call",
+                "id": f"{turn}-c{i}",
+                "name": name,
+                "args": {"path": f"src/module_{rng.randrange(400)}.py", "limit": 200},
+            }
+        )
         if i == real:
             emit({"type": "tool_result", "id": f"{turn}-c{i}", "ok": False, "error": rng.choice(REAL)})
         elif i == transient:

@@ -19,10 +19,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from orkas_tui.core.demo import DEFAULT_ANCHOR, write_demo  # noqa: E402
-from orkas_tui.core.first_run import create_workspace  # noqa: E402
+from orkas_tui.core.store.first_run import create_workspace  # noqa: E402
+from orkas_tui.demo.proposal import add_demo_proposal  # noqa: E402
+from orkas_tui.demo.workspace import DEFAULT_ANCHOR, write_demo  # noqa: E402
 from orkas_tui.tui.app import TABS, make_app  # noqa: E402
-from orkas_tui.tui.demo_proposal import add_demo_proposal  # noqa: E402
 
 SIZE = (120, 40)
 AGENT = "coder"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from orkas_tui.core.demo import DEFAULT_ANCHOR, write_demo
-from orkas_tui.core.timefmt import UTC
+from orkas_tui.core.read.timefmt import UTC
+from orkas_tui.demo.workspace import DEFAULT_ANCHOR, write_demo
 
 NOW = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 

@@ -54,11 +54,18 @@ class ModelServer:
                 elif step.raw is not None:
                     payload = step.raw
                 else:
-                    payload = json.dumps({
-                        "id": "chatcmpl-test", "object": "chat.completion", "created": 1, "model": "test",
-                        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": step.content}}],
-                        "usage": {"prompt_tokens": 1200, "completion_tokens": 80, "total_tokens": 1280},
-                    }).encode()
+                    payload = json.dumps(
+                        {
+                            "id": "chatcmpl-test",
+                            "object": "chat.completion",
+                            "created": 1,
+                            "model": "test",
+                            "choices": [
+                                {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": step.content}}
+                            ],
+                            "usage": {"prompt_tokens": 1200, "completion_tokens": 80, "total_tokens": 1280},
+                        }
+                    ).encode()
                 try:
                     self.send_response(step.status)
                     self.send_header("Content-Type", "application/json")

@@ -9,16 +9,16 @@ from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
-from orkas_tui.cli import warn_settings
-from orkas_tui.core.demo import write_demo
-from orkas_tui.core.first_run import create_workspace
-from orkas_tui.core.timefmt import utc_now
-from orkas_tui.core.workspace import Workspace, WorkspaceError, resolve_root
+from orkas_tui.commands.io import warn_settings
+from orkas_tui.core.read.timefmt import utc_now
+from orkas_tui.core.read.workspace import Workspace, WorkspaceError, resolve_root
+from orkas_tui.core.store.first_run import create_workspace
+from orkas_tui.demo.workspace import write_demo
 
 
 def demo_root(base: Path) -> Path:
     """A fresh demo workspace whose 'now' is this minute, so its ages look live."""
-    from orkas_tui.tui.demo_proposal import add_demo_proposal
+    from orkas_tui.demo.proposal import add_demo_proposal
 
     now = utc_now()
     anchor = now - timedelta(seconds=now.second)
@@ -39,7 +39,7 @@ def run_app(args: argparse.Namespace) -> int:
         root = demo_root(Path(base))
         app = make_app(root, demo=True)
         if args.simulate:
-            from orkas_tui.tui.simulate import start_simulator
+            from orkas_tui.demo.simulate import start_simulator
 
             stop = start_simulator(root)
             try:
@@ -55,6 +55,8 @@ def run_app(args: argparse.Namespace) -> int:
 def _open(explicit: str | None) -> Workspace:
     workspace = Workspace.open(explicit)
     warn_settings(workspace)  # a bad orkas.toml fails here, on one line, before the screen opens
+
+
 def open_or_create(explicit: str | None, create: bool, ask: Callable[[Path], bool]) -> Workspace:
     """The workspace to open; a missing one is created when ``create`` (``--init``) or when ``ask`` says yes."""
     root = resolve_root(explicit)
@@ -62,7 +64,9 @@ def open_or_create(explicit: str | None, create: bool, ask: Callable[[Path], boo
         create_workspace(root)
         print(f"created the workspace {root}", file=sys.stderr)
     elif not root.is_dir():
-        raise WorkspaceError(f"no workspace at {root} (run `orkas-tui --init` to create it, or pass --workspace PATH / set ORKAS_HOME)")
+        raise WorkspaceError(
+            f"no workspace at {root} (run `orkas-tui --init` to create it, or pass --workspace PATH / set ORKAS_HOME)"
+        )
     workspace = Workspace.open(root)
     workspace.settings  # noqa: B018 - a bad orkas.toml fails here, on one line, before the screen opens
     return workspace

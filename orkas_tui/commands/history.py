@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from orkas_tui.cli import add_json, add_now, add_workspace, now_arg, open_workspace, print_json
-from orkas_tui.core.history import list_changes
-from orkas_tui.core.proposals import revert_change
+from orkas_tui.commands.io import add_json, add_now, add_workspace, now_arg, open_workspace, print_json
+from orkas_tui.core.store.history import list_changes
+from orkas_tui.core.store.proposals import revert_change
 from orkas_tui.core.textfmt import table
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from orkas_tui.cli import CliError, add_json, add_now, add_workspace, now_arg, open_workspace, print_json
-from orkas_tui.core.proposals import Proposal, approve, edit_operation, list_proposals, load_proposal, reject
+from orkas_tui.commands.io import CliError, add_json, add_now, add_workspace, now_arg, open_workspace, print_json
+from orkas_tui.core.store.proposals import Proposal, approve, edit_operation, list_proposals, load_proposal, reject
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -84,8 +84,14 @@ def run_show(args: argparse.Namespace) -> int:
 def run_approve(args: argparse.Namespace) -> int:
     proposal, result = approve(open_workspace(args), args.id, now_arg(args.now), args.op)
     if args.json:
-        print_json({"proposal": proposal.to_json(), "applied": [c.id for c in result.applied],
-                    "skipped": result.skipped, "failed": result.failed})
+        print_json(
+            {
+                "proposal": proposal.to_json(),
+                "applied": [c.id for c in result.applied],
+                "skipped": result.skipped,
+                "failed": result.failed,
+            }
+        )
     else:
         for change in result.applied:
             print(f"applied {change.id}: {change.action} {change.target}")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from orkas_tui.cli import add_json, add_now, add_workspace, now_arg, open_workspace, print_json
+from orkas_tui.commands.io import add_json, add_now, add_workspace, now_arg, open_workspace, print_json
 from orkas_tui.commands.status import queue_phrase
-from orkas_tui.core.queue import QueuePlan, workspace_queue
+from orkas_tui.core.reflect.queue import QueuePlan, workspace_queue
 from orkas_tui.core.textfmt import table
 
 
@@ -24,8 +24,14 @@ def render_queue(plan: QueuePlan) -> str:
     if not doc["agents"]:
         return out[0] + "\nno agents yet"
     rows = [
-        (d["id"], queue_phrase(d).split(";")[0], f"{d['trigger_score']:g}", "yes" if d["pending_changes"] else "no",
-         d["last_reflection_at"] or "never", d["cooldown_until"] or "-")
+        (
+            d["id"],
+            queue_phrase(d).split(";")[0],
+            f"{d['trigger_score']:g}",
+            "yes" if d["pending_changes"] else "no",
+            d["last_reflection_at"] or "never",
+            d["cooldown_until"] or "-",
+        )
         for d in doc["agents"]
     ]
     out.append(table(("agent", "decision", "score", "pending", "last reflection", "cooldown until"), rows, right=(2,)))

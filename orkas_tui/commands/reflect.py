@@ -7,12 +7,12 @@ import signal
 import sys
 import threading
 
-from orkas_tui.cli import add_json, add_now, add_workspace, now_arg, open_workspace, print_json
+from orkas_tui.commands.io import add_json, add_now, add_workspace, now_arg, open_workspace, print_json
 from orkas_tui.commands.status import queue_phrase
-from orkas_tui.core.cycle import CycleReport, run_cycle
-from orkas_tui.core.queue import workspace_queue
-from orkas_tui.core.reflect import REFLECTED, Outcome, Prepared, Progress, prepare, reflect
-from orkas_tui.core.timefmt import format_ts, utc_now
+from orkas_tui.core.read.timefmt import format_ts, utc_now
+from orkas_tui.core.reflect.cycle import CycleReport, run_cycle
+from orkas_tui.core.reflect.queue import workspace_queue
+from orkas_tui.core.reflect.reflection import REFLECTED, Outcome, Prepared, Progress, prepare, reflect
 
 EXIT_TRANSIENT = 3
 EXIT_FAILED = 1

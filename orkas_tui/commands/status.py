@@ -7,15 +7,15 @@ import sys
 
 import orjson
 
-from orkas_tui.cli import SLOT, CliError, add_json, add_now, add_workspace, now_arg, open_workspace, print_json
-from orkas_tui.core.notes import SelfNotes, prompt_block
-from orkas_tui.core.proposals import recover_workspace
-from orkas_tui.core.queue import agent_facts, failure_backoff, last_cycle_at, plan_facts
-from orkas_tui.core.report import compose_status, last_reflection
-from orkas_tui.core.status_cache import agent_histories, usable_cpus
-from orkas_tui.core.skills import SkillStore
+from orkas_tui.commands.io import SLOT, CliError, add_json, add_now, add_workspace, now_arg, open_workspace, print_json
+from orkas_tui.core.read.timefmt import format_ts
+from orkas_tui.core.reflect.queue import agent_facts, failure_backoff, last_cycle_at, plan_facts
+from orkas_tui.core.store.notes import SelfNotes, prompt_block
+from orkas_tui.core.store.proposals import recover_workspace
+from orkas_tui.core.store.skills import SkillStore
+from orkas_tui.core.summary.report import compose_status, last_reflection
+from orkas_tui.core.summary.status_cache import agent_histories, usable_cpus
 from orkas_tui.core.textfmt import rate, table
-from orkas_tui.core.timefmt import format_ts
 
 RECENT_TURNS = 10
 
@@ -25,8 +25,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_workspace(parser)
     parser.add_argument("--agent", metavar="ID", help="only this agent")
     parser.add_argument("--all-turns", action="store_true", help="text output: list every turn, not the last 10")
-    parser.add_argument("--jobs", type=int, metavar="N", default=None,
-                        help="processes for a cold scan of several agents (default: the CPUs this process may use)")
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        metavar="N",
+        default=None,
+        help="processes for a cold scan of several agents (default: the CPUs this process may use)",
+    )
     add_now(parser)
     add_json(parser)
     parser.set_defaults(func=run_status)
@@ -56,8 +61,12 @@ def workspace_status(workspace, now, agent_id: str | None = None, jobs: int = 1)
         listed.append((paths, last_reflection(paths), paths.survey()))
     histories = agent_histories(listed, settings, jobs)
     agents = [(paths, last, survey, history) for (paths, last, survey), history in zip(listed, histories, strict=True)]
-    plan = plan_facts([agent_facts(p.id, last, h.facts, now, settings, failure_backoff(p, settings)) for p, last, _, h in agents], now, settings,
-                      last_cycle_at(workspace))
+    plan = plan_facts(
+        [agent_facts(p.id, last, h.facts, now, settings, failure_backoff(p, settings)) for p, last, _, h in agents],
+        now,
+        settings,
+        last_cycle_at(workspace),
+    )
     rows, turns = [], []
     for paths, last, survey, history in agents:
         if agent_id and paths.id != agent_id:
@@ -129,14 +138,34 @@ def render_status(doc: dict, recent: int | None) -> str:
                 for t in shown
             ]
             label = "turns" if recent is None or len(turns) <= recent else f"last {recent} of {len(turns)} turns"
-            out += [label, table(("time", "conversation", "turn", "status", "tools", "real", "trans", "signals", "score", ""), rows, right=(4, 5, 6, 8))]
+            out += [
+                label,
+                table(
+                    ("time", "conversation", "turn", "status", "tools", "real", "trans", "signals", "score", ""),
+                    rows,
+                    right=(4, 5, 6, 8),
+                ),
+            ]
         if agent["skills"]:
             rows = [
-                (s["slug"], s["impressions"], s["invocations"], rate(s["invocation_rate"]), rate(s["edit_rate"]),
-                 rate(s["ineffective_rate"]), s["patch_count"], s["last_used_at"] or "never")
+                (
+                    s["slug"],
+                    s["impressions"],
+                    s["invocations"],
+                    rate(s["invocation_rate"]),
+                    rate(s["edit_rate"]),
+                    rate(s["ineffective_rate"]),
+                    s["patch_count"],
+                    s["last_used_at"] or "never",
+                )
                 for s in agent["skills"]
             ]
-            out += ["skills", table(("skill", "impr", "inv", "inv%", "edit%", "ineff%", "patches", "last used"), rows, right=(1, 2, 3, 4, 5, 6))]
+            out += [
+                "skills",
+                table(
+                    ("skill", "impr", "inv", "inv%", "edit%", "ineff%", "patches", "last used"), rows, right=(1, 2, 3, 4, 5, 6)
+                ),
+            ]
         for problem in agent.get("problems", []):
             out.append(f"! {problem}")
     return "\n".join(out)

@@ -7,9 +7,9 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from orkas_tui.cli import CliError, add_json, add_workspace, open_workspace, print_json
-from orkas_tui.core.timefmt import utc_now
-from orkas_tui.core.workspace import AGENT_ID, AgentPaths, Workspace, resolve_root
+from orkas_tui.commands.io import CliError, add_json, add_workspace, open_workspace, print_json
+from orkas_tui.core.read.timefmt import utc_now
+from orkas_tui.core.read.workspace import AGENT_ID, AgentPaths, Workspace, resolve_root
 from orkas_tui.importers.export import ExportError, export_agent
 from orkas_tui.importers.run import DEFAULT_SETTLE, FORMATS, default_sources, discover, import_files, refusal, select
 from orkas_tui.importers.skills import SkillIndex
@@ -25,12 +25,21 @@ PROGRESS_FILES = 10  # a history of at least this many sessions shows its progre
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("import", help="import Claude Code or Codex sessions as an agent's conversations")
     parser.add_argument("format", choices=FORMAT_NAMES)
-    parser.add_argument("sources", nargs="*", metavar="SOURCE",
-                        help="session files or folders searched recursively (default: ~/.claude/projects or ~/.codex/sessions)")
+    parser.add_argument(
+        "sources",
+        nargs="*",
+        metavar="SOURCE",
+        help="session files or folders searched recursively (default: ~/.claude/projects or ~/.codex/sessions)",
+    )
     parser.add_argument("--agent", metavar="ID", help="the agent to import into, created if missing (default: the format's name)")
     parser.add_argument("--watch", action="store_true", help="keep importing as the agent writes (Ctrl-C stops)")
-    parser.add_argument("--settle", type=float, default=DEFAULT_SETTLE, metavar="SECONDS",
-                        help=f"end a session's last turn once its file is quiet this long (default {DEFAULT_SETTLE:g})")
+    parser.add_argument(
+        "--settle",
+        type=float,
+        default=DEFAULT_SETTLE,
+        metavar="SECONDS",
+        help=f"end a session's last turn once its file is quiet this long (default {DEFAULT_SETTLE:g})",
+    )
     parser.add_argument("--no-skills", action="store_true", help="do not import the skills Claude Code / Codex offered")
     add_workspace(parser)
     add_json(parser)
@@ -42,7 +51,11 @@ def register_export(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("format", choices=FORMAT_NAMES)
     parser.add_argument("agent", metavar="AGENT")
     parser.add_argument("dest", metavar="DEST", help="skills folder, e.g. ~/.claude/skills or ~/.codex/skills")
-    parser.add_argument("--memory", metavar="FILE", help="CLAUDE.md / AGENTS.md to hold the notes block (default: beside DEST when DEST is a 'skills' folder, else inside it)")
+    parser.add_argument(
+        "--memory",
+        metavar="FILE",
+        help="CLAUDE.md / AGENTS.md to hold the notes block (default: beside DEST when DEST is a 'skills' folder, else inside it)",
+    )
     parser.add_argument("--force", action="store_true", help="overwrite SKILL.md files edited since the last export")
     add_workspace(parser)
     add_json(parser)
@@ -79,7 +92,9 @@ def run_import(args: argparse.Namespace) -> int:
             watch_import(paths, workspace.settings, args.format, sources, args.settle, report, index=index, total=total)
         except KeyboardInterrupt:
             pass
-        print(f"stopped watching: {total.turns} turns, {total.tool_calls} tool calls imported into agent {agent}", file=sys.stderr)
+        print(
+            f"stopped watching: {total.turns} turns, {total.tool_calls} tool calls imported into agent {agent}", file=sys.stderr
+        )
         return 0
     stats = import_files(paths, workspace.settings, args.format, files, args.settle, index=index, progress=_progress(len(files)))
     report(stats)
@@ -100,7 +115,11 @@ def _sessions(fmt: str, sources: list[Path], explicit: bool, watch: bool) -> tup
                 raise CliError(reason)
     files, refused = select(fmt, discover(fmt, sources))
     if not files and refused and not watch:
-        raise CliError(refused[0] if len(refused) == 1 else f"{refused[0]} (and {len(refused) - 1} more files that are not {label} transcripts)")
+        raise CliError(
+            refused[0]
+            if len(refused) == 1
+            else f"{refused[0]} (and {len(refused) - 1} more files that are not {label} transcripts)"
+        )
     if not files and not watch:
         looked = ", ".join(str(s) for s in sources if s.exists())
         raise CliError(f"no {label} sessions in {looked} (looked for *.jsonl files); nothing imported")
@@ -149,8 +168,10 @@ def render(stats: ImportStats, paths: AgentPaths, index: SkillIndex | None = Non
     ]
     if index is not None:
         skills = index.result
-        out.append(f"skills: {len(skills.created)} imported, {len(skills.updated)} updated, {len(skills.unchanged)} unchanged"
-                   + (f", {len(skills.conflicts)} left alone" if skills.conflicts else ""))
+        out.append(
+            f"skills: {len(skills.created)} imported, {len(skills.updated)} updated, {len(skills.unchanged)} unchanged"
+            + (f", {len(skills.conflicts)} left alone" if skills.conflicts else "")
+        )
         problems = [*problems, *skills.conflicts, *skills.problems]
     if stats.outputs_cut:
         out.append(f"{stats.outputs_cut} tool outputs longer than {OUTPUT_LIMIT:,} characters were cut to that length")
@@ -168,14 +189,17 @@ def run_export(args: argparse.Namespace) -> int:
     workspace = open_workspace(args)
     paths = workspace.agent(args.agent)
     try:
-        result = export_agent(paths, workspace.settings, args.format, Path(args.dest),
-                              Path(args.memory) if args.memory else None, args.force)
+        result = export_agent(
+            paths, workspace.settings, args.format, Path(args.dest), Path(args.memory) if args.memory else None, args.force
+        )
     except ExportError as exc:
         raise CliError(str(exc)) from exc
     if args.json:
         print_json(result.to_json())
         return 1 if result.conflicts else 0
-    print(f"{len(result.written)} skills written, {len(result.unchanged)} unchanged; notes block {result.memory_status} in {result.memory}")
+    print(
+        f"{len(result.written)} skills written, {len(result.unchanged)} unchanged; notes block {result.memory_status} in {result.memory}"
+    )
     for path in result.conflicts:
         print(f"! {path} was edited since the last export; left as is (--force overwrites)")
     for path in result.stale:

@@ -23,12 +23,12 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-from orkas_tui.config import Settings, load_settings
-from orkas_tui.core.files import append_jsonl
-from orkas_tui.core.notes import SelfNotes, prompt_block
-from orkas_tui.core.skills import Skill, SkillStore
-from orkas_tui.core.timefmt import format_ts, utc_now
-from orkas_tui.core.workspace import AGENT_ID, AgentPaths, WorkspaceError
+from orkas_tui.core.read.files import append_jsonl
+from orkas_tui.core.read.settings import Settings, load_settings
+from orkas_tui.core.read.timefmt import format_ts, utc_now
+from orkas_tui.core.read.workspace import AGENT_ID, AgentPaths, WorkspaceError
+from orkas_tui.core.store.notes import SelfNotes, prompt_block
+from orkas_tui.core.store.skills import Skill, SkillStore
 
 Clock = Callable[[], datetime]
 
@@ -99,8 +99,15 @@ class Conversation:
         self.emit("tool_call", id=call_id, name=name, args=args or {})
         return call_id
 
-    def tool_result(self, call_id: str, ok: bool = True, error: str | None = None, status: int | None = None,
-                    transient: bool | None = None, output: str | None = None) -> None:
+    def tool_result(
+        self,
+        call_id: str,
+        ok: bool = True,
+        error: str | None = None,
+        status: int | None = None,
+        transient: bool | None = None,
+        output: str | None = None,
+    ) -> None:
         fields: dict[str, object] = {"id": call_id, "ok": ok}
         for key, value in (("error", error), ("status", status), ("transient", transient), ("output", output)):
             if value is not None:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-from orkas_tui.config import Settings
-from orkas_tui.core.errors import ErrorVerdict, TransientRule
+from orkas_tui.core.observe.transient import ErrorVerdict, TransientRule
+from orkas_tui.core.read.settings import Settings
 
 EXTRA_TRANSIENT = (
     r"stream (?:was )?disconnected",
@@ -39,25 +39,29 @@ REAL_FIRST = re.compile(
     re.IGNORECASE,
 )
 
-CODEX_TRANSIENT_KINDS = frozenset({
-    "server_overloaded",
-    "http_connection_failed",
-    "response_stream_connection_failed",
-    "response_stream_disconnected",
-    "response_too_many_failed_attempts",
-    "internal_server_error",
-})
-CODEX_REAL_KINDS = frozenset({
-    "context_window_exceeded",
-    "usage_limit_exceeded",
-    "unauthorized",
-    "bad_request",
-    "sandbox_error",
-    "session_budget_exceeded",
-    "cyber_policy",
-    "thread_rollback_failed",
-    "active_turn_not_steerable",
-})
+CODEX_TRANSIENT_KINDS = frozenset(
+    {
+        "server_overloaded",
+        "http_connection_failed",
+        "response_stream_connection_failed",
+        "response_stream_disconnected",
+        "response_too_many_failed_attempts",
+        "internal_server_error",
+    }
+)
+CODEX_REAL_KINDS = frozenset(
+    {
+        "context_window_exceeded",
+        "usage_limit_exceeded",
+        "unauthorized",
+        "bad_request",
+        "sandbox_error",
+        "session_budget_exceeded",
+        "cyber_policy",
+        "thread_rollback_failed",
+        "active_turn_not_steerable",
+    }
+)
 # Claude Code's ``error`` code on an API error record; ``rate_limit`` is decided by its text
 CLAUDE_REAL_CODES = frozenset({"authentication_failed", "billing_error", "invalid_request", "permission_error"})
 CLAUDE_TRANSIENT_CODES = frozenset({"server_error", "overloaded", "overloaded_error", "api_error", "connection_error", "timeout"})

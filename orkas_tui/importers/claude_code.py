@@ -23,17 +23,52 @@ NAME = "claude-code"
 LABEL = "Claude Code"
 NOTIFICATION = "<task-notification>"
 INJECTED = (
-    "<local-command-", "<bash-input>", "<bash-stdout>", "<bash-stderr>", "<system-reminder>",
-    "<user-prompt-submit-hook>", "<ide_opened_file>", "<ide_selection>", "<ide_diagnostics>", NOTIFICATION,
-    "<user-memory-input>", "Caveat: The messages below", "This session is being continued from a previous conversation",
+    "<local-command-",
+    "<bash-input>",
+    "<bash-stdout>",
+    "<bash-stderr>",
+    "<system-reminder>",
+    "<user-prompt-submit-hook>",
+    "<ide_opened_file>",
+    "<ide_selection>",
+    "<ide_diagnostics>",
+    NOTIFICATION,
+    "<user-memory-input>",
+    "Caveat: The messages below",
+    "This session is being continued from a previous conversation",
 )
 INJECTED_TAG = re.compile(r"^\s*(<[a-z_-]+>|[^<\n]{0,40})")
 COMMAND = re.compile(r"<command-name>\s*(/?[^<\s]+)\s*</command-name>(?:.*?<command-args>(.*?)</command-args>)?", re.DOTALL)
-BOOKKEEPING = frozenset({"summary", "file-history-snapshot", "progress", "queue-operation", "custom-title", "tag", "agent-name",
-                         "pr-link", "last-prompt", "attachment"})
+BOOKKEEPING = frozenset(
+    {
+        "summary",
+        "file-history-snapshot",
+        "progress",
+        "queue-operation",
+        "custom-title",
+        "tag",
+        "agent-name",
+        "pr-link",
+        "last-prompt",
+        "attachment",
+    }
+)
 KNOWN_BLOCKS = frozenset({"text", "thinking", "redacted_thinking", "tool_use", "tool_result", "image", "document"})
-SYSTEM_IGNORED = frozenset({"init", "local_command", "compact_boundary", "microcompact_boundary", "turn_duration", "informational",
-                            "stop_hook_summary", "away_summary", "bridge_status", "agents_killed", "model_refusal_fallback"})
+SYSTEM_IGNORED = frozenset(
+    {
+        "init",
+        "local_command",
+        "compact_boundary",
+        "microcompact_boundary",
+        "turn_duration",
+        "informational",
+        "stop_hook_summary",
+        "away_summary",
+        "bridge_status",
+        "agents_killed",
+        "model_refusal_fallback",
+    }
+)
 # Claude Code's own helper agents: the compaction summariser and prompt suggestions do no work on the user's task
 HELPER_AGENTS = ("agent-acompact", "agent-aprompt_suggestion")
 
@@ -185,14 +220,20 @@ class Parser:
         elif notified:
             self.w.start_turn(notified, None, trigger="task-notification")
         self.w.state.update(command=None, notified=None)
-        text = "\n".join(b["text"] for b in blocks if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str))
+        text = "\n".join(
+            b["text"] for b in blocks if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+        )
         if record.get("isApiErrorMessage") or text.startswith("API Error"):
             if text.startswith(tools.INTERRUPTED) or "Request was aborted" in text:
                 self.w.skip("assistant echo of an interrupt")
                 return
             status = record.get("apiErrorStatus")
             code = record.get("error")
-            self.w.fail(text or str(code or "API error"), status if isinstance(status, int) else None, code if isinstance(code, str) else None)
+            self.w.fail(
+                text or str(code or "API error"),
+                status if isinstance(status, int) else None,
+                code if isinstance(code, str) else None,
+            )
             return
         if self.w.open:
             self.w.recover()
@@ -214,14 +255,25 @@ class Parser:
             return
         name, command = self.w.call_info(call_id)
         if text.startswith(tools.REJECTED):
-            self.w.tool_error(ts, call_id, "rejected by the user", True, "the user rejected the call; not a tool failure", rejected=True)
+            self.w.tool_error(
+                ts, call_id, "rejected by the user", True, "the user rejected the call; not a tool failure", rejected=True
+            )
             feedback = tools.rejection_feedback(text)
             if feedback:
                 self.w.user_feedback(ts, feedback, call_id)
         elif tools.INTERRUPTED in text:
-            self.w.tool_error(ts, call_id, "interrupted by the user", True, "the user interrupted the call; not a tool failure", interrupted=True)
+            self.w.tool_error(
+                ts,
+                call_id,
+                "interrupted by the user",
+                True,
+                "the user interrupted the call; not a tool failure",
+                interrupted=True,
+            )
         elif tools.SIBLING in text.lower():
-            self.w.tool_error(ts, call_id, "cancelled: a sibling tool call errored", True, "collateral of another call's error", collateral=True)
+            self.w.tool_error(
+                ts, call_id, "cancelled: a sibling tool call errored", True, "collateral of another call's error", collateral=True
+            )
         elif tools.no_match(command, tools.exit_code(text), text):
             self.w.tool_ok(ts, call_id, text)
         else:

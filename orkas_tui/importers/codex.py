@@ -26,14 +26,41 @@ INJECTED = ("<environment_context>", "<user_instructions>", "# AGENTS.md instruc
 CALLS = ("function_call", "custom_tool_call", "local_shell_call", "web_search_call")
 OUTPUTS = ("function_call_output", "custom_tool_call_output", "local_shell_call_output")
 QUIET_ITEMS = frozenset({"reasoning", "ghost_snapshot", "compaction", "compaction_summary"})
-QUIET_EVENTS = frozenset({
-    "task_started", "turn_started", "token_count", "agent_message", "agent_reasoning", "agent_reasoning_raw_content",
-    "agent_reasoning_section_break", "exec_command_begin", "exec_command_end", "exec_command_output_delta",
-    "patch_apply_begin", "patch_apply_end", "turn_diff", "mcp_tool_call_begin", "mcp_tool_call_end",
-    "web_search_begin", "web_search_end", "view_image_tool_call", "plan_update", "context_compacted",
-    "entered_review_mode", "exited_review_mode", "warning", "background_event", "item_started", "item_completed",
-    "undo_started", "undo_completed", "deprecation_notice", "session_configured", "mcp_startup_complete",
-})
+QUIET_EVENTS = frozenset(
+    {
+        "task_started",
+        "turn_started",
+        "token_count",
+        "agent_message",
+        "agent_reasoning",
+        "agent_reasoning_raw_content",
+        "agent_reasoning_section_break",
+        "exec_command_begin",
+        "exec_command_end",
+        "exec_command_output_delta",
+        "patch_apply_begin",
+        "patch_apply_end",
+        "turn_diff",
+        "mcp_tool_call_begin",
+        "mcp_tool_call_end",
+        "web_search_begin",
+        "web_search_end",
+        "view_image_tool_call",
+        "plan_update",
+        "context_compacted",
+        "entered_review_mode",
+        "exited_review_mode",
+        "warning",
+        "background_event",
+        "item_started",
+        "item_completed",
+        "undo_started",
+        "undo_completed",
+        "deprecation_notice",
+        "session_configured",
+        "mcp_startup_complete",
+    }
+)
 RECORDS_IGNORED = frozenset({"session_meta", "turn_context", "compacted"})
 
 
@@ -45,7 +72,8 @@ def default_sources(home: Path) -> list[Path]:
 def looks_like(record: dict) -> bool:
     """A Codex rollout record: ``{timestamp, type, payload}`` with a rollout record type."""
     return record.get("type") in ("session_meta", "turn_context", "response_item", "event_msg", "compacted") and isinstance(
-        record.get("payload"), dict)
+        record.get("payload"), dict
+    )
 
 
 def conversation_id(path: Path) -> str:
@@ -154,15 +182,26 @@ class Parser:
         name, command = self.w.call_info(call_id)
         lowered = text.lower()
         if "rejected by user" in lowered or "declined by user" in lowered:
-            self.w.tool_error(ts, call_id, "rejected by the user", True, "the user rejected the call; not a tool failure", rejected=True)
+            self.w.tool_error(
+                ts, call_id, "rejected by the user", True, "the user rejected the call; not a tool failure", rejected=True
+            )
         elif "aborted by user" in lowered:
-            self.w.tool_error(ts, call_id, "interrupted by the user", True, "the user interrupted the call; not a tool failure", interrupted=True)
+            self.w.tool_error(
+                ts,
+                call_id,
+                "interrupted by the user",
+                True,
+                "the user interrupted the call; not a tool failure",
+                interrupted=True,
+            )
         elif text.startswith("Script failed"):
             self.w.tool_error(ts, call_id, text.strip())
         elif code in (None, 0) or tools.no_match(command, code, text):
             self.w.tool_ok(ts, call_id, text)
         else:
-            self.w.tool_error(ts, call_id, f"exit code {code}: {text.strip()}" if text.strip() else f"exit code {code}", exit_code=code)
+            self.w.tool_error(
+                ts, call_id, f"exit code {code}: {text.strip()}" if text.strip() else f"exit code {code}", exit_code=code
+            )
 
 
 def _arguments(raw: object) -> dict:

@@ -18,10 +18,10 @@ from pathlib import Path
 
 import orjson
 
-from orkas_tui.config import Settings
-from orkas_tui.core.corrections import CorrectionMatcher, matcher_for
-from orkas_tui.core.files import atomic_write, confined, file_lock, open_regular, read_versioned
-from orkas_tui.core.workspace import AgentPaths
+from orkas_tui.core.observe.corrections import CorrectionMatcher, matcher_for
+from orkas_tui.core.read.files import atomic_write, confined, file_lock, open_regular, read_versioned
+from orkas_tui.core.read.settings import Settings
+from orkas_tui.core.read.workspace import AgentPaths
 from orkas_tui.importers import claude_code, codex
 from orkas_tui.importers.classify import ErrorClassifier
 from orkas_tui.importers.skills import mark_used
@@ -107,9 +107,16 @@ def default_sources(fmt: str) -> list[Path]:
     return FORMATS[fmt].default_sources(Path.home())
 
 
-def import_files(paths: AgentPaths, settings: Settings, fmt: str, files: Iterable[Path], settle: float = DEFAULT_SETTLE,
-                 clock: Callable[[], float] = time.time, index: Callable[[str | None], list[str]] | None = None,
-                 progress: Callable[[int, int], None] | None = None) -> ImportStats:
+def import_files(
+    paths: AgentPaths,
+    settings: Settings,
+    fmt: str,
+    files: Iterable[Path],
+    settle: float = DEFAULT_SETTLE,
+    clock: Callable[[], float] = time.time,
+    index: Callable[[str | None], list[str]] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> ImportStats:
     """Import new lines of every file; a turn still open at the end of a file quiet for ``settle`` seconds ends ``ok``.
 
     ``index`` gives each turn's ``skills_indexed`` from the session's folder (``None``:
@@ -151,7 +158,9 @@ def _import_one(paths: AgentPaths, module, context: _Context, stats: ImportStats
 def _import_locked(paths: AgentPaths, module, context: _Context, stats: ImportStats, path: Path, conv: str) -> None:
     state_path = paths.private / "imports" / f"{conv}.json"
     saved = _load(state_path)
-    record = orjson.loads(orjson.dumps(saved)) if saved else {"source": str(path), "offset": 0, "conv_bytes": 0, "parser": new_state()}
+    record = (
+        orjson.loads(orjson.dumps(saved)) if saved else {"source": str(path), "offset": 0, "conv_bytes": 0, "parser": new_state()}
+    )
     conv_path = paths.conversations / f"{conv}.jsonl"
     if not _rollback(conv_path, record["conv_bytes"], stats):
         return
@@ -205,7 +214,9 @@ def _rollback(conv_path: Path, size: int, stats: ImportStats) -> bool:
     except FileNotFoundError:
         actual = 0
     if actual < size:
-        stats.problems.append(f"{conv_path}: smaller than this importer left it; not appended to (delete its import state to start over)")
+        stats.problems.append(
+            f"{conv_path}: smaller than this importer left it; not appended to (delete its import state to start over)"
+        )
         return False
     if actual > size:
         with open(confined(conv_path), "r+b") as handle:  # never a file outside the workspace

@@ -20,11 +20,11 @@ from pathlib import Path
 
 import orjson
 
-from orkas_tui.config import Settings
-from orkas_tui.core.files import atomic_write, read_versioned
-from orkas_tui.core.skills import SkillError, SkillStore, slugify
-from orkas_tui.core.timefmt import format_ts, parse_ts
-from orkas_tui.core.workspace import SLUG, AgentPaths
+from orkas_tui.core.read.files import atomic_write, read_versioned
+from orkas_tui.core.read.settings import Settings
+from orkas_tui.core.read.timefmt import format_ts, parse_ts
+from orkas_tui.core.read.workspace import SLUG, AgentPaths
+from orkas_tui.core.store.skills import SkillError, SkillStore, slugify
 from orkas_tui.importers import claude_code
 from orkas_tui.importers.export import content_version, render_skill
 
@@ -110,14 +110,19 @@ class SkillIndex:
             if existing is None:
                 skill, _evicted = self.store.create(name, description, body, self.now, by="import")
                 self.result.created.append(slug)
-            elif render_skill(existing) == data.decode("utf-8") or before == {"source": version, "skill": content_version(existing)}:
+            elif render_skill(existing) == data.decode("utf-8") or before == {
+                "source": version,
+                "skill": content_version(existing),
+            }:
                 skill = existing  # the same skill: exported from here, or imported and unchanged on both sides
                 self.result.unchanged.append(slug)
             elif before.get("skill") == content_version(existing):
                 skill = self.store.edit(slug, description, body, existing.version, self.now)
                 self.result.updated.append(slug)
             else:
-                self.result.conflicts.append(f"{path}: differs from the workspace's skill {slug!r}, which changed there too; left as is")
+                self.result.conflicts.append(
+                    f"{path}: differs from the workspace's skill {slug!r}, which changed there too; left as is"
+                )
                 return slug
         except (OSError, SkillError) as exc:
             self.result.problems.append(f"{path}: {exc}; not imported")

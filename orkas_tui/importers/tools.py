@@ -6,7 +6,7 @@ import re
 import shlex
 from pathlib import PurePath
 
-from orkas_tui.core.skills import slugify
+from orkas_tui.core.store.skills import slugify
 
 EXIT_CODE = re.compile(r"^(?:Exit code:?|Process exited with code)\s*(-?\d+)", re.IGNORECASE | re.MULTILINE)
 HEADER_CHARS = 400
@@ -68,6 +68,6 @@ def rejection_feedback(text: str) -> str | None:
     at = text.find(FEEDBACK_MARK)
     if at < 0:
         return None
-    paragraphs = text[at + len(FEEDBACK_MARK):].strip().split("\n\n")
+    paragraphs = text[at + len(FEEDBACK_MARK) :].strip().split("\n\n")
     feedback = "\n\n".join(p for p in paragraphs if "to memory for future sessions" not in p).strip()
     return None if not feedback or feedback.startswith(NOT_FEEDBACK) else feedback

@@ -16,15 +16,24 @@ from pathlib import Path
 
 import watchfiles
 
-from orkas_tui.config import Settings
-from orkas_tui.core.workspace import AgentPaths
+from orkas_tui.core.read.settings import Settings
+from orkas_tui.core.read.workspace import AgentPaths
 from orkas_tui.importers.run import discover, import_files, refusal
 from orkas_tui.importers.writer import ImportStats
 
 
-def watch_import(paths: AgentPaths, settings: Settings, fmt: str, sources: list[Path], settle: float,
-                 on_import: Callable[[ImportStats], None], stop: threading.Event | None = None, tick: float = 5.0,
-                 index: Callable[[str | None], list[str]] | None = None, total: ImportStats | None = None) -> None:
+def watch_import(
+    paths: AgentPaths,
+    settings: Settings,
+    fmt: str,
+    sources: list[Path],
+    settle: float,
+    on_import: Callable[[ImportStats], None],
+    stop: threading.Event | None = None,
+    tick: float = 5.0,
+    index: Callable[[str | None], list[str]] | None = None,
+    total: ImportStats | None = None,
+) -> None:
     """Import now, then after every change under ``sources`` until ``stop`` is set; ``total`` sums every batch.
 
     Ctrl-C raises ``KeyboardInterrupt`` to the caller (watchfiles' own warning line is not printed).
@@ -46,8 +55,13 @@ def watch_import(paths: AgentPaths, settings: Settings, fmt: str, sources: list[
     on_import(stats)
     running = {Path(p) for p in stats.running}
     settled = False  # the first batch rereads every session: writes between the first import and the watch's start
-    for changes in watchfiles.watch(*targets, watch_filter=lambda _change, path: path.endswith(".jsonl"),
-                                    stop_event=stop, yield_on_timeout=True, rust_timeout=int(tick * 1000)):
+    for changes in watchfiles.watch(
+        *targets,
+        watch_filter=lambda _change, path: path.endswith(".jsonl"),
+        stop_event=stop,
+        yield_on_timeout=True,
+        rust_timeout=int(tick * 1000),
+    ):
         changed = {Path(p) for _change, p in changes if Path(p).is_file()}
         if not settled:
             changed.update(discover(fmt, targets))

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import orjson
 
-from orkas_tui.core.corrections import CorrectionMatcher
-from orkas_tui.core.files import append_bytes
-from orkas_tui.core.timefmt import format_ts, parse_ts
+from orkas_tui.core.observe.corrections import CorrectionMatcher
+from orkas_tui.core.read.files import append_bytes
+from orkas_tui.core.read.timefmt import format_ts, parse_ts
 from orkas_tui.importers.classify import ErrorClassifier
 
 OUTPUT_LIMIT = 2_000
@@ -80,8 +80,15 @@ def new_state() -> dict:
 class ConversationWriter:
     """``index`` gives the skills offered to a session started in a folder (``None``: unknown folder)."""
 
-    def __init__(self, path: Path, state: dict, classifier: ErrorClassifier, stats: ImportStats,
-                 matcher: CorrectionMatcher | None = None, index: Callable[[str | None], list[str]] | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        state: dict,
+        classifier: ErrorClassifier,
+        stats: ImportStats,
+        matcher: CorrectionMatcher | None = None,
+        index: Callable[[str | None], list[str]] | None = None,
+    ) -> None:
         self.path = path
         self.state = state
         self.classifier = classifier
@@ -122,7 +129,9 @@ class ConversationWriter:
             self.end_turn(ts)
         previous = self.state["last_turn"]
         self.state["turns"] += 1
-        self.state.update(open=f"t{self.state['turns']}", calls={}, error=None, aborted=False, last_turn=f"t{self.state['turns']}")
+        self.state.update(
+            open=f"t{self.state['turns']}", calls={}, error=None, aborted=False, last_turn=f"t{self.state['turns']}"
+        )
         if text is not None and previous and self.matcher is not None and self.matcher.find(text):
             self.emit(ts, "output_edited", turn=previous)
             self.stats.edited += 1
@@ -184,14 +193,28 @@ class ConversationWriter:
             return text[:OUTPUT_LIMIT]
         return text
 
-    def tool_error(self, ts: str | None, call_id: str, message: str, transient: bool | None = None, reason: str | None = None,
-                   status: int | None = None, **extra: object) -> None:
+    def tool_error(
+        self,
+        ts: str | None,
+        call_id: str,
+        message: str,
+        transient: bool | None = None,
+        reason: str | None = None,
+        status: int | None = None,
+        **extra: object,
+    ) -> None:
         """A failed result; ``transient`` given means not the tool's own failure (``reason`` says why)."""
         self.ensure_turn(ts)
         if transient is None:
             verdict = self.classifier.classify(message, status)
             transient, reason = verdict.transient, verdict.reason
-        fields: dict[str, object] = {"id": call_id, "ok": False, "error": self._cut(message), "transient": transient, "reason": reason}
+        fields: dict[str, object] = {
+            "id": call_id,
+            "ok": False,
+            "error": self._cut(message),
+            "transient": transient,
+            "reason": reason,
+        }
         if status is not None:
             fields["status"] = status
         self.emit(ts, "tool_result", **fields, **{k: v for k, v in extra.items() if v is not None})

@@ -10,8 +10,8 @@ the same load path.
 from __future__ import annotations
 
 import gc
-from contextlib import nullcontext
 from collections.abc import Callable, Iterable
+from contextlib import nullcontext
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
@@ -25,25 +25,24 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
-from orkas_tui.config import ConfigError, Settings, load_settings
-from orkas_tui.core.files import ConflictError, current_version, read_versioned
-from orkas_tui.core.first_run import display_path, next_steps
-from orkas_tui.core.notes import NOTES, Note, NoteError
-from orkas_tui.core.proposals import recover_workspace
-from orkas_tui.core.skills import SkillError
-from orkas_tui.core.skills import Skill
-from orkas_tui.core.user_edits import save_note
-from orkas_tui.core.timefmt import utc_now
-from orkas_tui.core.workspace import Workspace
+from orkas_tui.core.read.files import ConflictError, current_version, read_versioned
+from orkas_tui.core.read.settings import ConfigError, Settings, load_settings
+from orkas_tui.core.read.timefmt import utc_now
+from orkas_tui.core.read.workspace import Workspace
+from orkas_tui.core.reflect.queue import QueuePlan
+from orkas_tui.core.store.first_run import display_path, next_steps
+from orkas_tui.core.store.notes import NOTES, Note, NoteError
+from orkas_tui.core.store.proposals import recover_workspace
+from orkas_tui.core.store.skills import Skill, SkillError
+from orkas_tui.core.store.user_edits import save_note
 from orkas_tui.tui.collector import YOUNG_S, Collector
 from orkas_tui.tui.data import AREAS, AgentView, WorkspaceData
-from orkas_tui.core.queue import QueuePlan
+from orkas_tui.tui.keymap import check_keymap
 from orkas_tui.tui.palette import AgentsAndSkills
 from orkas_tui.tui.reflection_actions import ReflectionActions
-from orkas_tui.tui.screens.op_editor import OpEditor
 from orkas_tui.tui.screens.confirm import Choose
-from orkas_tui.tui.keymap import check_keymap
 from orkas_tui.tui.screens.help import HelpScreen
+from orkas_tui.tui.screens.op_editor import OpEditor
 from orkas_tui.tui.screens.settings import SettingsEditor, SettingsScreen
 from orkas_tui.tui.screens.skill_editor import SkillEditor
 from orkas_tui.tui.screens.skill_history import SkillHistory
@@ -65,7 +64,14 @@ PACKAGE = Path(__file__).resolve().parents[1]
 # An installed wheel carries the styles inside the package; a checkout keeps them at its top.
 STYLE_DIRS = (PACKAGE / "styles", PACKAGE.parent / "styles")
 SHORT_TITLES = {"proposals": "Props"}
-TABS = [("turns", "Turns"), ("queue", "Queue"), ("skills", "Skills"), ("proposals", "Proposals"), ("self", "Self"), ("events", "Events")]
+TABS = [
+    ("turns", "Turns"),
+    ("queue", "Queue"),
+    ("skills", "Skills"),
+    ("proposals", "Proposals"),
+    ("self", "Self"),
+    ("events", "Events"),
+]
 
 
 def style_paths() -> list[Path]:
@@ -97,8 +103,15 @@ class OrkasApp(ReflectionActions, App[None]):
         Binding("comma", "settings", "Settings", id="settings", show=False),
     ]
 
-    def __init__(self, workspace: Workspace, clock: Clock = utc_now, watch: bool = True, blink: bool = True,
-                 demo: bool = False, preload: bool = True) -> None:
+    def __init__(
+        self,
+        workspace: Workspace,
+        clock: Clock = utc_now,
+        watch: bool = True,
+        blink: bool = True,
+        demo: bool = False,
+        preload: bool = True,
+    ) -> None:
         super().__init__()
         self.preload = preload
         self.model_client_ready = False  # set once litellm is imported (in the background, at start)
@@ -156,8 +169,11 @@ class OrkasApp(ReflectionActions, App[None]):
         for line in recover_workspace(self.workspace):  # an approve or revert a crash interrupted
             self.notify(line, timeout=10)
         if self.demo:
-            self.notify(f"Demo workspace: {self.workspace.root} (removed when you quit). "
-                        "Its settings: press , (or ctrl+p, Settings).", title="Demo", timeout=20)
+            self.notify(
+                f"Demo workspace: {self.workspace.root} (removed when you quit). Its settings: press , (or ctrl+p, Settings).",
+                title="Demo",
+                timeout=20,
+            )
         self.load(None)
         if self.preload:
             self.preload_model_client()
@@ -168,7 +184,7 @@ class OrkasApp(ReflectionActions, App[None]):
     @work(thread=True, group="preload")
     def preload_model_client(self) -> None:
         """litellm takes seconds to import: do it now, in the background, so the first reflection starts at once."""
-        from orkas_tui.core.model import preload
+        from orkas_tui.core.reflect.llm import preload
 
         preload()
         self.model_client_ready = True
@@ -195,8 +211,11 @@ class OrkasApp(ReflectionActions, App[None]):
         known = {b.id for _, section in sections for b in section if b.id}
         unknown = sorted(set(self.settings.keys) - known)
         if unknown:
-            self.notify(f"orkas.toml [keys]: unknown binding id(s) {', '.join(unknown)}; see the help screen (?)",
-                        severity="warning", timeout=10)
+            self.notify(
+                f"orkas.toml [keys]: unknown binding id(s) {', '.join(unknown)}; see the help screen (?)",
+                severity="warning",
+                timeout=10,
+            )
         keymap, refused = check_keymap(sections, self.settings.keys)
         for message in refused:
             self.notify(f"orkas.toml [keys]: {message}", title="Key not rebound", severity="warning", timeout=12)
@@ -210,14 +229,19 @@ class OrkasApp(ReflectionActions, App[None]):
         narrow = (self.size.width if width is None else width) < NARROW
         for n, (tab, title) in enumerate(TABS, 1):
             key = self.rebound.get(f"tab_{tab}", str(n)).split(",")[0]
-            tabs.get_tab(tab).label = f"{self.get_key_display(Binding(key, ''))} {SHORT_TITLES.get(tab, title) if narrow else title}"
+            tabs.get_tab(
+                tab
+            ).label = f"{self.get_key_display(Binding(key, ''))} {SHORT_TITLES.get(tab, title) if narrow else title}"
         theme = self.settings.theme
         if theme:
             if theme in self.available_themes:
                 self.theme = theme
             else:
-                self.notify(f"orkas.toml theme: no theme {theme!r} (try {', '.join(sorted(self.available_themes)[:4])}…)",
-                            severity="warning", timeout=10)
+                self.notify(
+                    f"orkas.toml theme: no theme {theme!r} (try {', '.join(sorted(self.available_themes)[:4])}…)",
+                    severity="warning",
+                    timeout=10,
+                )
 
     def key_sections(self) -> list[tuple[str, list[Binding]]]:
         """The help screen's sections; every binding id here can be rebound under ``[keys]``."""
@@ -247,8 +271,9 @@ class OrkasApp(ReflectionActions, App[None]):
         except ConfigError as exc:
             self.settings_problem = str(exc)
             if announce:
-                self.notify(f"{exc}. The previous settings stay in effect.", title="orkas.toml not applied",
-                            severity="error", timeout=15)
+                self.notify(
+                    f"{exc}. The previous settings stay in effect.", title="orkas.toml not applied", severity="error", timeout=15
+                )
             self._refresh_settings_screens()
             return self.settings_problem
         self.settings_problem = None
@@ -372,13 +397,18 @@ class OrkasApp(ReflectionActions, App[None]):
         self.query_one("#agent").set_class(empty, "-empty")
         if not empty:
             return
-        self.query_one("#agent-header", Static).update(Text(f"No agents in {display_path(self.workspace.root / 'agents')} yet.", style="bold"))
+        self.query_one("#agent-header", Static).update(
+            Text(f"No agents in {display_path(self.workspace.root / 'agents')} yet.", style="bold")
+        )
         text = Text()
         for what, command in next_steps(self.workspace.root):
             text.append(f"{what}:\n", style="bold")
             text.append(f"    {command}\n\n", style="cyan")
-        text.append("Run an import in another terminal: the agent shows up here as soon as its first turn is written.\n"
-                    "Settings (the model used to reflect): press , (or ctrl+p, then Settings).", style="dim")
+        text.append(
+            "Run an import in another terminal: the agent shows up here as soon as its first turn is written.\n"
+            "Settings (the model used to reflect): press , (or ctrl+p, then Settings).",
+            style="dim",
+        )
         self.query_one("#empty-state", Static).update(text)
 
     def no_agent_reason(self) -> str | None:
@@ -410,8 +440,9 @@ class OrkasApp(ReflectionActions, App[None]):
         if agent == self.agent or agent not in self.views:
             return
         if self.agent is not None and self.query_one(SelfPane).dirty_notes():
-            self.notify("Unsaved self-note edits: save (ctrl+s) or reload (ctrl+r) them before switching agents.",
-                        severity="warning")
+            self.notify(
+                "Unsaved self-note edits: save (ctrl+s) or reload (ctrl+r) them before switching agents.", severity="warning"
+            )
             self.query_one(Sidebar).move_cursor(row=self.query_one(Sidebar).get_row_index(self.agent))
             return
         self.agent = agent
@@ -442,8 +473,12 @@ class OrkasApp(ReflectionActions, App[None]):
             self.query_one(ProposalsPane).show(view)
         if areas & {"self", "skills"}:  # the prompt preview lists the skills
             for note in self.query_one(SelfPane).show(view):
-                self.notify(f"{note}.md changed on disk while you were editing it. Your edits are kept; saving will ask.",
-                            title="Changed on disk", severity="warning", timeout=8)
+                self.notify(
+                    f"{note}.md changed on disk while you were editing it. Your edits are kept; saving will ask.",
+                    title="Changed on disk",
+                    severity="warning",
+                    timeout=8,
+                )
         if "events" in areas:
             self.query_one(EventsPane).show(view, now)
 
@@ -500,8 +535,14 @@ class OrkasApp(ReflectionActions, App[None]):
             if choice == "quit":
                 self._leave()
 
-        self.push_screen(Choose("Unsaved edits: " + ", ".join(unsaved) + ".\nQuit and lose them?",
-                                [("stay", "Stay"), ("quit", "Quit without saving")], danger="quit"), answer)
+        self.push_screen(
+            Choose(
+                "Unsaved edits: " + ", ".join(unsaved) + ".\nQuit and lose them?",
+                [("stay", "Stay"), ("quit", "Quit without saving")],
+                danger="quit",
+            ),
+            answer,
+        )
 
     def _leave(self) -> None:
         """Exit; a running reflection is cancelled first (it writes nothing when cancelled)."""
@@ -540,8 +581,11 @@ class OrkasApp(ReflectionActions, App[None]):
                 return
             broken = str(exc)
             skill = Skill(slug, slug, "", "", "", 0, None, data.decode("utf-8", "replace"), version)
-        self.call_from_thread(self.push_screen, SkillEditor(agent, store, skill, broken),
-                              lambda _: self.reload_agent(agent, "skills", "events", "private"))
+        self.call_from_thread(
+            self.push_screen,
+            SkillEditor(agent, store, skill, broken),
+            lambda _: self.reload_agent(agent, "skills", "events", "private"),
+        )
 
     # self notes -----------------------------------------------------------
 
@@ -579,18 +623,28 @@ class OrkasApp(ReflectionActions, App[None]):
             elif choice == "reload":
                 self._discard_note(note)
 
-        self.push_screen(Choose(f"self/{note}.md changed on disk since you opened it.\n"
-                                "Overwrite it with your version, reload the version on disk, or keep editing?",
-                                [("keep", "Keep editing"), ("reload", "Reload from disk"), ("overwrite", "Overwrite")],
-                                danger="overwrite"), answer)
+        self.push_screen(
+            Choose(
+                f"self/{note}.md changed on disk since you opened it.\n"
+                "Overwrite it with your version, reload the version on disk, or keep editing?",
+                [("keep", "Keep editing"), ("reload", "Reload from disk"), ("overwrite", "Overwrite")],
+                danger="overwrite",
+            ),
+            answer,
+        )
 
     def action_reload_note(self, note: str) -> None:
         editor = self.query_one(SelfPane).editor(note)
         if not editor.dirty and not editor.changed_on_disk:
             return
-        self.push_screen(Choose(f"Discard your edits to {note}.md and reload it from disk?",
-                                [("keep", "Keep editing"), ("reload", "Reload")], danger="reload"),
-                         lambda choice: self._discard_note(note) if choice == "reload" else None)
+        self.push_screen(
+            Choose(
+                f"Discard your edits to {note}.md and reload it from disk?",
+                [("keep", "Keep editing"), ("reload", "Reload")],
+                danger="reload",
+            ),
+            lambda choice: self._discard_note(note) if choice == "reload" else None,
+        )
 
     def _discard_note(self, note: str) -> None:
         editor = self.query_one(SelfPane).editor(note)
@@ -609,19 +663,34 @@ class OrkasApp(ReflectionActions, App[None]):
         yield SystemCommand("Reflect now", "Reflect on the selected agent now (shows the bundle first)", self.action_reflect_now)
         yield SystemCommand("Run a cycle now", "Reflect on every agent the queue selects", self.action_run_cycle)
         yield SystemCommand("Cancel reflection", "Stop the running reflection; nothing is written", self.action_cancel_reflection)
-        yield SystemCommand("Show bundle", "The exact text a reflection would send for the selected agent", self.action_show_bundle)
+        yield SystemCommand(
+            "Show bundle", "The exact text a reflection would send for the selected agent", self.action_show_bundle
+        )
         yield SystemCommand("Toggle sidebar", "Hide or show the agents list", self.action_toggle_sidebar)
         yield SystemCommand("Settings", "The model, its key and every setting in effect; edit orkas.toml", self.action_settings)
         yield SystemCommand("Reload workspace and settings", "Read orkas.toml and every agent again (F5)", self.action_reload)
 
 
-def make_app(root: str | Path | None = None, clock: Clock = utc_now, watch: bool = True, blink: bool = True,
-             workspace: Workspace | None = None, demo: bool = False, preload: bool | None = None) -> OrkasApp:
+def make_app(
+    root: str | Path | None = None,
+    clock: Clock = utc_now,
+    watch: bool = True,
+    blink: bool = True,
+    workspace: Workspace | None = None,
+    demo: bool = False,
+    preload: bool | None = None,
+) -> OrkasApp:
     """The one factory the CLI, the tests and the screenshot script share.
 
     Tests and screenshots pass a fixed ``clock``, ``watch=False`` and ``blink=False``
     so every run paints the same picture. ``preload`` (default: as ``watch``) imports
     the model client in the background at start.
     """
-    return OrkasApp(workspace or Workspace.open(root), clock=clock, watch=watch, blink=blink, demo=demo,
-                    preload=watch if preload is None else preload)
+    return OrkasApp(
+        workspace or Workspace.open(root),
+        clock=clock,
+        watch=watch,
+        blink=blink,
+        demo=demo,
+        preload=watch if preload is None else preload,
+    )

@@ -6,8 +6,8 @@ from datetime import datetime
 
 from rich.text import Text
 
+from orkas_tui.core.read.timefmt import format_age, parse_ts
 from orkas_tui.core.textfmt import rate
-from orkas_tui.core.timefmt import format_age, parse_ts
 
 BAR = 10
 SHORT = {

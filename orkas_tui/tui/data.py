@@ -13,16 +13,16 @@ from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from orkas_tui.core.history import Change, list_changes
-from orkas_tui.core.notes import NOTES, Note, SelfNotes, prompt_block
-from orkas_tui.core.proposals import Proposal, list_proposals
-from orkas_tui.core.queue import HistoryFacts, QueuePlan, agent_facts, failure_backoff, history_facts, last_cycle_at, plan_facts
-from orkas_tui.core.report import ScoredTurn, SkillRow, last_reflection_at, scored_turns
-from orkas_tui.core.scan import AgentScan
-from orkas_tui.core.skills import Skill, SkillStore
-from orkas_tui.core.status_parts import Metrics, conversation_metrics
-from orkas_tui.core.tail import JsonlTail
-from orkas_tui.core.workspace import AgentMeta, AgentPaths, Workspace, read_agent_meta
+from orkas_tui.core.read.tail import JsonlTail
+from orkas_tui.core.read.workspace import AgentMeta, AgentPaths, Workspace, read_agent_meta
+from orkas_tui.core.reflect.queue import QueuePlan, agent_facts, failure_backoff, history_facts, last_cycle_at, plan_facts
+from orkas_tui.core.store.history import Change, list_changes
+from orkas_tui.core.store.notes import NOTES, Note, SelfNotes, prompt_block
+from orkas_tui.core.store.proposals import Proposal, list_proposals
+from orkas_tui.core.store.skills import Skill, SkillStore
+from orkas_tui.core.summary.report import HistoryFacts, ScoredTurn, SkillRow, last_reflection_at, scored_turns
+from orkas_tui.core.summary.scan import AgentScan
+from orkas_tui.core.summary.status_parts import Metrics, conversation_metrics
 
 AREAS = frozenset({"conversations", "events", "skills", "self", "state", "meta", "private"})
 EVENTS_KEPT = 2_000
@@ -98,8 +98,11 @@ class AgentData:
         if "skills" in areas:
             self._skills, self._skill_problems = self.store.load_all()
             loaded = {skill.slug for skill in self._skills}
-            self._broken = {slug: next((p for p in self._skill_problems if p.startswith(f"{slug}.md")), "cannot be read")
-                            for slug in self.store.slugs() if slug not in loaded}
+            self._broken = {
+                slug: next((p for p in self._skill_problems if p.startswith(f"{slug}.md")), "cannot be read")
+                for slug in self.store.slugs()
+                if slug not in loaded
+            }
         if "self" in areas:
             self._notes = {note: self.notes.read(note) for note in NOTES}
         if "meta" in areas:
@@ -124,7 +127,6 @@ class AgentData:
             areas=areas,
             touched=touched,
         )
-
 
     def _count_skill_use(self, conversations: set[str]) -> None:
         for stem in conversations:
@@ -191,6 +193,14 @@ class WorkspaceData:
                 last = last_reflection_at(data.scan)
                 self._history[agent_id] = (last, history_facts(data.scan, last))
             last, history = self._history[agent_id]
-            facts.append(agent_facts(agent_id, last, history, now, self.workspace.settings,
-                                     failure_backoff(data.scan.paths, self.workspace.settings)))
+            facts.append(
+                agent_facts(
+                    agent_id,
+                    last,
+                    history,
+                    now,
+                    self.workspace.settings,
+                    failure_backoff(data.scan.paths, self.workspace.settings),
+                )
+            )
         return plan_facts(facts, now, self.workspace.settings, last_cycle_at(self.workspace))

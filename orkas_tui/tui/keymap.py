@@ -37,8 +37,16 @@ def check_keymap(sections: list[tuple[str, list[Binding]]], wanted: dict[str, st
         if binding_id == "quit" and not new_keys:
             refused.append(f'quit = "{keys}" refused: it would leave no key to quit')
             continue
-        clash = next(((other, key) for other, others in wished.items() if other != binding_id
-                      for key in new_keys if key in others and _overlap(section_of[other], section_of[binding_id])), None)
+        clash = next(
+            (
+                (other, key)
+                for other, others in wished.items()
+                if other != binding_id
+                for key in new_keys
+                if key in others and _overlap(section_of[other], section_of[binding_id])
+            ),
+            None,
+        )
         if clash is not None:
             other, key = clash
             last_quit = " and would leave no key to quit" if other == "quit" and set(wished["quit"]) <= set(new_keys) else ""

@@ -7,8 +7,8 @@ import difflib
 
 from rich.text import Text
 
-from orkas_tui.core.skills import SkillError, SkillStore, slugify
-from orkas_tui.core.notes import SelfNotes
+from orkas_tui.core.store.notes import SelfNotes
+from orkas_tui.core.store.skills import SkillError, SkillStore, slugify
 
 
 def op_target(op: object) -> str:

@@ -12,11 +12,15 @@ class AgentsAndSkills(Provider):
         app = self.app
         commands = []
         for agent_id, view in sorted(app.views.items()):
-            commands.append((f"Agent: {agent_id}", view.meta.description or view.name, partial(app.select_agent_from_palette, agent_id)))
+            commands.append(
+                (f"Agent: {agent_id}", view.meta.description or view.name, partial(app.select_agent_from_palette, agent_id))
+            )
         view = app.views.get(app.agent) if app.agent else None
         if view is not None:
             for row in view.skills:
-                commands.append((f"Skill: {row.skill.slug}", row.skill.description, partial(app.open_skill, view.id, row.skill.slug)))
+                commands.append(
+                    (f"Skill: {row.skill.slug}", row.skill.description, partial(app.open_skill, view.id, row.skill.slug))
+                )
         return commands
 
     async def discover(self) -> Hits:

@@ -12,22 +12,46 @@ from rich.text import Text
 from textual import work
 from textual.timer import Timer
 
-from orkas_tui.core.cycle import run_cycle
-from orkas_tui.core.history import HistoryError
-from orkas_tui.core.proposals import ProposalError, approve, edit_operation, reject
-from orkas_tui.core.reflect import APPLYING, BUNDLE, DONE, RETRYING, VALIDATING, WAITING, Outcome, Prepared, Progress, prepare, reflect
+from orkas_tui.core.reflect.cycle import run_cycle
+from orkas_tui.core.reflect.reflection import (
+    APPLYING,
+    BUNDLE,
+    DONE,
+    RETRYING,
+    VALIDATING,
+    WAITING,
+    Outcome,
+    Prepared,
+    Progress,
+    prepare,
+    reflect,
+)
+from orkas_tui.core.store.history import HistoryError
+from orkas_tui.core.store.proposals import ProposalError, approve, edit_operation, reject
 from orkas_tui.tui.screens.confirm import Choose
 from orkas_tui.tui.screens.op_editor import OpEditor
 from orkas_tui.tui.screens.text_view import TextView
 from orkas_tui.tui.widgets.proposals import ProposalsPane
 from orkas_tui.tui.widgets.queue import QueuePane
 
-STAGE_STYLE = {"bundle": "cyan", "waiting": "yellow", "retrying": "magenta", "validating": "cyan", "applying": "green", DONE: "bold"}
+STAGE_STYLE = {
+    "bundle": "cyan",
+    "waiting": "yellow",
+    "retrying": "magenta",
+    "validating": "cyan",
+    "applying": "green",
+    DONE: "bold",
+}
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 TICK_S = 0.1
 # what each stage is called while it runs: the core reports a stage once it has begun
-RUNNING = {BUNDLE: "building the bundle", WAITING: "waiting for the model", RETRYING: "waiting to retry",
-           VALIDATING: "validating the answer, writing the proposal", APPLYING: "writing the changes"}
+RUNNING = {
+    BUNDLE: "building the bundle",
+    WAITING: "waiting for the model",
+    RETRYING: "waiting to retry",
+    VALIDATING: "validating the answer, writing the proposal",
+    APPLYING: "writing the changes",
+}
 SHORT = {BUNDLE: "bundle", WAITING: "model", RETRYING: "retry", VALIDATING: "validating", APPLYING: "writing"}
 
 
@@ -168,16 +192,20 @@ class ReflectionActions:
 
     def _ask_send(self, agent: str, prepared: Prepared) -> None:
         model = self.settings.model.name or "(no model configured)"
-        question = (f"Reflect on {agent} now?\nThe bundle is {prepared.bundle.tokens:,} tokens with "
-                    f"{prepared.prompt.redactions} redaction(s), from {len(prepared.bundle.conversations)} conversation(s); "
-                    f"it is sent to {model}. Nothing else leaves this machine.")
+        question = (
+            f"Reflect on {agent} now?\nThe bundle is {prepared.bundle.tokens:,} tokens with "
+            f"{prepared.prompt.redactions} redaction(s), from {len(prepared.bundle.conversations)} conversation(s); "
+            f"it is sent to {model}. Nothing else leaves this machine."
+        )
 
         def answer(choice: str | None) -> None:
             if choice == "send":
                 self._reflect(agent)
             elif choice == "bundle":
-                self.push_screen(TextView(f"Bundle for {agent}: exactly what would be sent (esc to go back)", bundle_text(prepared)),
-                                 lambda _: self._ask_send(agent, prepared))
+                self.push_screen(
+                    TextView(f"Bundle for {agent}: exactly what would be sent (esc to go back)", bundle_text(prepared)),
+                    lambda _: self._ask_send(agent, prepared),
+                )
 
         self.push_screen(Choose(question, [("cancel", "Cancel"), ("bundle", "Show bundle"), ("send", "Send")]), answer)
 
@@ -201,9 +229,13 @@ class ReflectionActions:
         if not chosen:
             self.notify("No agent is due: a cycle now would reflect on nobody (see the Queue tab for each reason).")
             return
-        self.push_screen(Choose(f"Run a cycle now? It reflects on {', '.join(chosen)}, in that order.",
-                                [("cancel", "Cancel"), ("run", "Run cycle")]),
-                         lambda choice: self._cycle() if choice == "run" else None)
+        self.push_screen(
+            Choose(
+                f"Run a cycle now? It reflects on {', '.join(chosen)}, in that order.",
+                [("cancel", "Cancel"), ("run", "Run cycle")],
+            ),
+            lambda choice: self._cycle() if choice == "run" else None,
+        )
 
     @work(thread=True, group="reflect")
     def _cycle(self) -> None:
@@ -234,8 +266,10 @@ class ReflectionActions:
     @work(thread=True, group="prepare")
     def _show_bundle(self, agent: str) -> None:
         prepared = prepare(self.workspace, agent)
-        title = (f"Bundle for {agent}: {prepared.bundle.tokens:,} tokens, {prepared.prompt.redactions} redaction(s), "
-                 f"{prepared.prompt.tokens:,} prompt tokens: exactly what would be sent")
+        title = (
+            f"Bundle for {agent}: {prepared.bundle.tokens:,} tokens, {prepared.prompt.redactions} redaction(s), "
+            f"{prepared.prompt.tokens:,} prompt tokens: exactly what would be sent"
+        )
         self.call_from_thread(self.push_screen, TextView(title, bundle_text(prepared)))
 
     # proposals ------------------------------------------------------------
@@ -243,9 +277,13 @@ class ReflectionActions:
     def on_proposals_pane_decide(self, event: ProposalsPane.Decide) -> None:
         if event.action == "edit_one":
             op = event.proposal.operations[event.index].op
-            self.push_screen(OpEditor(f"{event.proposal.id} operation {event.index} (ctrl+s to save, then approve with a)",
-                                      op if isinstance(op, dict) else {}),
-                             lambda fields: self._apply_decision("edit_one", event.proposal.id, event.index, fields) if fields else None)
+            self.push_screen(
+                OpEditor(
+                    f"{event.proposal.id} operation {event.index} (ctrl+s to save, then approve with a)",
+                    op if isinstance(op, dict) else {},
+                ),
+                lambda fields: self._apply_decision("edit_one", event.proposal.id, event.index, fields) if fields else None,
+            )
             return
         self._apply_decision(event.action, event.proposal.id, event.index, None)
 

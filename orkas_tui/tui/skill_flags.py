@@ -6,7 +6,7 @@ skill is not flagged after one bad turn.
 
 from __future__ import annotations
 
-from orkas_tui.core.report import SkillRow
+from orkas_tui.core.summary.report import SkillRow
 
 MIN_IMPRESSIONS = 10
 MIN_INVOCATIONS = 3

@@ -8,11 +8,11 @@ import orjson
 from rich.console import Group
 from rich.text import Text
 
-from orkas_tui.config import Settings
-from orkas_tui.core.report import ScoredTurn
-from orkas_tui.core.signals import RULES, rule_text
-from orkas_tui.core.tail import read_span
-from orkas_tui.core.workspace import AgentPaths
+from orkas_tui.core.observe.signals import RULES, rule_text
+from orkas_tui.core.read.settings import Settings
+from orkas_tui.core.read.tail import read_span
+from orkas_tui.core.read.workspace import AgentPaths
+from orkas_tui.core.summary.report import ScoredTurn
 from orkas_tui.tui.cells import clock_time
 
 TEXT_LIMIT = 600
@@ -28,7 +28,9 @@ def explain(row: ScoredTurn, settings: Settings, now: datetime) -> Text:
         out.append("Running: a turn is scored at its turn_end.\n", style="italic")
     else:
         verdict = "triggers reflection" if s.triggers else "below the threshold"
-        out.append(f"Score {s.score:.2f} against threshold {settings.threshold:.2f}: {verdict}\n", style="bold red" if s.triggers else "")
+        out.append(
+            f"Score {s.score:.2f} against threshold {settings.threshold:.2f}: {verdict}\n", style="bold red" if s.triggers else ""
+        )
     for name in RULES:
         weight = settings.weights.get(name, 0.0)
         if name in s.signals:

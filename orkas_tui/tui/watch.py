@@ -1,7 +1,7 @@
 """Which agent and which area a changed path belongs to, and the watch loop itself.
 
 The watcher only says *what* changed; the app re-reads just that agent's areas in a
-thread worker (new bytes only, through :class:`~orkas_tui.core.scan.AgentScan`).
+thread worker (new bytes only, through :class:`~orkas_tui.core.summary.scan.AgentScan`).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 
 from watchfiles import Change, awatch
 
-from orkas_tui.core import scan_cache, status_cache
+from orkas_tui.core.summary import scan_cache, status_cache
 
 DEBOUNCE_MS = 60  # watchfiles' default 1,600 ms makes a live view feel dead
 STEP_MS = 10  # a lone write is yielded after one quiet step: 10 to 20 ms

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from orkas_tui.core.observe import ConversationObserver
+from orkas_tui.core.observe.turns import ConversationObserver
 
 
 @pytest.fixture

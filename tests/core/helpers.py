@@ -14,12 +14,24 @@ def write_lines(path: Path, events: list[dict | bytes], mode: str = "ab") -> Non
             handle.write(event if isinstance(event, bytes) else orjson.dumps(event) + b"\n")
 
 
-def turn(turn_id: str, *, user: str = "please do it", calls: int = 0, results: list[dict] | None = None,
-         status: str = "ok", end: dict | None = None, indexed: list[str] | None = None, read: list[str] | None = None,
-         ts: str = "2026-11-20T10:00:00Z", end_ts: str | None = None) -> list[dict]:
+def turn(
+    turn_id: str,
+    *,
+    user: str = "please do it",
+    calls: int = 0,
+    results: list[dict] | None = None,
+    status: str = "ok",
+    end: dict | None = None,
+    indexed: list[str] | None = None,
+    read: list[str] | None = None,
+    ts: str = "2026-11-20T10:00:00Z",
+    end_ts: str | None = None,
+) -> list[dict]:
     """One complete turn; ``results`` override the default ok results of the first calls."""
-    events: list[dict] = [{"ts": ts, "type": "turn_start", "turn": turn_id, "skills_indexed": indexed or []},
-                          {"ts": ts, "type": "user", "text": user}]
+    events: list[dict] = [
+        {"ts": ts, "type": "turn_start", "turn": turn_id, "skills_indexed": indexed or []},
+        {"ts": ts, "type": "user", "text": user},
+    ]
     for slug in read or []:
         events.append({"ts": ts, "type": "skill_read", "skill": slug})
     results = results or []

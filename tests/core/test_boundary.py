@@ -10,7 +10,7 @@ import orkas_tui.core
 
 
 def test_core_and_cli_import_no_textual() -> None:
-    modules = ["orkas_tui.config", "orkas_tui.cli", "orkas_tui.commands"] + [
+    modules = ["orkas_tui.core.read.settings", "orkas_tui.cli", "orkas_tui.commands"] + [
         m.name for m in pkgutil.walk_packages(orkas_tui.core.__path__, "orkas_tui.core.")
     ]
     code = (

@@ -17,8 +17,9 @@ NOW = "2026-11-30T09:00:00Z"
 
 
 def run(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "orkas_tui", *args], capture_output=True, text=True,
-                          env={**os.environ, **(env or {})}, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "orkas_tui", *args], capture_output=True, text=True, env={**os.environ, **(env or {})}, timeout=60
+    )
 
 
 def digest(root: Path) -> str:
@@ -67,11 +68,31 @@ def test_status_json_shape(demo_ws: Path) -> None:
     (agent,) = doc["agents"]
     assert {"id", "malformed_lines", "last_reflection_at", "turns", "skills"} <= set(agent)
     turn = agent["turns"][0]
-    assert {"conversation", "turn", "ended_at", "status", "tool_calls", "real_errors", "transient_errors",
-            "signals", "score", "triggers", "evidence"} <= set(turn)
+    assert {
+        "conversation",
+        "turn",
+        "ended_at",
+        "status",
+        "tool_calls",
+        "real_errors",
+        "transient_errors",
+        "signals",
+        "score",
+        "triggers",
+        "evidence",
+    } <= set(turn)
     skill = agent["skills"][0]
-    assert {"slug", "name", "impressions", "invocations", "invocation_rate", "edit_rate", "ineffective_rate",
-            "patch_count", "last_used_at"} <= set(skill)
+    assert {
+        "slug",
+        "name",
+        "impressions",
+        "invocations",
+        "invocation_rate",
+        "edit_rate",
+        "ineffective_rate",
+        "patch_count",
+        "last_used_at",
+    } <= set(skill)
     for t in agent["turns"]:
         assert set(t["signals"]) == set(t["evidence"])
         assert t["triggers"] == (t["score"] >= 0.7)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from orkas_tui.config import LAYOUT, ConfigError, Settings, load_settings
+from orkas_tui.core.read.settings import LAYOUT, ConfigError, Settings, load_settings
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -23,8 +23,13 @@ def load(tmp_path: Path, text: str) -> Settings:
 def test_missing_file_means_the_spec_defaults(tmp_path: Path) -> None:
     settings = load_settings(tmp_path)
     assert settings.threshold == 0.7
-    assert settings.weights == {"user_correction": 0.9, "skill_ineffective": 0.8, "error_recovery": 0.6,
-                                "known_weakness": 0.6, "complex_task": 0.5}
+    assert settings.weights == {
+        "user_correction": 0.9,
+        "skill_ineffective": 0.8,
+        "error_recovery": 0.6,
+        "known_weakness": 0.6,
+        "complex_task": 0.5,
+    }
     assert settings.schedule.cycle_interval == timedelta(hours=12, minutes=30)
     assert settings.schedule.cooldown == timedelta(hours=4)
     assert settings.schedule.force_after == timedelta(days=7)
@@ -35,7 +40,9 @@ def test_missing_file_means_the_spec_defaults(tmp_path: Path) -> None:
 
 
 def test_every_section_is_read(tmp_path: Path) -> None:
-    settings = load(tmp_path, """
+    settings = load(
+        tmp_path,
+        """
 threshold = 1.0
 complex_min_tool_calls = 5
 [weights]
@@ -61,7 +68,8 @@ api_base = "http://127.0.0.1:9/v1"
 timeout_s = 5
 [keys]
 reflect_now = "ctrl+r"
-""")
+""",
+    )
     assert settings.threshold == 1.0 and settings.complex_min_tool_calls == 5
     assert settings.weights["complex_task"] == 0.25 and settings.weights["user_correction"] == 0.9
     assert "nope" in settings.correction_phrases and "wrong" in settings.correction_phrases
@@ -145,7 +153,9 @@ def test_a_wrong_type_is_one_line_naming_the_key_and_the_file(tmp_path: Path, te
 
 
 def test_unknown_keys_and_tables_are_named_with_a_guess_and_the_rest_loads(tmp_path: Path) -> None:
-    settings = load(tmp_path, """
+    settings = load(
+        tmp_path,
+        """
 threshhold = 0.9
 complex_min_tool_calls = 3
 [modle]
@@ -156,7 +166,8 @@ complex_task = 0.25
 [schedule]
 cooldwn = "1h"
 max_agents_per_cycle = 2
-""")
+""",
+    )
     path = tmp_path / "orkas.toml"
     assert settings.warnings == (
         f"{path}: unknown key threshhold (did you mean threshold?); ignored",
@@ -166,8 +177,9 @@ max_agents_per_cycle = 2
     )
     assert settings.threshold == 0.7 and settings.complex_min_tool_calls == 3 and settings.model.name is None
     assert settings.weights["complex_task"] == 0.25 and settings.schedule.max_agents_per_cycle == 2
-    assert settings == Settings(complex_min_tool_calls=3, weights={**Settings().weights, "complex_task": 0.25},
-                                schedule=settings.schedule, source=path)
+    assert settings == Settings(
+        complex_min_tool_calls=3, weights={**Settings().weights, "complex_task": 0.25}, schedule=settings.schedule, source=path
+    )
 
 
 def test_every_key_of_the_file_is_in_the_settings_table_of_the_docs() -> None:
@@ -177,15 +189,23 @@ def test_every_key_of_the_file_is_in_the_settings_table_of_the_docs() -> None:
 
 
 def run(root: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "orkas_tui", *args, "--workspace", str(root)],
-                          capture_output=True, text=True, cwd=REPO, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "orkas_tui", *args, "--workspace", str(root)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+    )
 
 
-@pytest.mark.parametrize("text", [
-    "[transient]\nstatuses = [99999999999999999999]",
-    "[weights]\nuser_correction = 1e308\ncomplex_task = 1e308",
-    "[schedule]\ncooldown = -1",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[transient]\nstatuses = [99999999999999999999]",
+        "[weights]\nuser_correction = 1e308\ncomplex_task = 1e308",
+        "[schedule]\ncooldown = -1",
+    ],
+)
 def test_status_queue_and_reflect_print_one_line_never_a_traceback(tmp_path: Path, text: str) -> None:
     (tmp_path / "agents" / "a1" / "conversations").mkdir(parents=True)
     (tmp_path / "orkas.toml").write_text(text)
@@ -201,5 +221,6 @@ def test_a_command_names_unknown_keys_on_stderr_and_still_runs(tmp_path: Path) -
     (tmp_path / "orkas.toml").write_text("threshhold = 0.9\n")
     result = run(tmp_path, "status", "--json")
     assert result.returncode == 0 and result.stdout.startswith("{")
-    assert result.stderr == (f"orkas-tui: warning: {tmp_path / 'orkas.toml'}: unknown key threshhold "
-                             "(did you mean threshold?); ignored\n")
+    assert result.stderr == (
+        f"orkas-tui: warning: {tmp_path / 'orkas.toml'}: unknown key threshhold (did you mean threshold?); ignored\n"
+    )

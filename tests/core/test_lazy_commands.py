@@ -24,13 +24,16 @@ def test_every_command_is_listed_with_its_modules_own_help_line() -> None:
         assert listing(build_parser([name])) == full
 
 
-@pytest.mark.parametrize("argv, expected", [
-    (["status", "--json"], "status"),
-    (["--workspace", "status", "queue"], "queue"),
-    (["--workspace=x", "--demo"], None),
-    (["--help"], None),
-    (["nonsense", "status"], None),
-])
+@pytest.mark.parametrize(
+    "argv, expected",
+    [
+        (["status", "--json"], "status"),
+        (["--workspace", "status", "queue"], "queue"),
+        (["--workspace=x", "--demo"], None),
+        (["--help"], None),
+        (["nonsense", "status"], None),
+    ],
+)
 def test_chosen_command(argv: list[str], expected: str | None) -> None:
     assert chosen_command(argv) == expected
 
@@ -41,7 +44,9 @@ def test_each_chosen_command_parses_as_with_every_module_loaded() -> None:
 
 
 def test_status_does_not_import_the_other_commands() -> None:
-    code = ("import sys; from orkas_tui.cli import build_parser; build_parser(['status', '--json']); "
-            "print(sorted(m for m in sys.modules if m.startswith(('orkas_tui.commands.', 'orkas_tui.importers', 'watchfiles'))))")
+    code = (
+        "import sys; from orkas_tui.cli import build_parser; build_parser(['status', '--json']); "
+        "print(sorted(m for m in sys.modules if m.startswith(('orkas_tui.commands.', 'orkas_tui.importers', 'watchfiles'))))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "['orkas_tui.commands.status']"
+    assert out.strip() == "['orkas_tui.commands.io', 'orkas_tui.commands.status']"

@@ -5,16 +5,19 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from orkas_tui.config import Settings
-from orkas_tui.core.skills import SkillStore
-from orkas_tui.core.workspace import AgentPaths
+from orkas_tui.core.read.settings import Settings
+from orkas_tui.core.read.workspace import AgentPaths
+from orkas_tui.core.store.skills import SkillStore
 
 
 def one_by_one(paths: AgentPaths, folder: Path, suffix: str) -> list[Path]:
     """The definition: every visible file with the suffix whose resolved path is inside, readable."""
     entries = sorted(folder.iterdir()) if folder.is_dir() else []
-    return [p for p in entries if p.suffix == suffix and not p.name.startswith(".") and p.is_file()
-            and paths.contains(p) and os.access(p, os.R_OK)]
+    return [
+        p
+        for p in entries
+        if p.suffix == suffix and not p.name.startswith(".") and p.is_file() and paths.contains(p) and os.access(p, os.R_OK)
+    ]
 
 
 def agent(root: Path) -> AgentPaths:

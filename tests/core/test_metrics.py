@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from orkas_tui.config import Settings
-from orkas_tui.core.metrics import skill_metrics
-from orkas_tui.core.scan import AgentScan
-from orkas_tui.core.workspace import AgentPaths
+from orkas_tui.core.observe.skill_metrics import skill_metrics
+from orkas_tui.core.read.settings import Settings
+from orkas_tui.core.read.workspace import AgentPaths
+from orkas_tui.core.summary.scan import AgentScan
 from tests.core.helpers import make_agent, turn, write_lines
 
 
@@ -28,8 +28,10 @@ def test_rates_over_ended_turns(tmp_path: Path) -> None:
         + turn("t3", indexed=idx, read=["a"], status="aborted")
         + turn("t4", indexed=idx, read=["a"], status="error", end={"error": "connection reset"})
         + turn("t5", indexed=idx)
-        + [{"ts": "2026-11-20T11:00:00Z", "type": "turn_start", "turn": "t6", "skills_indexed": idx},
-           {"ts": "2026-11-20T11:00:00Z", "type": "skill_read", "skill": "a"}]  # running: not counted
+        + [
+            {"ts": "2026-11-20T11:00:00Z", "type": "turn_start", "turn": "t6", "skills_indexed": idx},
+            {"ts": "2026-11-20T11:00:00Z", "type": "skill_read", "skill": "a"},
+        ]  # running: not counted
     )
     table = metrics(tmp_path, events)
     a, b = table["a"], table["b"]

@@ -8,12 +8,12 @@ import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from orkas_tui.config import Settings
-from orkas_tui.core.corrections import matcher_for
-from orkas_tui.core.errors import TransientRule
-from orkas_tui.core.observe import ConversationObserver
-from orkas_tui.core.tail import parse_line
-from orkas_tui.core.timefmt import _parse_any, parse_ts
+from orkas_tui.core.observe.corrections import matcher_for
+from orkas_tui.core.observe.transient import TransientRule
+from orkas_tui.core.observe.turns import ConversationObserver
+from orkas_tui.core.read.settings import Settings
+from orkas_tui.core.read.tail import parse_line
+from orkas_tui.core.read.timefmt import _parse_any, parse_ts
 
 OFFSETS = st.sampled_from([timezone.utc, timezone(timedelta(hours=2)), timezone(timedelta(hours=-5, minutes=-30))])
 STAMPS = st.one_of(
@@ -35,13 +35,22 @@ def test_fast_timestamps_equal_the_general_parse(value) -> None:
 
 
 EVENTS = st.one_of(
-    st.builds(lambda t, ts: {"ts": ts, "type": "turn_start", "turn": t, "skills_indexed": ["a", "b"]}, st.sampled_from(["t1", "t2"]), STAMPS),
+    st.builds(
+        lambda t, ts: {"ts": ts, "type": "turn_start", "turn": t, "skills_indexed": ["a", "b"]},
+        st.sampled_from(["t1", "t2"]),
+        STAMPS,
+    ),
     st.builds(lambda text: {"type": "user", "text": text}, st.sampled_from(["hello", "wrong file", "try again"])),
     st.builds(lambda i: {"type": "tool_call", "id": f"c{i}", "name": "bash", "args": {}}, st.integers(0, 3)),
-    st.builds(lambda i, ok: {"type": "tool_result", "id": f"c{i}", "ok": ok, "error": "timed out"}, st.integers(0, 3), st.booleans()),
+    st.builds(
+        lambda i, ok: {"type": "tool_result", "id": f"c{i}", "ok": ok, "error": "timed out"}, st.integers(0, 3), st.booleans()
+    ),
     st.builds(lambda s: {"type": "skill_read", "skill": s}, st.sampled_from(["a", "c"])),
-    st.builds(lambda t, s: {"type": "turn_end", "turn": t, "status": s, "error": "boom"}, st.sampled_from(["t1", "t2"]),
-              st.sampled_from(["ok", "error", "aborted", "weird"])),
+    st.builds(
+        lambda t, s: {"type": "turn_end", "turn": t, "status": s, "error": "boom"},
+        st.sampled_from(["t1", "t2"]),
+        st.sampled_from(["ok", "error", "aborted", "weird"]),
+    ),
     st.builds(lambda t: {"type": "output_edited", "turn": t}, st.sampled_from(["t1", "t2", 3])),
 )
 LINES = st.lists(st.one_of(EVENTS.map(orjson.dumps), st.sampled_from([b"", b"junk", b"[]", b'{"type": 1}'])), max_size=40)
@@ -72,11 +81,14 @@ def test_feed_block_equals_feeding_each_parsed_line(lines: list[bytes]) -> None:
     assert (fast.orphans, fast.latest_at, fast.latest_ts) == (plain.orphans, plain.latest_at, plain.latest_ts)
 
 
-WELL_TIMED = st.lists(st.one_of(
-    st.datetimes(timezones=st.just(timezone.utc)).map(lambda d: d.isoformat().replace("+00:00", "Z")),
-    st.datetimes(timezones=OFFSETS).map(lambda d: d.isoformat()),
-    st.datetimes().map(lambda d: d.isoformat()),
-), max_size=30)
+WELL_TIMED = st.lists(
+    st.one_of(
+        st.datetimes(timezones=st.just(timezone.utc)).map(lambda d: d.isoformat().replace("+00:00", "Z")),
+        st.datetimes(timezones=OFFSETS).map(lambda d: d.isoformat()),
+        st.datetimes().map(lambda d: d.isoformat()),
+    ),
+    max_size=30,
+)
 
 
 @settings(max_examples=400, deadline=None)

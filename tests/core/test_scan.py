@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from orkas_tui.config import Settings
-from orkas_tui.core.scan import AgentScan
-from orkas_tui.core.workspace import AgentPaths
+from orkas_tui.core.read.settings import Settings
+from orkas_tui.core.read.workspace import AgentPaths
+from orkas_tui.core.summary.scan import AgentScan
 from tests.core.helpers import make_agent, turn, write_lines
 
 

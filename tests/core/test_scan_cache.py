@@ -9,11 +9,11 @@ from pathlib import Path
 import orjson
 import pytest
 
-from orkas_tui.config import Settings
-from orkas_tui.core import scan as scan_module
-from orkas_tui.core import scan_cache
-from orkas_tui.core.scan import AgentScan
-from orkas_tui.core.workspace import AgentPaths
+from orkas_tui.core.read.settings import Settings
+from orkas_tui.core.read.workspace import AgentPaths
+from orkas_tui.core.summary import scan as scan_module
+from orkas_tui.core.summary import scan_cache
+from orkas_tui.core.summary.scan import AgentScan
 from tests.core.helpers import make_agent, turn, write_lines
 
 FAIL = {"ok": False, "error": "exit 2: no such target"}
@@ -25,8 +25,12 @@ def history(agent: Path) -> None:
     c1 = agent / "conversations" / "c1.jsonl"
     write_lines(c1, turn("t1", user="wrong, I meant the other file", calls=3, results=[FAIL], indexed=["a", "b"], read=["a"]))
     write_lines(c1, [b"not json\n", {"ts": "2026-11-20T10:05:00Z", "type": "turn_end", "turn": "x", "status": "ok"}])
-    write_lines(c1, turn("t2", calls=9, results=[FLAKY], indexed=["a", "b"], status="error", end={"error": "boom"},
-                     ts="2026-11-20T11:00:00Z"))
+    write_lines(
+        c1,
+        turn(
+            "t2", calls=9, results=[FLAKY], indexed=["a", "b"], status="error", end={"error": "boom"}, ts="2026-11-20T11:00:00Z"
+        ),
+    )
     write_lines(c1, [{"ts": "2026-11-20T11:30:00Z", "type": "output_edited", "turn": "t1"}])
     c2 = agent / "conversations" / "c2.jsonl"
     write_lines(c2, turn("u1", indexed=["b"], ts="2026-11-21T09:00:00Z"))
@@ -81,7 +85,10 @@ def test_grown_file_reads_only_the_new_bytes(tmp_path: Path, fed: list) -> None:
     saved(agent)
     c2 = agent / "conversations" / "c2.jsonl"
     size = c2.stat().st_size
-    write_lines(c2, [b'", "name": "bash", "args": {}}\n', {"ts": "2026-11-21T10:02:00Z", "type": "turn_end", "turn": "u2", "status": "ok"}])
+    write_lines(
+        c2,
+        [b'", "name": "bash", "args": {}}\n', {"ts": "2026-11-21T10:02:00Z", "type": "turn_end", "turn": "u2", "status": "ok"}],
+    )
     write_lines(c2, turn("u3", user="try again", ts="2026-11-21T10:05:00Z"))
     fed.clear()
     result = warm(agent)
@@ -142,17 +149,21 @@ def test_rewritten_in_place_to_the_same_size_is_noticed_by_its_mtime(tmp_path: P
     assert [t.status for t in warm(agent)[0] if t.conversation == "c1"] == ["ok", "ok"]
 
 
-@pytest.mark.parametrize("damage", [
-    lambda data: b"",
-    lambda data: data[: len(data) // 2],
-    lambda data: data[:-40] + b"X" * 40,
-    lambda data: b"{}\n" + data.partition(b"\n")[2],
-    lambda data: data.replace(b'"version":%d' % scan_cache.VERSION, b'"version":999'),
-    lambda data: _resigned(data, lambda entries: {k: {**v, "turns": [["bad"]]} for k, v in entries.items()}),
-    lambda data: _resigned(data, lambda entries: {k: {**v, "offset": -5} for k, v in entries.items()}),
-    lambda data: _resigned(data, lambda entries: {k: [1, 2, 3] for k in entries}),
-    lambda data: _resigned(data, lambda entries: {k: v for k, v in list(entries.items())[1:]}, stems=["c1", "c2"]),
-], ids=["empty", "cut", "flipped", "no-header", "other-version", "bad-rows", "bad-offset", "not-a-map", "stems-mismatch"])
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda data: b"",
+        lambda data: data[: len(data) // 2],
+        lambda data: data[:-40] + b"X" * 40,
+        lambda data: b"{}\n" + data.partition(b"\n")[2],
+        lambda data: data.replace(b'"version":%d' % scan_cache.VERSION, b'"version":999'),
+        lambda data: _resigned(data, lambda entries: {k: {**v, "turns": [["bad"]]} for k, v in entries.items()}),
+        lambda data: _resigned(data, lambda entries: {k: {**v, "offset": -5} for k, v in entries.items()}),
+        lambda data: _resigned(data, lambda entries: {k: [1, 2, 3] for k in entries}),
+        lambda data: _resigned(data, lambda entries: {k: v for k, v in list(entries.items())[1:]}, stems=["c1", "c2"]),
+    ],
+    ids=["empty", "cut", "flipped", "no-header", "other-version", "bad-rows", "bad-offset", "not-a-map", "stems-mismatch"],
+)
 def test_a_damaged_cache_is_rebuilt_never_trusted(tmp_path: Path, damage, fed: list) -> None:
     agent = make_agent(tmp_path)
     history(agent)

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from orkas_tui.config import Settings
-from orkas_tui.core.errors import TransientRule
-from orkas_tui.core.notes import SelfNotes
-from orkas_tui.core.report import scored_turns
-from orkas_tui.core.scan import AgentScan
-from orkas_tui.core.workspace import AgentPaths
+from orkas_tui.core.observe.transient import TransientRule
+from orkas_tui.core.read.settings import Settings
+from orkas_tui.core.read.workspace import AgentPaths
+from orkas_tui.core.store.notes import SelfNotes
+from orkas_tui.core.summary.report import scored_turns
+from orkas_tui.core.summary.scan import AgentScan
 from tests.core.helpers import make_agent, turn, write_lines
 
 REAL = {"ok": False, "error": "exit 1: assertion failed"}
@@ -63,16 +63,23 @@ def test_real_error_after_a_skill_read_is_ineffective(tmp_path: Path) -> None:
 
 
 def test_error_recovery_needs_a_real_tool_error_and_an_ok_end(tmp_path: Path) -> None:
-    rows = score(tmp_path, turn("t1", calls=2, results=[REAL]) + turn("t2", calls=2, results=[REAL], status="error", end={"error": "gave up"})
-                 + turn("t3", calls=2, results=[TIMEOUT]))
+    rows = score(
+        tmp_path,
+        turn("t1", calls=2, results=[REAL])
+        + turn("t2", calls=2, results=[REAL], status="error", end={"error": "gave up"})
+        + turn("t3", calls=2, results=[TIMEOUT]),
+    )
     assert rows["t1"].score.signals == {"error_recovery": 0.6}
     assert "error_recovery" not in rows["t2"].score.signals
     assert rows["t3"].score.signals == {}
 
 
 def test_known_weakness_comes_from_a_tool_named_in_backticks_in_the_profile(tmp_path: Path) -> None:
-    rows = score(tmp_path, turn("t1", calls=1, results=[REAL]) + turn("t2", calls=1, results=[TIMEOUT]),
-                 profile="I stumble with `bash` when quoting.\n")
+    rows = score(
+        tmp_path,
+        turn("t1", calls=1, results=[REAL]) + turn("t2", calls=1, results=[TIMEOUT]),
+        profile="I stumble with `bash` when quoting.\n",
+    )
     assert rows["t1"].score.signals == {"error_recovery": 0.6, "known_weakness": 0.6}
     assert "`bash`" in rows["t1"].score.evidence["known_weakness"]
     assert rows["t2"].score.signals == {}
@@ -85,8 +92,23 @@ def test_known_weakness_needs_the_backticks(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["That's wrong", "that’s not it", "I meant the other file", "It should be 3", "try again please", "use X instead",
-     "这个不对", "应该是二月", "请重新做", "错了", "Incorrecto", "En realidad no", "Debería ser azul", "en vez de eso", "otra vez"],
+    [
+        "That's wrong",
+        "that’s not it",
+        "I meant the other file",
+        "It should be 3",
+        "try again please",
+        "use X instead",
+        "这个不对",
+        "应该是二月",
+        "请重新做",
+        "错了",
+        "Incorrecto",
+        "En realidad no",
+        "Debería ser azul",
+        "en vez de eso",
+        "otra vez",
+    ],
 )
 def test_corrections_in_english_chinese_and_spanish(tmp_path: Path, text: str) -> None:
     assert score(tmp_path, turn("t1", user=text))["t1"].score.signals == {"user_correction": 0.9}
@@ -110,8 +132,10 @@ def test_weights_and_threshold_are_settings(tmp_path: Path) -> None:
 
 def test_aborted_and_running_turns(tmp_path: Path) -> None:
     events = turn("t1", user="wrong", status="aborted")
-    events += [{"ts": "2026-11-20T11:00:00Z", "type": "turn_start", "turn": "t2", "skills_indexed": []},
-               {"ts": "2026-11-20T11:00:00Z", "type": "user", "text": "wrong again"}]
+    events += [
+        {"ts": "2026-11-20T11:00:00Z", "type": "turn_start", "turn": "t2", "skills_indexed": []},
+        {"ts": "2026-11-20T11:00:00Z", "type": "user", "text": "wrong again"},
+    ]
     rows = score(tmp_path, events)
     assert rows["t1"].record.status == "aborted" and rows["t1"].score.triggers
     assert rows["t2"].record.status == "running" and rows["t2"].score.score == 0 and not rows["t2"].score.triggers
@@ -149,8 +173,10 @@ def test_output_edited_marks_the_earlier_turn(tmp_path: Path) -> None:
 
 
 def test_orphan_turn_end_and_unknown_events_are_tolerated(tmp_path: Path) -> None:
-    events = [{"ts": "2026-11-20T09:00:00Z", "type": "turn_end", "turn": "zz", "status": "ok"},
-              {"ts": "2026-11-20T09:00:00Z", "type": "mystery", "payload": [1]}] + turn("t1", user="fine", calls=1)
+    events = [
+        {"ts": "2026-11-20T09:00:00Z", "type": "turn_end", "turn": "zz", "status": "ok"},
+        {"ts": "2026-11-20T09:00:00Z", "type": "mystery", "payload": [1]},
+    ] + turn("t1", user="fine", calls=1)
     events[3]["extra_field"] = {"kept": True}
     rows = score(tmp_path, events)
     assert list(rows) == ["t1"] and rows["t1"].record.tool_calls == 1
@@ -158,21 +184,27 @@ def test_orphan_turn_end_and_unknown_events_are_tolerated(tmp_path: Path) -> Non
 
 def test_read_skill_tool_call_counts_as_an_invocation(tmp_path: Path) -> None:
     events = turn("t1", status="error", end={"error": "fatal"})
-    events.insert(2, {"ts": "2026-11-20T10:00:00Z", "type": "tool_call", "id": "r", "name": "read_skill", "args": {"name": "deploy"}})
+    events.insert(
+        2, {"ts": "2026-11-20T10:00:00Z", "type": "tool_call", "id": "r", "name": "read_skill", "args": {"name": "deploy"}}
+    )
     row = score(tmp_path, events)["t1"]
     assert row.record.skills_read == ["deploy"] and "skill_ineffective" in row.score.signals
 
 
 def test_rows_kept_between_refreshes_are_reused_only_while_their_turn_is_unchanged(tmp_path: Path) -> None:
     agent = make_agent(tmp_path)
-    write_lines(agent / "conversations" / "c1.jsonl", turn("t1", calls=2) + turn("t2", user="wrong, again", ts="2026-11-20T11:00:00Z"))
+    write_lines(
+        agent / "conversations" / "c1.jsonl", turn("t1", calls=2) + turn("t2", user="wrong, again", ts="2026-11-20T11:00:00Z")
+    )
     write_lines(agent / "conversations" / "c2.jsonl", turn("u1", calls=9, ts="2026-11-21T09:00:00Z")[:-1])  # running
     scan = AgentScan(AgentPaths(agent), Settings(), persist=False)
     scan.refresh()
     notes = SelfNotes(scan.paths, scan.settings)
     earlier: dict = {}
     first = scored_turns(scan, notes, earlier)
-    write_lines(agent / "conversations" / "c2.jsonl", [{"ts": "2026-11-21T09:30:00Z", "type": "turn_end", "turn": "u1", "status": "ok"}])
+    write_lines(
+        agent / "conversations" / "c2.jsonl", [{"ts": "2026-11-21T09:30:00Z", "type": "turn_end", "turn": "u1", "status": "ok"}]
+    )
     (agent / "conversations" / "c1.jsonl").unlink()
     scan.refresh()
     second = scored_turns(scan, notes, earlier)

@@ -7,7 +7,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from orkas_tui.core.skills import Skill, _plain_front_matter, parse_skill
+from orkas_tui.core.store.skills import Skill, _plain_front_matter, parse_skill
 
 TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)
 STAMP = st.one_of(st.none(), st.just("2026-11-30T09:00:00Z"), TEXT)
@@ -28,8 +28,16 @@ def test_plain_reading_equals_frontmatter_or_defers_to_it(name: str, description
 
 
 def test_ordinary_skills_take_the_plain_path() -> None:
-    text = Skill("s", "Use pnpm — 官方", "When installing, always use pnpm", "2026-11-01T00:00:00Z",
-                 "2026-11-01T00:00:00Z", 2, None, "## Rule\nAlways pnpm.\n").render()
+    text = Skill(
+        "s",
+        "Use pnpm — 官方",
+        "When installing, always use pnpm",
+        "2026-11-01T00:00:00Z",
+        "2026-11-01T00:00:00Z",
+        2,
+        None,
+        "## Rule\nAlways pnpm.\n",
+    ).render()
     assert _plain_front_matter(text) is not None
 
 

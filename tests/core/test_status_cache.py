@@ -10,11 +10,11 @@ import orjson
 import pytest
 
 from orkas_tui.cli import main
-from orkas_tui.core.queue import refreshed_scans, workspace_queue
-from orkas_tui.core.report import agent_status
-from orkas_tui.core.status_cache import NAME
-from orkas_tui.core.timefmt import format_ts, parse_ts
-from orkas_tui.core.workspace import AgentPaths, Workspace, write_state
+from orkas_tui.core.read.timefmt import format_ts, parse_ts
+from orkas_tui.core.read.workspace import AgentPaths, Workspace, write_state
+from orkas_tui.core.reflect.queue import refreshed_scans, workspace_queue
+from orkas_tui.core.summary.report import agent_status
+from orkas_tui.core.summary.status_cache import NAME
 
 NOW = "2026-11-30T09:00:00Z"
 
@@ -42,8 +42,13 @@ def reference(ws: Path) -> str:
     scans = refreshed_scans(workspace)
     plan = workspace_queue(workspace, now, scans)
     agents = [{**agent_status(scan, now), "queue": plan.decision(scan.id).to_json()} for scan in scans]
-    doc = {"workspace": str(workspace.root), "now": NOW, "threshold": workspace.settings.threshold,
-           "next_cycle_at": format_ts(plan.next_cycle_at), "agents": agents}
+    doc = {
+        "workspace": str(workspace.root),
+        "now": NOW,
+        "threshold": workspace.settings.threshold,
+        "next_cycle_at": format_ts(plan.next_cycle_at),
+        "agents": agents,
+    }
     return orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode() + "\n"
 
 
@@ -98,9 +103,15 @@ def test_a_damaged_cache_is_rebuilt_not_trusted(demo_ws: Path, capsys, damage: s
     truth = check(demo_ws, capsys)
     for cache in caches(demo_ws):
         data = cache.read_bytes()
-        cache.write_bytes({"garbage": b"\x00nonsense", "truncated": data[: len(data) - 7], "empty": b"",
-                           "flipped": data[:-20] + bytes([data[-20] ^ 1]) + data[-19:],
-                           "header-flipped": data.replace(b'"triggering_turns":', b'"triggering_turnz":', 1)}[damage])
+        cache.write_bytes(
+            {
+                "garbage": b"\x00nonsense",
+                "truncated": data[: len(data) - 7],
+                "empty": b"",
+                "flipped": data[:-20] + bytes([data[-20] ^ 1]) + data[-19:],
+                "header-flipped": data.replace(b'"triggering_turns":', b'"triggering_turnz":', 1),
+            }[damage]
+        )
     assert status(demo_ws, capsys) == truth
     assert status(demo_ws, capsys) == truth
 
@@ -144,7 +155,7 @@ def test_a_fifo_in_place_of_either_cache_never_hangs(demo_ws: Path, capsys) -> N
 def test_a_cold_scan_on_forked_workers_prints_what_one_process_prints(demo_ws: Path, capsys, monkeypatch) -> None:
     from concurrent.futures import ProcessPoolExecutor
 
-    from orkas_tui.core import status_cache
+    from orkas_tui.core.summary import status_cache
 
     truth = check(demo_ws, capsys)
     submitted: list[str] = []
@@ -166,7 +177,7 @@ def test_a_cold_scan_on_forked_workers_prints_what_one_process_prints(demo_ws: P
 def test_without_fork_the_cold_scan_runs_in_this_process(demo_ws: Path, capsys, monkeypatch) -> None:
     import multiprocessing
 
-    from orkas_tui.core import status_cache
+    from orkas_tui.core.summary import status_cache
 
     truth = check(demo_ws, capsys)
 
@@ -181,7 +192,6 @@ def test_without_fork_the_cold_scan_runs_in_this_process(demo_ws: Path, capsys, 
 def test_jobs_must_be_at_least_one(demo_ws: Path, capsys) -> None:
     assert main(["status", "--workspace", str(demo_ws), "--jobs", "0"]) == 2
     assert capsys.readouterr().err.strip() == "orkas-tui: --jobs: at least 1, not 0"
-
 
 
 LATE_TURN = [
@@ -227,8 +237,8 @@ def test_conversations_added_and_removed_update_the_cached_status(demo_ws: Path,
 
 
 def test_the_scan_cache_keeps_the_entries_of_files_not_read_again(demo_ws: Path, capsys, fed: list) -> None:
-    from orkas_tui.core import scan_cache
-    from orkas_tui.core.scan import AgentScan
+    from orkas_tui.core.summary import scan_cache
+    from orkas_tui.core.summary.scan import AgentScan
 
     check(demo_ws, capsys)
     grown = conversation(demo_ws)
@@ -254,8 +264,13 @@ def test_a_damaged_index_means_a_full_rebuild(demo_ws: Path, capsys, damage: str
         data = cache.read_bytes()
         header = orjson.loads(data.partition(b"\n")[0].partition(b" ")[2])  # after the header's own CRC
         index_at = len(data) - header["index_length"]
-        cache.write_bytes({"index-flipped": data[:-3] + bytes([data[-3] ^ 1]) + data[-2:], "index-cut": data[:index_at + 5],
-                           "index-garbage": data[:index_at] + b"\0" * header["index_length"]}[damage])
+        cache.write_bytes(
+            {
+                "index-flipped": data[:-3] + bytes([data[-3] ^ 1]) + data[-2:],
+                "index-cut": data[: index_at + 5],
+                "index-garbage": data[:index_at] + b"\0" * header["index_length"],
+            }[damage]
+        )
     append_late_turn(conversation(demo_ws))
     out = status(demo_ws, capsys)
     assert out == status(demo_ws, capsys) == cold(demo_ws, capsys) == reference(demo_ws)

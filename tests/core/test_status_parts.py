@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from orkas_tui.core.status_parts import INDENT, Metrics, Printed
+from orkas_tui.core.summary.status_parts import INDENT, Metrics, Printed
 
 STEMS = ["a", "b", "c", "d"]
 WHEN = st.sampled_from(["", "2026-11-30T09:00:00Z", "2026-11-30T09:00:00.500Z", "2026-11-30T10:00:00Z", "2026-12-01T00:00:00Z"])
@@ -44,21 +44,28 @@ def test_a_splice_equals_building_again(before: dict, after: dict, gone: set) ->
     redo = set(after) | gone
     spliced = old.splice(redo, [row for stem, whens in after.items() for row in turns_of(stem, whens, 1)])
     expected_history = {stem: whens for stem, whens in before.items() if stem not in redo}
-    expected = Printed.empty().splice(set(), [
-        *[row for stem, whens in expected_history.items() for row in turns_of(stem, whens, 0)],
-        *[row for stem, whens in after.items() for row in turns_of(stem, whens, 1)],
-    ])
+    expected = Printed.empty().splice(
+        set(),
+        [
+            *[row for stem, whens in expected_history.items() for row in turns_of(stem, whens, 0)],
+            *[row for stem, whens in after.items() for row in turns_of(stem, whens, 1)],
+        ],
+    )
     assert spliced == expected
     assert Printed.from_columns(spliced.text, spliced.columns()) == spliced
 
 
-@pytest.mark.parametrize("tamper", [
-    lambda c: {**c, "length": [*c["length"][:-1], c["length"][-1] + 1]},
-    lambda c: {**c, "seq": c["seq"][:-1]},
-    lambda c: {**c, "stem": [1] * len(c["stem"])},
-    lambda c: {**c, "length": [-1, *c["length"][1:]]},
-    lambda c: {**c, "when": "no list"},
-], ids=["length-off", "short-column", "stem-not-text", "negative", "not-a-list"])
+@pytest.mark.parametrize(
+    "tamper",
+    [
+        lambda c: {**c, "length": [*c["length"][:-1], c["length"][-1] + 1]},
+        lambda c: {**c, "seq": c["seq"][:-1]},
+        lambda c: {**c, "stem": [1] * len(c["stem"])},
+        lambda c: {**c, "length": [-1, *c["length"][1:]]},
+        lambda c: {**c, "when": "no list"},
+    ],
+    ids=["length-off", "short-column", "stem-not-text", "negative", "not-a-list"],
+)
 def test_columns_that_do_not_describe_the_text_are_refused(tamper) -> None:
     printed = printed_whole({"a": ["2026-11-30T09:00:00Z", "2026-11-30T10:00:00Z"], "b": [""]})
     with pytest.raises((ValueError, TypeError)):

@@ -9,11 +9,11 @@ import frontmatter
 import orjson
 import pytest
 
-from orkas_tui.config import Settings
-from orkas_tui.core.files import ConflictError
-from orkas_tui.core.notes import NoteError, SelfNotes, prompt_block
-from orkas_tui.core.skills import KEYS, SkillError, SkillStore, slugify
-from orkas_tui.core.workspace import AgentPaths
+from orkas_tui.core.read.files import ConflictError
+from orkas_tui.core.read.settings import Settings
+from orkas_tui.core.read.workspace import AgentPaths
+from orkas_tui.core.store.notes import NoteError, SelfNotes, prompt_block
+from orkas_tui.core.store.skills import KEYS, SkillError, SkillStore, slugify
 from tests.conftest import NOW
 
 
@@ -29,20 +29,34 @@ def events(paths: AgentPaths) -> list[dict]:
 
 
 def test_create_writes_exactly_the_six_keys(paths: AgentPaths) -> None:
-    skill, evicted = SkillStore(paths, Settings()).create("Weekly Report Export", "Compile the weekly report", "## Steps\n1. x\n", NOW)
+    skill, evicted = SkillStore(paths, Settings()).create(
+        "Weekly Report Export", "Compile the weekly report", "## Steps\n1. x\n", NOW
+    )
     assert evicted is None and skill.slug == "weekly-report-export"
     post = frontmatter.loads((paths.skills / "weekly-report-export.md").read_text())
     assert tuple(post.metadata) == KEYS
     assert post.metadata["createdAt"] == "2026-11-30T09:00:00Z" and post.metadata["lastUsedAt"] is None
     assert post.metadata["patchCount"] == 0
     assert post.content == "## Steps\n1. x"
-    assert events(paths)[-1] | {"ts": None} == {"ts": None, "type": "skill_created", "source": "orkas-tui", "skill": "weekly-report-export", "by": "user"}
+    assert events(paths)[-1] | {"ts": None} == {
+        "ts": None,
+        "type": "skill_created",
+        "source": "orkas-tui",
+        "skill": "weekly-report-export",
+        "by": "user",
+    }
 
 
 @pytest.mark.parametrize(
     ("name", "slug"),
-    [("../../etc/passwd", "etc-passwd"), ("/abs/path", "abs-path"), ("Ünïcode Nâme!", "unicode-name"), ("a" * 100, "a" * 64),
-     ("..", None), ("官方统计", None)],
+    [
+        ("../../etc/passwd", "etc-passwd"),
+        ("/abs/path", "abs-path"),
+        ("Ünïcode Nâme!", "unicode-name"),
+        ("a" * 100, "a" * 64),
+        ("..", None),
+        ("官方统计", None),
+    ],
 )
 def test_slugs_never_leave_skills_dir(name: str, slug: str | None) -> None:
     result = slugify(name)
@@ -135,7 +149,7 @@ def test_malformed_skill_files_are_reported_and_skipped(paths: AgentPaths) -> No
     (paths.skills / "no-name.md").write_text("---\ndescription: x\n---\nbody\n")
     (paths.skills / "binary.md").write_bytes(b"\xff\xfe\x00")
     (paths.skills / "Bad Slug.md").write_text("---\nname: x\n---\n")
-    (paths.skills / "good.md").write_text('---\nname: Good\ndescription: fine\ncreatedAt: 2026-01-01T00:00:00Z\n---\nbody\n')
+    (paths.skills / "good.md").write_text("---\nname: Good\ndescription: fine\ncreatedAt: 2026-01-01T00:00:00Z\n---\nbody\n")
     skills, problems = SkillStore(paths, Settings()).load_all()
     assert [s.slug for s in skills] == ["good"]
     assert skills[0].created_at == "2026-01-01T00:00:00Z"  # unquoted YAML timestamp read as RFC 3339

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import orjson
 
-from orkas_tui.core.tail import JsonlTail, read_span
+from orkas_tui.core.read.tail import JsonlTail, read_span
 
 
 def events(tail: JsonlTail) -> tuple[bool, list]:
@@ -120,7 +120,7 @@ def test_writer_appending_half_lines_while_reading_loses_and_duplicates_nothing(
 
 
 def test_large_file_read_in_chunks_keeps_spans(tmp_path: Path, monkeypatch) -> None:
-    import orkas_tui.core.tail as tail_module
+    import orkas_tui.core.read.tail as tail_module
 
     monkeypatch.setattr(tail_module, "CHUNK", 64)
     path = tmp_path / "c.jsonl"

@@ -4,13 +4,19 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from orkas_tui.core.timefmt import format_age
+from orkas_tui.core.read.timefmt import format_age
 
 
 def test_ages_show_the_largest_unit_and_the_next_one() -> None:
     now = datetime(2026, 1, 10, tzinfo=timezone.utc)
-    cases = {timedelta(days=2, seconds=5): "2d", timedelta(days=2, hours=4, minutes=3): "2d4h", timedelta(hours=5): "5h",
-             timedelta(seconds=42): "42s", timedelta(0): "0s", timedelta(minutes=-90): "in 1h30m"}
+    cases = {
+        timedelta(days=2, seconds=5): "2d",
+        timedelta(days=2, hours=4, minutes=3): "2d4h",
+        timedelta(hours=5): "5h",
+        timedelta(seconds=42): "42s",
+        timedelta(0): "0s",
+        timedelta(minutes=-90): "in 1h30m",
+    }
     for delta, text in cases.items():
         assert format_age(now - delta, now) == text
     assert format_age(None, now) == "never"

@@ -7,12 +7,12 @@ from datetime import timedelta
 import pytest
 
 from orkas_tui import cli
-from orkas_tui.config import Settings
-from orkas_tui.core.files import current_version
-from orkas_tui.core.history import list_changes
-from orkas_tui.core.skills import SkillError, SkillStore
-from orkas_tui.core.user_edits import delete_skill, edit_skill, save_note, save_skill_text
-from orkas_tui.core.workspace import AgentPaths
+from orkas_tui.core.read.files import current_version
+from orkas_tui.core.read.settings import Settings
+from orkas_tui.core.read.workspace import AgentPaths
+from orkas_tui.core.store.history import list_changes
+from orkas_tui.core.store.skills import SkillError, SkillStore
+from orkas_tui.core.store.user_edits import delete_skill, edit_skill, save_note, save_skill_text
 from tests.reflection.conftest import NOW, write_skill
 
 
@@ -46,11 +46,14 @@ def test_an_empty_description_is_refused_with_nothing_written(paths):
     assert paths.skill("deploy-docs").read_bytes() == before and list_changes(paths) == []
 
 
-@pytest.mark.parametrize("text, reason", [
-    ("---\nname: [unclosed\ndescription: x\n---\nbody\n", "not valid YAML"),
-    ('---\nname: ""\ndescription: "x"\n---\nbody\n', "no name"),
-    ('---\nname: "Deploy"\n---\nbody\n', "no description"),
-])
+@pytest.mark.parametrize(
+    "text, reason",
+    [
+        ("---\nname: [unclosed\ndescription: x\n---\nbody\n", "not valid YAML"),
+        ('---\nname: ""\ndescription: "x"\n---\nbody\n', "no name"),
+        ('---\nname: "Deploy"\n---\nbody\n', "no description"),
+    ],
+)
 def test_whole_file_saves_refuse_invalid_front_matter(paths, text, reason):
     before = paths.skill("deploy-docs").read_bytes()
     with pytest.raises(SkillError, match=reason):
@@ -70,8 +73,9 @@ def test_a_broken_skill_fixed_as_a_whole_file_is_recorded(paths):
 def test_a_note_edit_and_a_skill_delete_are_recorded_and_revert(paths, capsys):
     settings = Settings()
     _, first = save_note(paths, settings, "profile", "I am careful with deploys.\n", None, NOW)
-    version, second = save_note(paths, settings, "profile", "I rush deploys.\n", current_version(paths.note("profile")),
-                                NOW + timedelta(minutes=1))
+    version, second = save_note(
+        paths, settings, "profile", "I rush deploys.\n", current_version(paths.note("profile")), NOW + timedelta(minutes=1)
+    )
     assert first.before is None and second.before == "I am careful with deploys.\n"
     gone = delete_skill(paths, settings, "deploy-docs", current_version(paths.skill("deploy-docs")), NOW)
     assert not paths.skill("deploy-docs").exists()

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from orkas_tui.core.workspace import AgentPaths, Workspace
+from orkas_tui.core.read.workspace import AgentPaths, Workspace
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "samples"
 BIG_SESSION = "claude-code/marot-spotter__8463c716/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl"

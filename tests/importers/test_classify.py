@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from orkas_tui.config import Settings
+from orkas_tui.core.read.settings import Settings
 from orkas_tui.importers.classify import ErrorClassifier, codex_error_kind
 from orkas_tui.importers.tools import exit_code, no_match, rejection_feedback, skill_reads
 

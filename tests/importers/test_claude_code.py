@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import orjson
 
-from orkas_tui.core.scan import AgentScan
+from orkas_tui.core.summary.scan import AgentScan
 from orkas_tui.importers.run import discover, import_files
 from tests.importers.transcripts import REJECTED, cc_call, cc_result, cc_text, cc_user, write_lines
 
@@ -25,27 +25,60 @@ def session() -> list[object]:
         cc_result(9, "s1", "Launching skill: release-notes"),
         cc_user(9, "Base directory for this skill: ...", isMeta=True),
         cc_user(10, [{"type": "text", "text": "<system-reminder>todo list is empty</system-reminder>"}]),
-        {"type": "user", "isSidechain": True, "timestamp": "2026-03-01T10:00:11.000Z", "message": {"role": "user", "content": "sub task"}},
+        {
+            "type": "user",
+            "isSidechain": True,
+            "timestamp": "2026-03-01T10:00:11.000Z",
+            "message": {"role": "user", "content": "sub task"},
+        },
         cc_text(12, "Docs deployed after fixing the target."),
         {**cc_text(12, ""), "message": {"role": "assistant", "content": [{"type": "hologram", "data": 1}]}},
         cc_user(19, [{"type": "text", "text": "<task-notification>background job bae407b finished</task-notification>"}]),
-        cc_user(20, [{"type": "text", "text": "<ide_opened_file>The user opened tests/test_a.py</ide_opened_file>"},
-                     {"type": "text", "text": "run the tests"}]),
+        cc_user(
+            20,
+            [
+                {"type": "text", "text": "<ide_opened_file>The user opened tests/test_a.py</ide_opened_file>"},
+                {"type": "text", "text": "run the tests"},
+            ],
+        ),
         cc_call(21, "b3", "Bash", {"command": "pytest"}),
         cc_result(22, "b3", REJECTED + "use pytest -x on tests/unit only", True),
-        {"type": "system", "subtype": "api_error", "level": "error", "timestamp": "2026-03-01T10:00:23.000Z",
-         "error": {"status": 529, "error": {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}},
-         "retryInMs": 1200, "retryAttempt": 1, "maxRetries": 10},
+        {
+            "type": "system",
+            "subtype": "api_error",
+            "level": "error",
+            "timestamp": "2026-03-01T10:00:23.000Z",
+            "error": {"status": 529, "error": {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}},
+            "retryInMs": 1200,
+            "retryAttempt": 1,
+            "maxRetries": 10,
+        },
         cc_text(24, "Running only the unit tests."),
-        cc_user(25, "This session is being continued from a previous conversation that ran out of context.", isCompactSummary=True),
+        cc_user(
+            25, "This session is being continued from a previous conversation that ran out of context.", isCompactSummary=True
+        ),
         {"type": "system", "subtype": "compact_boundary", "timestamp": "2026-03-01T10:00:25.000Z"},
-        cc_user(30, "<command-message>review is running…</command-message>\n<command-name>/review</command-name>\n<command-args>12</command-args>"),
+        cc_user(
+            30,
+            "<command-message>review is running…</command-message>\n<command-name>/review</command-name>\n<command-args>12</command-args>",
+        ),
         cc_user(30, "Review pull request 12 carefully.", isMeta=True),
         cc_text(31, "Reviewing."),
-        cc_text(32, 'API Error: 529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}', isApiErrorMessage=True),
-        cc_user(40, "<command-name>/model</command-name>\n<command-message>model</command-message>\n<command-args></command-args>"),
+        cc_text(
+            32,
+            'API Error: 529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}',
+            isApiErrorMessage=True,
+        ),
+        cc_user(
+            40, "<command-name>/model</command-name>\n<command-message>model</command-message>\n<command-args></command-args>"
+        ),
         cc_user(40, "<local-command-stdout>Kept model as Default</local-command-stdout>"),
-        {"type": "system", "subtype": "local_command", "timestamp": "2026-03-01T10:00:40.000Z", "content": "<command-name>/model</command-name>"},
+        {
+            "type": "system",
+            "subtype": "local_command",
+            "timestamp": "2026-03-01T10:00:40.000Z",
+            "content": "<command-name>/model</command-name>",
+        },
         cc_user(50, "and the changelog"),
         cc_text(51, "Claude AI usage limit reached|1767261600", isApiErrorMessage=True),
         cc_user(60, "stop the server"),
@@ -80,7 +113,10 @@ def test_every_known_line_kind(tmp_path, workspace, agent):
     assert (t4.status, t4.end_error.transient) == ("error", False)
     assert (t5.status, len(t5.transient_errors)) == ("aborted", 1)
     assert (stats.turns, stats.interrupts, stats.corrections, stats.skipped["inline subagent (sidechain) record"]) == (5, 1, 1, 1)
-    assert (stats.malformed, dict(stats.unknown)) == (3, {"mystery-record": 1, "system/brand_new_subtype": 1, "assistant block/hologram": 1})
+    assert (stats.malformed, dict(stats.unknown)) == (
+        3,
+        {"mystery-record": 1, "system/brand_new_subtype": 1, "assistant block/hologram": 1},
+    )
     assert scan.malformed_lines == 0
 
 
@@ -89,12 +125,27 @@ def test_user_text_and_command_turns(tmp_path, workspace, agent):
     import_files(agent, workspace.settings, "claude-code", [source], settle=0)
     events = [orjson.loads(line) for line in (agent.conversations / "claude-sess1.jsonl").read_bytes().splitlines()]
     users = [e["text"] for e in events if e["type"] == "user"]
-    assert users == ["deploy the docs", "run the tests", "instead: use pytest -x on tests/unit only", "/review 12",
-                     "and the changelog", "stop the server"]
+    assert users == [
+        "deploy the docs",
+        "run the tests",
+        "instead: use pytest -x on tests/unit only",
+        "/review 12",
+        "and the changelog",
+        "stop the server",
+    ]
     rejected = [e for e in events if e["type"] == "tool_result" and e.get("rejected")]
-    assert rejected == [{"ts": "2026-03-01T10:00:22Z", "type": "tool_result", "id": "b3", "ok": False,
-                         "error": "rejected by the user", "transient": True,
-                         "reason": "the user rejected the call; not a tool failure", "rejected": True}]
+    assert rejected == [
+        {
+            "ts": "2026-03-01T10:00:22Z",
+            "type": "tool_result",
+            "id": "b3",
+            "ok": False,
+            "error": "rejected by the user",
+            "transient": True,
+            "reason": "the user rejected the call; not a tool failure",
+            "rejected": True,
+        }
+    ]
     assert all(e["transient"] in (True, False) for e in events if e["type"] == "tool_result" and not e["ok"])
 
 
@@ -110,20 +161,25 @@ def test_subagent_file_is_its_own_delegated_conversation(tmp_path, workspace, ag
     import_files(agent, workspace.settings, "claude-code", discover("claude-code", [tmp_path]), settle=0)
     got, _ = turns(agent, workspace)
     assert sorted((t.conversation, t.status, t.tool_calls, t.correction) for t in got) == [
-        ("claude-agent-b2", "ok", 1, None), ("claude-sess9-agent-a1", "ok", 1, None)]
+        ("claude-agent-b2", "ok", 1, None),
+        ("claude-sess9-agent-a1", "ok", 1, None),
+    ]
     assert b'"type":"user"' not in (agent.conversations / "claude-sess9-agent-a1.jsonl").read_bytes()
 
 
 def test_rejected_skill_read_reads_nothing(tmp_path, workspace, agent):
-    source = write_lines(tmp_path / "s2.jsonl", [
-        cc_user(1, "release it"),
-        cc_call(2, "k1", "Skill", {"skill": "release"}),
-        cc_result(3, "k1", REJECTED + "not now", True),
-        cc_call(4, "q1", "AskUserQuestion", {"questions": []}),
-        cc_result(5, "q1", REJECTED + "The user wants to clarify these questions.\n    Questions asked:", True),
-        cc_call(6, "p1", "Read", {"file_path": "/s/deploy/SKILL.md"}),
-        cc_result(7, "p1", "Permission for this tool use was denied. The tool use was rejected.", True),
-    ])
+    source = write_lines(
+        tmp_path / "s2.jsonl",
+        [
+            cc_user(1, "release it"),
+            cc_call(2, "k1", "Skill", {"skill": "release"}),
+            cc_result(3, "k1", REJECTED + "not now", True),
+            cc_call(4, "q1", "AskUserQuestion", {"questions": []}),
+            cc_result(5, "q1", REJECTED + "The user wants to clarify these questions.\n    Questions asked:", True),
+            cc_call(6, "p1", "Read", {"file_path": "/s/deploy/SKILL.md"}),
+            cc_result(7, "p1", "Permission for this tool use was denied. The tool use was rejected.", True),
+        ],
+    )
     stats = import_files(agent, workspace.settings, "claude-code", [source], settle=0)
     (turn,), _ = turns(agent, workspace)
     assert (turn.skills_read, turn.correction, len(turn.transient_errors), turn.real_errors) == ([], "instead", 3, [])

@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 from orkas_tui.cli import main
-from orkas_tui.core.scan import AgentScan
-from orkas_tui.core.skills import SkillStore
+from orkas_tui.core.store.skills import SkillStore
+from orkas_tui.core.summary.scan import AgentScan
 from orkas_tui.importers.watch import watch_import
 from tests.conftest import NOW
 from tests.importers.test_claude_code import session
@@ -28,11 +28,25 @@ def test_import_json_counts_and_second_run_adds_nothing(samples, workspace, caps
     of Claude Code's compaction helper agent (its summary is no work on the task)."""
     files = sorted((samples / "claude-code").rglob("*.jsonl"))
     threads = [source_counts(p) for p in files if not p.stem.startswith("agent-acompact")]
-    args = ["import", "claude-code", str(samples / "claude-code"), "--agent", "cc", "--workspace", str(workspace.root), "--json", "--settle", "0"]
+    args = [
+        "import",
+        "claude-code",
+        str(samples / "claude-code"),
+        "--agent",
+        "cc",
+        "--workspace",
+        str(workspace.root),
+        "--json",
+        "--settle",
+        "0",
+    ]
     assert main(args) == 0
     first = json.loads(capsys.readouterr().out)
     assert (first["files"], first["tool_calls"], first["transient_errors"]) == (
-        len(files), sum(t["calls"] for t in threads), sum(t["excused"] for t in threads))
+        len(files),
+        sum(t["calls"] for t in threads),
+        sum(t["excused"] for t in threads),
+    )
     assert (first["turns"], first["interrupts"]) == (6, 3)  # 1 + 2 typed prompts in the small samples, the big one's prompt
     # and its task notification, one delegated subagent task; one interrupt in short, two in tool_heavy
     assert main(args) == 0
@@ -44,9 +58,14 @@ def test_import_defaults_to_the_agents_own_folder(tmp_path, workspace, capsys):
     write_lines(tmp_path / "home" / ".claude" / "projects" / "-home-me-proj" / "s1.jsonl", session())
     assert main(["import", "claude-code", "--agent", "mine", "--workspace", str(workspace.root), "--settle", "0"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith(f"1 files, 43 new lines -> agent mine ({workspace.root / 'agents' / 'mine'}): 5 turns, 7 tool calls, "
-                          "2 real and 4 transient errors, 1 interrupts")
-    assert "not read: 3 malformed lines, 1 unknown assistant block/hologram, 1 unknown mystery-record, 1 unknown system/brand_new_subtype" in out
+    assert out.startswith(
+        f"1 files, 43 new lines -> agent mine ({workspace.root / 'agents' / 'mine'}): 5 turns, 7 tool calls, "
+        "2 real and 4 transient errors, 1 interrupts"
+    )
+    assert (
+        "not read: 3 malformed lines, 1 unknown assistant block/hologram, 1 unknown mystery-record, 1 unknown system/brand_new_subtype"
+        in out
+    )
     assert "1 inline subagent (sidechain) record" in out
 
 
@@ -77,8 +96,11 @@ def test_watch_imports_lines_as_they_arrive(tmp_path, workspace, agent):
     lines = session()
     source = write_lines(tmp_path / "src" / "s.jsonl", lines[:3])
     reports, stop = [], threading.Event()
-    thread = threading.Thread(target=watch_import, args=(agent, workspace.settings, "claude-code", [source.parent], 3600.0, reports.append, stop),
-                              kwargs={"tick": 0.2})
+    thread = threading.Thread(
+        target=watch_import,
+        args=(agent, workspace.settings, "claude-code", [source.parent], 3600.0, reports.append, stop),
+        kwargs={"tick": 0.2},
+    )
     thread.start()
     try:
         _wait(lambda: reports, "the first import")
@@ -95,8 +117,11 @@ def test_watch_imports_lines_as_they_arrive(tmp_path, workspace, agent):
 def test_watch_ends_a_quiet_running_turn_on_a_tick(tmp_path, workspace, agent):
     source = write_lines(tmp_path / "src" / "s.jsonl", session()[:12])
     reports, stop = [], threading.Event()
-    thread = threading.Thread(target=watch_import, args=(agent, workspace.settings, "claude-code", [source.parent], 0.5, reports.append, stop),
-                              kwargs={"tick": 0.1})
+    thread = threading.Thread(
+        target=watch_import,
+        args=(agent, workspace.settings, "claude-code", [source.parent], 0.5, reports.append, stop),
+        kwargs={"tick": 0.1},
+    )
     thread.start()
     try:
         _wait(lambda: reports, "the first import")
@@ -112,9 +137,27 @@ def test_watch_ends_a_quiet_running_turn_on_a_tick(tmp_path, workspace, agent):
 def test_watch_stops_cleanly_on_ctrl_c(tmp_path, workspace):
     source = write_lines(tmp_path / "src" / "s.jsonl", session())
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    proc = subprocess.Popen([sys.executable, "-m", "orkas_tui", "import", "claude-code", str(source.parent), "--agent", "w",
-                             "--workspace", str(workspace.root), "--watch", "--settle", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "orkas_tui",
+            "import",
+            "claude-code",
+            str(source.parent),
+            "--agent",
+            "w",
+            "--workspace",
+            str(workspace.root),
+            "--watch",
+            "--settle",
+            "0",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     try:
         assert proc.stdout.readline().startswith("watching ")
         assert "5 turns" in proc.stdout.readline()

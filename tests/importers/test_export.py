@@ -5,8 +5,8 @@ from __future__ import annotations
 import frontmatter
 import pytest
 
-from orkas_tui.core.notes import SelfNotes
-from orkas_tui.core.skills import SkillStore
+from orkas_tui.core.store.notes import SelfNotes
+from orkas_tui.core.store.skills import SkillStore
 from orkas_tui.importers.export import ExportError, export_agent, markers, replace_block
 from tests.conftest import NOW
 
@@ -14,7 +14,9 @@ from tests.conftest import NOW
 @pytest.fixture
 def taught(workspace, agent):
     store = SkillStore(agent, workspace.settings)
-    store.create("Docs deploy", "Deploy the docs site with make publish", "When deploying docs, always run `make publish`.\n", NOW)
+    store.create(
+        "Docs deploy", "Deploy the docs site with make publish", "When deploying docs, always run `make publish`.\n", NOW
+    )
     store.create("pytest_fast", "", "Never run the full suite first; run `pytest -x tests/unit`.\n", NOW)
     SelfNotes(agent, workspace.settings).write("profile", "I stumble on `make` targets.", None, NOW)
     return agent
@@ -27,7 +29,10 @@ def test_skills_have_the_front_matter_agents_read(tmp_path, workspace, taught):
     post = frontmatter.loads((dest / "docs-deploy" / "SKILL.md").read_text())
     assert post.metadata == {"name": "docs-deploy", "description": "Deploy the docs site with make publish"}
     assert "always run `make publish`" in post.content
-    assert frontmatter.loads((dest / "pytest_fast" / "SKILL.md").read_text()).metadata == {"name": "pytest-fast", "description": "pytest_fast"}
+    assert frontmatter.loads((dest / "pytest_fast" / "SKILL.md").read_text()).metadata == {
+        "name": "pytest-fast",
+        "description": "pytest_fast",
+    }
     memory = (tmp_path / ".claude" / "CLAUDE.md").read_text()
     begin, end = markers("coder")
     assert memory.startswith(begin) and memory.endswith(end + "\n") and "I stumble on `make` targets." in memory
@@ -54,7 +59,9 @@ def test_manual_edit_outside_markers_survives_reexport(tmp_path, workspace, taug
     result = export_agent(taught, workspace.settings, "codex", dest)
     after = agents_md.read_bytes()
     assert result.memory_status == "updated"
-    assert after.startswith(b"PREFIX edit\n# House rules\r\nUse tabs.\r\n\n") and after.endswith(b"\nTRAILING edit \xe2\x9c\x93\n")
+    assert after.startswith(b"PREFIX edit\n# House rules\r\nUse tabs.\r\n\n") and after.endswith(
+        b"\nTRAILING edit \xe2\x9c\x93\n"
+    )
     assert b"Ask before deleting files." in after and after.count(markers("coder")[0].encode()) == 1
     again = export_agent(taught, workspace.settings, "codex", dest)
     assert (again.memory_status, again.written, agents_md.read_bytes()) == ("unchanged", [], after)

@@ -8,9 +8,9 @@ import shutil
 from pathlib import Path
 
 from orkas_tui.cli import main
-from orkas_tui.core.scan import AgentScan
-from orkas_tui.core.skills import SkillStore
-from orkas_tui.core.workspace import Workspace
+from orkas_tui.core.read.workspace import Workspace
+from orkas_tui.core.store.skills import SkillStore
+from orkas_tui.core.summary.scan import AgentScan
 from tests.conftest import NOW
 from tests.importers.test_claude_code import session
 from tests.importers.test_codex import rollout
@@ -24,9 +24,13 @@ def fake_history(home: Path, samples: Path) -> list[Path]:
     projects = home / HOME_PROJECTS
     copies = [
         shutil.copytree(samples / "claude-code" / "marot-spotter__8463c716", projects / "-home-me-spotter-fum"),
-        shutil.copy(samples / "claude-code" / "marot-spotter__short.jsonl", (projects / "-home-me-spotter").mkdir(parents=True) or
-                    projects / "-home-me-spotter" / "0a1b2c3d.jsonl"),
-        shutil.copy(samples / "claude-code" / "marot-spotter__tool_heavy.jsonl", projects / "-home-me-spotter" / "4e5f6a7b.jsonl"),
+        shutil.copy(
+            samples / "claude-code" / "marot-spotter__short.jsonl",
+            (projects / "-home-me-spotter").mkdir(parents=True) or projects / "-home-me-spotter" / "0a1b2c3d.jsonl",
+        ),
+        shutil.copy(
+            samples / "claude-code" / "marot-spotter__tool_heavy.jsonl", projects / "-home-me-spotter" / "4e5f6a7b.jsonl"
+        ),
     ]
     write_lines(projects / "-home-me-docs" / "5c6d7e8f.jsonl", session())
     return copies
@@ -109,10 +113,15 @@ def test_a_folder_of_the_other_kind_is_refused(tmp_path, capsys):
 def test_other_files_in_a_folder_are_left_out_and_said(tmp_path, capsys):
     write_lines(tmp_path / "mixed" / "s.jsonl", session())
     write_lines(tmp_path / "mixed" / "rollout-1.jsonl", rollout())
-    assert main(["import", "claude-code", str(tmp_path / "mixed"), "--workspace", str(tmp_path / "ws"), "--settle", "0", "--json"]) == 0
+    assert (
+        main(["import", "claude-code", str(tmp_path / "mixed"), "--workspace", str(tmp_path / "ws"), "--settle", "0", "--json"])
+        == 0
+    )
     doc = json.loads(capsys.readouterr().out)
-    assert doc["files"] == 1 and doc["problems"] == [f"skipped {tmp_path / 'mixed' / 'rollout-1.jsonl'}: not a Claude Code transcript: "
-                                                     "it looks like a Codex one (orkas-tui import codex ...)"]
+    assert doc["files"] == 1 and doc["problems"] == [
+        f"skipped {tmp_path / 'mixed' / 'rollout-1.jsonl'}: not a Claude Code transcript: "
+        "it looks like a Codex one (orkas-tui import codex ...)"
+    ]
 
 
 def test_a_source_with_no_sessions_creates_nothing_and_says_where_it_looked(tmp_path, capsys):

@@ -11,7 +11,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from orkas_tui.core.workspace import AgentPaths, Workspace
+from orkas_tui.core.read.workspace import AgentPaths, Workspace
 from orkas_tui.importers.run import import_files
 from orkas_tui.importers.watch import watch_import
 from tests.importers.conftest import BIG_SESSION
@@ -101,8 +101,10 @@ def test_concurrent_imports_write_each_event_once(tmp_path, workspace, agent):
         source.parent.mkdir()
         source.write_bytes(data)
         sources.append(source)
-    threads = [threading.Thread(target=import_files, args=(agent, workspace.settings, "claude-code", sources), kwargs={"settle": 0})
-               for _ in range(4)]
+    threads = [
+        threading.Thread(target=import_files, args=(agent, workspace.settings, "claude-code", sources), kwargs={"settle": 0})
+        for _ in range(4)
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -123,14 +125,17 @@ def test_watch_keeps_every_rule_on_the_real_session_appended_in_steps(samples, t
     source.parent.mkdir()
     source.write_bytes(b"")
     stop = threading.Event()
-    thread = threading.Thread(target=watch_import, args=(agent, workspace.settings, "claude-code", [source.parent], 3600.0, lambda _s: None, stop),
-                              kwargs={"tick": 0.1})
+    thread = threading.Thread(
+        target=watch_import,
+        args=(agent, workspace.settings, "claude-code", [source.parent], 3600.0, lambda _s: None, stop),
+        kwargs={"tick": 0.1},
+    )
     thread.start()
     state = agent.private / "imports" / "claude-s.json"
     try:
         for cut in (0.1, 0.37, 0.5, 0.81, 1.0):
             with open(source, "ab") as handle:
-                handle.write(data[source.stat().st_size: int(len(data) * cut)])
+                handle.write(data[source.stat().st_size : int(len(data) * cut)])
             readable = data[: int(len(data) * cut)].rfind(b"\n") + 1
             _wait_for(lambda: state.exists() and json.loads(state.read_text())["offset"] == readable)
     finally:

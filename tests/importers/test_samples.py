@@ -20,9 +20,9 @@ from pathlib import Path
 import orjson
 import pytest
 
-from orkas_tui.core.notes import SelfNotes
-from orkas_tui.core.report import scored_turns
-from orkas_tui.core.scan import AgentScan
+from orkas_tui.core.store.notes import SelfNotes
+from orkas_tui.core.summary.report import scored_turns
+from orkas_tui.core.summary.scan import AgentScan
 from orkas_tui.importers.run import discover, import_files
 from tests.importers.conftest import BIG_SESSION
 
@@ -33,8 +33,12 @@ CLAUDE_THREADS = [
     BIG_SESSION.replace(".jsonl", "/subagents/agent-a7be2f0.jsonl"),
 ]
 CODEX = "codex/AcidicSoil-codex-session-view__rollout-2025-11-17T15-30-28-019a93b9.jsonl"
-NOT_THE_TOOLS_FAULT = ("Sibling tool call errored", "The user doesn't want to proceed", "Permission for this tool use was denied",
-                       "[Request interrupted by user")
+NOT_THE_TOOLS_FAULT = (
+    "Sibling tool call errored",
+    "The user doesn't want to proceed",
+    "Permission for this tool use was denied",
+    "[Request interrupted by user",
+)
 
 
 def records(path: Path) -> list[dict]:
@@ -54,13 +58,23 @@ def result_text(block: dict) -> str:
 
 def source_counts(path: Path) -> dict:
     """What the thread holds: its own records only (a main thread's inline sidechain copies are not its own)."""
-    own = [r for r in records(path) if r.get("type") in ("user", "assistant") and (path.parent.name == "subagents" or not r.get("isSidechain"))]
+    own = [
+        r
+        for r in records(path)
+        if r.get("type") in ("user", "assistant") and (path.parent.name == "subagents" or not r.get("isSidechain"))
+    ]
     calls = {b["id"] for r in own for b in blocks(r) if b.get("type") == "tool_use"}
     results = [b for r in own for b in blocks(r) if b.get("type") == "tool_result"]
     failed = [b for b in results if b.get("is_error") is True]
     excused = [b for b in failed if any(mark in result_text(b) for mark in NOT_THE_TOOLS_FAULT)]
-    return {"calls": len(calls), "results": len({b["tool_use_id"] for b in results}), "failed": len(failed), "excused": len(excused),
-            "result_ids": {b["tool_use_id"] for b in results}, "call_ids": calls}
+    return {
+        "calls": len(calls),
+        "results": len({b["tool_use_id"] for b in results}),
+        "failed": len(failed),
+        "excused": len(excused),
+        "result_ids": {b["tool_use_id"] for b in results},
+        "call_ids": calls,
+    }
 
 
 def events(agent, conversation: str) -> list[dict]:
@@ -145,8 +159,14 @@ def test_codex_sample_scores_as_observed(samples, workspace, agent):
 def test_aborted_claude_turns_do_not_trigger(samples, workspace, agent):
     """One aborted turn per interrupt the user typed (a user record whose own text is the interrupt marker)."""
     files = discover("claude-code", [samples / "claude-code"])
-    interrupts = sum(1 for path in files for r in records(path) if r.get("type") == "user" and not r.get("isSidechain")
-                     and any(b.get("type") == "text" and b["text"].startswith("[Request interrupted by user") for b in blocks(r)))
+    interrupts = sum(
+        1
+        for path in files
+        for r in records(path)
+        if r.get("type") == "user"
+        and not r.get("isSidechain")
+        and any(b.get("type") == "text" and b["text"].startswith("[Request interrupted by user") for b in blocks(r))
+    )
     import_files(agent, workspace.settings, "claude-code", files, settle=0)
     scan = AgentScan(agent, workspace.settings)
     scan.refresh()

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import orjson
 
-from orkas_tui.core.scan import AgentScan
+from orkas_tui.core.summary.scan import AgentScan
 from orkas_tui.importers.run import discover, import_files
 from tests.importers.conftest import BIG_SESSION
 from tests.importers.transcripts import cc_call, cc_result, cc_text, cc_user, write_lines
@@ -38,7 +38,9 @@ def run(tmp_path: Path, workspace, agent, records: list[dict], name: str = "s.js
 
 
 def calls(records: list[dict]) -> set[str]:
-    return {b["id"] for r in records if r.get("type") == "assistant" for b in r["message"]["content"] if b.get("type") == "tool_use"}
+    return {
+        b["id"] for r in records if r.get("type") == "assistant" for b in r["message"]["content"] if b.get("type") == "tool_use"
+    }
 
 
 def test_compaction_neither_ends_nor_starts_a_turn(tmp_path, samples, workspace, agent):
@@ -101,27 +103,50 @@ def test_a_subagent_is_its_own_conversation_linked_both_ways_and_helpers_are_ski
     first = orjson.loads((agent.conversations / f"{sub}.jsonl").read_bytes().splitlines()[0])
     assert (first["type"], first["delegated"], first["trigger"], first["parent"]) == ("turn_start", True, "delegated", MAIN)
     helper = folder / "8463c716-a2ea-4c14-9efa-87158ebd9f20" / "subagents" / "agent-acompact-f46190.jsonl"
-    assert stats.skipped["Claude Code helper agent (compaction summary, prompt suggestion)"] == len(helper.read_text().splitlines())
+    assert stats.skipped["Claude Code helper agent (compaction summary, prompt suggestion)"] == len(
+        helper.read_text().splitlines()
+    )
 
 
 def test_the_skipped_summary_holds_only_records_with_no_agent_work(samples, workspace, agent):
     path = samples / BIG_SESSION
     records = [json.loads(x) for x in path.read_text().splitlines()]
     stats = import_files(agent, workspace.settings, "claude-code", [path], settle=0)
-    work = sum(1 for r in records if r["type"] == "assistant" or (r["type"] == "user" and (
-        isinstance(r["message"]["content"], list) and any(b.get("type") == "tool_result" for b in r["message"]["content"])
-        or r["message"]["content"] == records[5]["message"]["content"]  # the typed prompt
-        or r["message"]["content"].startswith("<task-notification>"))))  # answered: it opened a turn
+    work = sum(
+        1
+        for r in records
+        if r["type"] == "assistant"
+        or (
+            r["type"] == "user"
+            and (
+                isinstance(r["message"]["content"], list)
+                and any(b.get("type") == "tool_result" for b in r["message"]["content"])
+                or r["message"]["content"] == records[5]["message"]["content"]  # the typed prompt
+                or r["message"]["content"].startswith("<task-notification>")
+            )
+        )
+    )  # answered: it opened a turn
     assert sum(stats.skipped.values()) == len(records) - work
-    assert set(stats.skipped) == {"progress", "file-history-snapshot", "queue-operation", "compaction summary", "system/compact_boundary",
-                                  "system/stop_hook_summary", "system/turn_duration"}
+    assert set(stats.skipped) == {
+        "progress",
+        "file-history-snapshot",
+        "queue-operation",
+        "compaction summary",
+        "system/compact_boundary",
+        "system/stop_hook_summary",
+        "system/turn_duration",
+    }
 
 
 def test_meta_command_and_reminder_records_are_never_prompts(tmp_path, samples, workspace, agent):
     helper = samples / "claude-code" / "marot-spotter__8463c716" / "8463c716-a2ea-4c14-9efa-87158ebd9f20" / "subagents"
-    reminders = [{**json.loads(x), "isSidechain": False} for x in (helper / "agent-acompact-f46190.jsonl").read_text().splitlines()[:5]]
+    reminders = [
+        {**json.loads(x), "isSidechain": False} for x in (helper / "agent-acompact-f46190.jsonl").read_text().splitlines()[:5]
+    ]
     bare = {**reminders[0], "isMeta": False}  # a <system-reminder> even without isMeta
-    command = cc_user(5, "<command-name>/model</command-name>\n<command-message>model</command-message>\n<command-args></command-args>")
+    command = cc_user(
+        5, "<command-name>/model</command-name>\n<command-message>model</command-message>\n<command-args></command-args>"
+    )
     stdout = cc_user(6, "<local-command-stdout>Kept model as Default</local-command-stdout>")
     stats, events = run(tmp_path, workspace, agent, reminders + [bare, command, stdout])
     assert events == [] and stats.turns == 0
@@ -129,18 +154,32 @@ def test_meta_command_and_reminder_records_are_never_prompts(tmp_path, samples, 
 
 
 def test_a_typed_correction_marks_the_turn_before_it_edited(tmp_path, workspace, agent):
-    records = [cc_user(1, "write the release notes"), cc_call(2, "s1", "Skill", {"skill": "release-notes"}),
-               cc_result(3, "s1", "Launching skill: release-notes"), cc_text(4, "Done."),
-               cc_user(10, "that's not what I meant, group them by area"), cc_text(11, "Regrouped."),
-               cc_user(20, "thanks, now tag it"), cc_text(21, "Tagged.")]
+    records = [
+        cc_user(1, "write the release notes"),
+        cc_call(2, "s1", "Skill", {"skill": "release-notes"}),
+        cc_result(3, "s1", "Launching skill: release-notes"),
+        cc_text(4, "Done."),
+        cc_user(10, "that's not what I meant, group them by area"),
+        cc_text(11, "Regrouped."),
+        cc_user(20, "thanks, now tag it"),
+        cc_text(21, "Tagged."),
+    ]
     stats, events = run(tmp_path, workspace, agent, records)
-    assert [e for e in events if e["type"] == "output_edited"] == [{"ts": "2026-03-01T10:00:10Z", "type": "output_edited", "turn": "t1"}]
+    assert [e for e in events if e["type"] == "output_edited"] == [
+        {"ts": "2026-03-01T10:00:10Z", "type": "output_edited", "turn": "t1"}
+    ]
     assert stats.edited == 1
 
 
 def test_a_huge_tool_output_is_cut_and_reported_and_the_rest_imports(tmp_path, workspace, agent):
-    records = [cc_user(1, "dump the log"), cc_call(2, "b1", "Bash", {"command": "cat big.log"}),
-               cc_result(3, "b1", "x" * 5_000_000), "{cut line", {"type": "brand-new-record"}, cc_text(4, "It is long.")]
+    records = [
+        cc_user(1, "dump the log"),
+        cc_call(2, "b1", "Bash", {"command": "cat big.log"}),
+        cc_result(3, "b1", "x" * 5_000_000),
+        "{cut line",
+        {"type": "brand-new-record"},
+        cc_text(4, "It is long."),
+    ]
     stats, events = run(tmp_path, workspace, agent, records)
     (result,) = [e for e in events if e["type"] == "tool_result"]
     assert len(result["output"]) == 2_000 and stats.outputs_cut == 1

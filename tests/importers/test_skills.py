@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 from orkas_tui.cli import main
-from orkas_tui.core.skills import SkillStore
-from orkas_tui.core.workspace import Workspace
+from orkas_tui.core.read.workspace import Workspace
+from orkas_tui.core.store.skills import SkillStore
 from tests.conftest import NOW
 from tests.importers.transcripts import cc_call, cc_result, cc_text, cc_user, cx_call, cx_exec, cx_output, cx_user, write_lines
 
@@ -21,20 +21,33 @@ def skill_md(name: str, description: str, body: str) -> str:
 def claude_home(home: Path, project: Path) -> None:
     """A user skill, a project skill (in the session's cwd), and two sessions: one in the project, one elsewhere."""
     (home / ".claude" / "skills" / "commit").mkdir(parents=True)
-    (home / ".claude" / "skills" / "commit" / "SKILL.md").write_text(skill_md("commit", "Commit with a clear message", "Run the tests first.\n"))
+    (home / ".claude" / "skills" / "commit" / "SKILL.md").write_text(
+        skill_md("commit", "Commit with a clear message", "Run the tests first.\n")
+    )
     (project / ".claude" / "skills" / "deploy").mkdir(parents=True)
     (project / ".claude" / "skills" / "deploy" / "SKILL.md").write_text(skill_md("deploy", "Deploy the shop", "Dry-run first.\n"))
     here = {"cwd": str(project)}
-    write_lines(home / ".claude" / "projects" / "-home-me-shop" / "s1.jsonl", [
-        cc_user(1, "commit this", **here), cc_call(2, "k1", "Skill", {"skill": "commit"}, **here),
-        cc_result(3, "k1", "Launching skill: commit", **here), cc_text(4, "Committed.", **here),
-        cc_user(10, "that's wrong, the message should be shorter", **here), cc_text(11, "Amended.", **here),
-        cc_user(20, "deploy it", **here), cc_call(21, "r1", "Read", {"file_path": f"{project}/.claude/skills/deploy/SKILL.md"}, **here),
-        cc_result(22, "r1", "1→---", **here),
-        cc_text(23, 'API Error: 401 {"type":"error","error":{"type":"authentication_error"}}', isApiErrorMessage=True, **here),
-    ])
-    write_lines(home / ".claude" / "projects" / "-home-me-other" / "s2.jsonl", [
-        cc_user(30, "hello", cwd="/home/me/other"), cc_text(31, "Hi.", cwd="/home/me/other")])
+    write_lines(
+        home / ".claude" / "projects" / "-home-me-shop" / "s1.jsonl",
+        [
+            cc_user(1, "commit this", **here),
+            cc_call(2, "k1", "Skill", {"skill": "commit"}, **here),
+            cc_result(3, "k1", "Launching skill: commit", **here),
+            cc_text(4, "Committed.", **here),
+            cc_user(10, "that's wrong, the message should be shorter", **here),
+            cc_text(11, "Amended.", **here),
+            cc_user(20, "deploy it", **here),
+            cc_call(21, "r1", "Read", {"file_path": f"{project}/.claude/skills/deploy/SKILL.md"}, **here),
+            cc_result(22, "r1", "1→---", **here),
+            cc_text(
+                23, 'API Error: 401 {"type":"error","error":{"type":"authentication_error"}}', isApiErrorMessage=True, **here
+            ),
+        ],
+    )
+    write_lines(
+        home / ".claude" / "projects" / "-home-me-other" / "s2.jsonl",
+        [cc_user(30, "hello", cwd="/home/me/other"), cc_text(31, "Hi.", cwd="/home/me/other")],
+    )
 
 
 def status(root: Path, agent: str, capsys) -> dict:
@@ -46,7 +59,11 @@ def status(root: Path, agent: str, capsys) -> dict:
 
 
 def turn_events(root: Path, agent: str) -> list[dict]:
-    return [json.loads(x) for p in sorted((root / "agents" / agent / "conversations").glob("*.jsonl")) for x in p.read_text().splitlines()]
+    return [
+        json.loads(x)
+        for p in sorted((root / "agents" / agent / "conversations").glob("*.jsonl"))
+        for x in p.read_text().splitlines()
+    ]
 
 
 def test_user_and_project_skills_are_imported_indexed_and_rated(tmp_path, capsys):
@@ -55,12 +72,21 @@ def test_user_and_project_skills_are_imported_indexed_and_rated(tmp_path, capsys
     assert main(["import", "claude-code", "--workspace", str(root), "--settle", "0"]) == 0
     assert "skills: 2 imported, 0 updated, 0 unchanged" in capsys.readouterr().out
     starts = {(e["turn"], tuple(e["skills_indexed"])) for e in turn_events(root, "claude-code") if e["type"] == "turn_start"}
-    assert starts == {("t1", ("commit", "deploy")), ("t2", ("commit", "deploy")), ("t3", ("commit", "deploy")), ("t1", ("commit",))}
+    assert starts == {
+        ("t1", ("commit", "deploy")),
+        ("t2", ("commit", "deploy")),
+        ("t3", ("commit", "deploy")),
+        ("t1", ("commit",)),
+    }
     rates = {s["slug"]: s for s in status(root, "claude-code", capsys)["skills"]}
     # commit: offered in 4 turns, used in t1, which the next prompt corrected (a post-use edit)
     assert (rates["commit"]["impressions"], rates["commit"]["invocations"], rates["commit"]["edit_rate"]) == (4, 1, 1.0)
     # deploy: offered in the project's 3 turns, read in t3, which ended in a real error (authentication)
-    assert (rates["deploy"]["impressions"], rates["deploy"]["invocation_rate"], rates["deploy"]["ineffective_rate"]) == (3, 0.3333, 1.0)
+    assert (rates["deploy"]["impressions"], rates["deploy"]["invocation_rate"], rates["deploy"]["ineffective_rate"]) == (
+        3,
+        0.3333,
+        1.0,
+    )
     # reading a skill sets lastUsedAt: to the time of its latest read in the transcript
     assert (rates["commit"]["last_used_at"], rates["deploy"]["last_used_at"]) == ("2026-03-01T10:00:03Z", "2026-03-01T10:00:22Z")
 
@@ -82,19 +108,30 @@ def test_export_then_import_is_the_same_skill_and_its_rates_carry_on(tmp_path, c
     store.create("db_migrate", "Migrate the database", "Back up first.\n", NOW)
     before = {p.name: p.read_bytes() for p in paths.skills.iterdir()}
     assert main(["export", "claude-code", "claude-code", str(home / ".claude" / "skills"), "--workspace", str(root)]) == 0
-    write_lines(home / ".claude" / "projects" / "p" / "s.jsonl", [
-        cc_user(1, "write the notes"), cc_call(2, "k1", "Skill", {"skill": "release-notes"}), cc_result(3, "k1", "ok"), cc_text(4, "Done.")])
+    write_lines(
+        home / ".claude" / "projects" / "p" / "s.jsonl",
+        [
+            cc_user(1, "write the notes"),
+            cc_call(2, "k1", "Skill", {"skill": "release-notes"}),
+            cc_result(3, "k1", "ok"),
+            cc_text(4, "Done."),
+        ],
+    )
     capsys.readouterr()
     for _ in range(2):
         assert main(["import", "claude-code", "--workspace", str(root), "--settle", "0", "--json"]) == 0
         assert json.loads(capsys.readouterr().out)["skills"]["unchanged"] == ["db_migrate", "release-notes"]
     after = {p.name: p.read_bytes() for p in paths.skills.iterdir()}
     assert sorted(after) == sorted(before) and after["db_migrate.md"] == before["db_migrate.md"]  # no copy, nothing rewritten
-    assert after["release-notes.md"] == before["release-notes.md"].replace(b"lastUsedAt: null", b'lastUsedAt: "2026-03-01T10:00:03Z"')
+    assert after["release-notes.md"] == before["release-notes.md"].replace(
+        b"lastUsedAt: null", b'lastUsedAt: "2026-03-01T10:00:03Z"'
+    )
     rates = {s["slug"]: s for s in status(root, "claude-code", capsys)["skills"]}
     assert (rates["release-notes"]["impressions"], rates["release-notes"]["invocations"]) == (1, 1)
     capsys.readouterr()
-    assert main(["export", "claude-code", "claude-code", str(home / ".claude" / "skills"), "--workspace", str(root), "--json"]) == 0
+    assert (
+        main(["export", "claude-code", "claude-code", str(home / ".claude" / "skills"), "--workspace", str(root), "--json"]) == 0
+    )
     assert json.loads(capsys.readouterr().out)["written"] == []
 
 
@@ -105,7 +142,9 @@ def test_import_then_export_leaves_the_users_skill_file_alone(tmp_path, capsys):
     original = source.read_bytes()
     assert main(["import", "claude-code", "--workspace", str(root), "--settle", "0"]) == 0
     capsys.readouterr()
-    assert main(["export", "claude-code", "claude-code", str(home / ".claude" / "skills"), "--workspace", str(root), "--json"]) == 0
+    assert (
+        main(["export", "claude-code", "claude-code", str(home / ".claude" / "skills"), "--workspace", str(root), "--json"]) == 0
+    )
     doc = json.loads(capsys.readouterr().out)
     assert str(source) in doc["unchanged"] and doc["conflicts"] == [] and source.read_bytes() == original
 
@@ -138,7 +177,8 @@ def test_a_broken_skill_file_is_reported_and_the_rest_imports(tmp_path, capsys):
     assert main(["import", "claude-code", "--workspace", str(tmp_path / "ws"), "--settle", "0", "--json"]) == 0
     skills = json.loads(capsys.readouterr().out)["skills"]
     assert skills["created"] == ["commit", "deploy"] and skills["problems"] == [
-        f"{home / '.claude' / 'skills' / 'broken' / 'SKILL.md'}: front matter is not valid YAML; not imported"]
+        f"{home / '.claude' / 'skills' / 'broken' / 'SKILL.md'}: front matter is not valid YAML; not imported"
+    ]
 
 
 def test_codex_skills_come_from_the_codex_home(tmp_path, capsys):
@@ -146,10 +186,18 @@ def test_codex_skills_come_from_the_codex_home(tmp_path, capsys):
     for folder in ("build-fix", ".system/plan"):
         (home / ".codex" / "skills" / folder).mkdir(parents=True)
         (home / ".codex" / "skills" / folder / "SKILL.md").write_text(skill_md(folder.split("/")[-1], "d", "Body.\n"))
-    write_lines(home / ".codex" / "sessions" / "2026" / "03" / "01" / "rollout-2026-03-01T10-00-00-abc.jsonl", [
-        cx_user(1, "fix the build"), cx_call(2, "c1", "shell", {"command": ["bash", "-lc", "cat ~/.codex/skills/build-fix/SKILL.md"]}),
-        cx_output(3, "c1", cx_exec("---", 0))])
+    write_lines(
+        home / ".codex" / "sessions" / "2026" / "03" / "01" / "rollout-2026-03-01T10-00-00-abc.jsonl",
+        [
+            cx_user(1, "fix the build"),
+            cx_call(2, "c1", "shell", {"command": ["bash", "-lc", "cat ~/.codex/skills/build-fix/SKILL.md"]}),
+            cx_output(3, "c1", cx_exec("---", 0)),
+        ],
+    )
     assert main(["import", "codex", "--workspace", str(tmp_path / "ws"), "--settle", "0"]) == 0
     (start,) = [e for e in turn_events(tmp_path / "ws", "codex") if e["type"] == "turn_start"]
     assert start["skills_indexed"] == ["build-fix", "plan"]
-    assert any(e == {"ts": "2026-03-01T10:00:03Z", "type": "skill_read", "skill": "build-fix"} for e in turn_events(tmp_path / "ws", "codex"))
+    assert any(
+        e == {"ts": "2026-03-01T10:00:03Z", "type": "skill_read", "skill": "build-fix"}
+        for e in turn_events(tmp_path / "ws", "codex")
+    )

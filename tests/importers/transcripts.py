@@ -20,17 +20,33 @@ def write_lines(path: Path, lines: list[object]) -> Path:
 
 
 def cc_user(second: int, content: object, **extra: object) -> dict:
-    return {"type": "user", "isSidechain": False, "timestamp": ts(second), "message": {"role": "user", "content": content}, **extra}
+    return {
+        "type": "user",
+        "isSidechain": False,
+        "timestamp": ts(second),
+        "message": {"role": "user", "content": content},
+        **extra,
+    }
 
 
 def cc_text(second: int, text: str, **extra: object) -> dict:
-    return {"type": "assistant", "isSidechain": False, "timestamp": ts(second),
-            "message": {"role": "assistant", "content": [{"type": "text", "text": text}]}, **extra}
+    return {
+        "type": "assistant",
+        "isSidechain": False,
+        "timestamp": ts(second),
+        "message": {"role": "assistant", "content": [{"type": "text", "text": text}]},
+        **extra,
+    }
 
 
 def cc_call(second: int, call_id: str, name: str, args: dict, **extra: object) -> dict:
-    return {"type": "assistant", "isSidechain": False, "timestamp": ts(second),
-            "message": {"role": "assistant", "content": [{"type": "tool_use", "id": call_id, "name": name, "input": args}]}, **extra}
+    return {
+        "type": "assistant",
+        "isSidechain": False,
+        "timestamp": ts(second),
+        "message": {"role": "assistant", "content": [{"type": "tool_use", "id": call_id, "name": name, "input": args}]},
+        **extra,
+    }
 
 
 def cc_result(second: int, call_id: str, content: object, is_error: bool | None = None, **extra: object) -> dict:
@@ -40,8 +56,10 @@ def cc_result(second: int, call_id: str, content: object, is_error: bool | None 
     return cc_user(second, [block], **extra)
 
 
-REJECTED = ("The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, "
-            "the new_string was NOT written to the file). To tell you how to proceed, the user said:\n")
+REJECTED = (
+    "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, "
+    "the new_string was NOT written to the file). To tell you how to proceed, the user said:\n"
+)
 
 
 # Codex

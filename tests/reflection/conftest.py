@@ -10,8 +10,8 @@ import orjson
 import pytest
 
 from orkas_tui import cli
-from orkas_tui.core.timefmt import UTC, format_ts
-from orkas_tui.core.workspace import AgentPaths, Workspace, write_state
+from orkas_tui.core.read.timefmt import UTC, format_ts
+from orkas_tui.core.read.workspace import AgentPaths, Workspace, write_state
 from tests.modelserver import ModelServer
 
 NOW = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
@@ -30,22 +30,45 @@ def add_events(root: Path, agent: str, conversation: str, events: list[dict]) ->
             handle.write(orjson.dumps(event) + b"\n")
 
 
-def add_turn(root: Path, agent: str, at: datetime, *, conversation: str = "c1", turn: str | None = None,
-             user: str = "please deploy the docs", errors: list[dict] | None = None, calls: int = 0,
-             status: str = "ok", end: dict | None = None, output: str | None = None, read: list[str] | None = None) -> None:
+def add_turn(
+    root: Path,
+    agent: str,
+    at: datetime,
+    *,
+    conversation: str = "c1",
+    turn: str | None = None,
+    user: str = "please deploy the docs",
+    errors: list[dict] | None = None,
+    calls: int = 0,
+    status: str = "ok",
+    end: dict | None = None,
+    output: str | None = None,
+    read: list[str] | None = None,
+) -> None:
     """One ended turn at ``at``: optional failed tool results (``errors``), extra ok calls, a tool output."""
     turn = turn or f"t{int(at.timestamp())}"
-    events = [{"ts": ts(at), "type": "turn_start", "turn": turn, "skills_indexed": read or []},
-              {"ts": ts(at), "type": "user", "text": user}]
+    events = [
+        {"ts": ts(at), "type": "turn_start", "turn": turn, "skills_indexed": read or []},
+        {"ts": ts(at), "type": "user", "text": user},
+    ]
     for slug in read or []:
         events.append({"ts": ts(at), "type": "skill_read", "skill": slug})
     for i, err in enumerate(errors or []):
         events.append({"ts": ts(at), "type": "tool_call", "id": f"{turn}-e{i}", "name": err.get("tool", "bash"), "args": {}})
-        events.append({"ts": ts(at), "type": "tool_result", "id": f"{turn}-e{i}", "ok": False,
-                       **{k: v for k, v in err.items() if k != "tool"}})
+        events.append(
+            {
+                "ts": ts(at),
+                "type": "tool_result",
+                "id": f"{turn}-e{i}",
+                "ok": False,
+                **{k: v for k, v in err.items() if k != "tool"},
+            }
+        )
     for i in range(calls):
         events.append({"ts": ts(at), "type": "tool_call", "id": f"{turn}-c{i}", "name": "bash", "args": {"cmd": "ls"}})
-        events.append({"ts": ts(at), "type": "tool_result", "id": f"{turn}-c{i}", "ok": True, **({"output": output} if output else {})})
+        events.append(
+            {"ts": ts(at), "type": "tool_result", "id": f"{turn}-c{i}", "ok": True, **({"output": output} if output else {})}
+        )
     events.append({"ts": ts(at + timedelta(seconds=30)), "type": "assistant", "text": "Done."})
     events.append({"ts": ts(at + timedelta(seconds=30)), "type": "turn_end", "turn": turn, "status": status, **(end or {})})
     add_events(root, agent, conversation, events)
@@ -67,7 +90,9 @@ def write_skill(root: Path, agent: str, slug: str, name: str, body: str, descrip
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(
         f'---\nname: "{name}"\ndescription: "{description}"\ncreatedAt: "2026-11-01T00:00:00Z"\n'
-        f'updatedAt: "2026-11-01T00:00:00Z"\npatchCount: 0\nlastUsedAt: null\n---\n\n{body}', "utf-8")
+        f'updatedAt: "2026-11-01T00:00:00Z"\npatchCount: 0\nlastUsedAt: null\n---\n\n{body}',
+        "utf-8",
+    )
     return path
 
 
@@ -78,13 +103,16 @@ def root(tmp_path: Path) -> Path:
     return path
 
 
-def configure(root: Path, server: ModelServer | None = None, *, auto_apply: bool = False, extra: str = "",
-              timeout_s: float = 2.0) -> Workspace:
+def configure(
+    root: Path, server: ModelServer | None = None, *, auto_apply: bool = False, extra: str = "", timeout_s: float = 2.0
+) -> Workspace:
     """Write ``orkas.toml`` (model pointed at ``server``, short time-outs and back-off) and open it."""
     lines = [f"[reflection]\nauto_apply = {'true' if auto_apply else 'false'}\n"]
     if server is not None:
-        lines.append(f'[model]\nname = "openai/test-model"\napi_base = "{server.url}"\n'
-                     f"timeout_s = {timeout_s}\nmax_retries = 2\nretry_backoff_s = 0.01\n")
+        lines.append(
+            f'[model]\nname = "openai/test-model"\napi_base = "{server.url}"\n'
+            f"timeout_s = {timeout_s}\nmax_retries = 2\nretry_backoff_s = 0.01\n"
+        )
     lines.append(extra)
     (root / "orkas.toml").write_text("\n".join(lines), "utf-8")
     return Workspace(root)

@@ -6,14 +6,16 @@ import importlib.util
 import sys
 from datetime import timedelta
 
-from hypothesis import given, settings as hsettings, strategies as st
+from hypothesis import given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
-from orkas_tui.core.bundle import build_bundle
-from orkas_tui.core.events import log_event
-from orkas_tui.core.reflect import prepare
-from orkas_tui.core.scan import AgentScan
-from orkas_tui.core.tokens import count_tokens
-from orkas_tui.core.workspace import AgentPaths, Workspace
+from orkas_tui.core.read.workspace import AgentPaths, Workspace
+from orkas_tui.core.reflect.bundle import build_bundle
+from orkas_tui.core.reflect.reflection import prepare
+from orkas_tui.core.reflect.tokens import count_tokens
+from orkas_tui.core.store.system_events import log_event
+from orkas_tui.core.summary.scan import AgentScan
 from tests.reflection.conftest import NOW, add_events, add_turn, configure, set_reflected, ts
 from tests.trust.conftest import cli
 
@@ -70,7 +72,9 @@ def test_a_141_kb_paste_is_cut_head_and_tail_and_what_came_before_stays(root):
     """Finding: one pasted 141 KB message made the bundle drop it and everything older."""
     for i in range(5):
         add_turn(root, "a", NOW - timedelta(hours=5 - i), user=f"earlier request {i}", calls=1, output="fine")
-    paste = "PASTE-HEAD " + "".join(f"line {n}: the quick brown fox jumps over the lazy dog\n" for n in range(2_700)) + " PASTE-TAIL"
+    paste = (
+        "PASTE-HEAD " + "".join(f"line {n}: the quick brown fox jumps over the lazy dog\n" for n in range(2_700)) + " PASTE-TAIL"
+    )
     assert len(paste.encode()) > 141_000
     add_turn(root, "a", NOW - M, user=paste)
     bundle = build_bundle(scan_of(root), None)
@@ -79,7 +83,7 @@ def test_a_141_kb_paste_is_cut_head_and_tail_and_what_came_before_stays(root):
     assert bundle.lines_cut == 1 and bundle.items_kept == bundle.items_total
     assert all(f"earlier request {i}" in bundle.text for i in range(5))
     start = bundle.text.index("PASTE-HEAD")
-    assert count_tokens(bundle.text[start:bundle.text.index("PASTE-TAIL") + 10]) <= 12_000 // 4
+    assert count_tokens(bundle.text[start : bundle.text.index("PASTE-TAIL") + 10]) <= 12_000 // 4
 
 
 def test_a_long_line_under_budget_is_not_cut(root):
@@ -95,7 +99,9 @@ def test_an_unreadable_events_file_is_reported_and_the_dry_run_still_works(root)
     code, out, err = cli("reflect", "a", "--dry-run", "--workspace", str(root), "--now", ts(NOW))
     assert code == 0, err
     assert "problem: events.jsonl: cannot read" in out and "hello there" in out
-    assert build_bundle(scan_of(root), None).problems == ["events.jsonl: cannot read (not a regular file); left out of the bundle"]
+    assert build_bundle(scan_of(root), None).problems == [
+        "events.jsonl: cannot read (not a regular file); left out of the bundle"
+    ]
 
 
 def test_one_message_bigger_than_the_budget_is_truncated_not_sent_whole(root):
@@ -110,7 +116,9 @@ def test_never_over_any_budget(tmp_path_factory, budget, sizes):
     root = tmp_path_factory.mktemp("ws")
     configure(root, extra=f"[bundle]\nmax_tokens = {budget}\n")
     for i, size in enumerate(sizes):
-        add_turn(root, "a", NOW - timedelta(hours=len(sizes) - i), user="déjà vu 不对 " * (size // 10), calls=1, output="é" * size)
+        add_turn(
+            root, "a", NOW - timedelta(hours=len(sizes) - i), user="déjà vu 不对 " * (size // 10), calls=1, output="é" * size
+        )
     bundle = build_bundle(scan_of(root), None)
     assert count_tokens(bundle.text) <= budget
 
@@ -139,13 +147,30 @@ def test_system_events_of_the_period_are_interleaved_in_time_order(root):
 
 
 def test_secrets_are_redacted_before_counting_and_sending(root):
-    add_events(root, "a", "c1", [
-        {"ts": ts(NOW - M), "type": "turn_start", "turn": "t1", "skills_indexed": []},
-        {"ts": ts(NOW - M), "type": "user", "text": f"use key {SECRET} and https://bob:hunter2@example.com/x"},
-        {"ts": ts(NOW - M), "type": "tool_call", "id": "c", "name": "http", "args": {"headers": "Authorization: Bearer abcdefghijklmnopqrstuvwxyz012345"}},
-        {"ts": ts(NOW - M), "type": "tool_result", "id": "c", "ok": True, "output": "-----BEGIN RSA PRIVATE KEY-----\nMIIEabc\n-----END RSA PRIVATE KEY-----"},
-        {"ts": ts(NOW), "type": "turn_end", "turn": "t1", "status": "ok"},
-    ])
+    add_events(
+        root,
+        "a",
+        "c1",
+        [
+            {"ts": ts(NOW - M), "type": "turn_start", "turn": "t1", "skills_indexed": []},
+            {"ts": ts(NOW - M), "type": "user", "text": f"use key {SECRET} and https://bob:hunter2@example.com/x"},
+            {
+                "ts": ts(NOW - M),
+                "type": "tool_call",
+                "id": "c",
+                "name": "http",
+                "args": {"headers": "Authorization: Bearer abcdefghijklmnopqrstuvwxyz012345"},
+            },
+            {
+                "ts": ts(NOW - M),
+                "type": "tool_result",
+                "id": "c",
+                "ok": True,
+                "output": "-----BEGIN RSA PRIVATE KEY-----\nMIIEabc\n-----END RSA PRIVATE KEY-----",
+            },
+            {"ts": ts(NOW), "type": "turn_end", "turn": "t1", "status": "ok"},
+        ],
+    )
     (root / "agents" / "a" / "self").mkdir()
     (root / "agents" / "a" / "self" / "profile.md").write_text(f"my token is {SECRET}")
     prepared = prepare(Workspace(root), "a")

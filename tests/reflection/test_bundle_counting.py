@@ -5,14 +5,16 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import timedelta
 
-from hypothesis import given, settings as hsettings, strategies as st
+from hypothesis import given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
-from orkas_tui.core import bundle as bundle_module
-from orkas_tui.core.bundle import _collect, _header, build_bundle
-from orkas_tui.core.redact import Redactor
-from orkas_tui.core.scan import AgentScan
-from orkas_tui.core.tokens import count_tokens, cut_middle_to_tokens, truncate_to_tokens
-from orkas_tui.core.workspace import Workspace
+from orkas_tui.core.read.workspace import Workspace
+from orkas_tui.core.reflect import bundle as bundle_module
+from orkas_tui.core.reflect.bundle import _collect, _header, build_bundle
+from orkas_tui.core.reflect.tokens import count_tokens, cut_middle_to_tokens, truncate_to_tokens
+from orkas_tui.core.store.redact import Redactor
+from orkas_tui.core.summary.scan import AgentScan
 from tests.reflection.conftest import NOW, add_turn, configure
 
 
@@ -32,8 +34,11 @@ def counted_eagerly(scan: AgentScan) -> tuple[str, int, int, int]:
             if item.output is None:
                 item = replace(item, text=cut_middle_to_tokens(item.text, room))
             else:
-                item = replace(item, text=cut_middle_to_tokens(item.text, room // 2),
-                               output=cut_middle_to_tokens(item.output, room - room // 2))
+                item = replace(
+                    item,
+                    text=cut_middle_to_tokens(item.text, room // 2),
+                    output=cut_middle_to_tokens(item.output, room - room // 2),
+                )
         return item.line() + "\n"
 
     stage, cut = 0, 0
@@ -64,14 +69,23 @@ def counted_eagerly(scan: AgentScan) -> tuple[str, int, int, int]:
 
 
 @hsettings(max_examples=25, deadline=None)
-@given(budget=st.integers(min_value=500, max_value=3000), sizes=st.lists(st.integers(0, 3000), min_size=1, max_size=10),
-       outputs=st.integers(0, 2000))
+@given(
+    budget=st.integers(min_value=500, max_value=3000),
+    sizes=st.lists(st.integers(0, 3000), min_size=1, max_size=10),
+    outputs=st.integers(0, 2000),
+)
 def test_lazy_counting_equals_counting_every_line(tmp_path_factory, budget, sizes, outputs) -> None:
     root = tmp_path_factory.mktemp("ws")
     configure(root, extra=f"[bundle]\nmax_tokens = {budget}\ntool_output_chars = 300\n")
     for i, size in enumerate(sizes):
-        add_turn(root, "a", NOW - timedelta(hours=len(sizes) - i), user="déjà vu 不对 " * (size // 10), calls=2,
-                 output="output line\n    " * (outputs // 16))
+        add_turn(
+            root,
+            "a",
+            NOW - timedelta(hours=len(sizes) - i),
+            user="déjà vu 不对 " * (size // 10),
+            calls=2,
+            output="output line\n    " * (outputs // 16),
+        )
     workspace = Workspace(root)
     scan = AgentScan(workspace.agent("a"), workspace.settings)
     scan.refresh()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import socket
 
-from orkas_tui.core.reflect import reflect
+from orkas_tui.core.reflect.reflection import reflect
 from tests.reflection.conftest import NOW, configure, set_reflected, trigger_turn
 
 
@@ -33,8 +33,10 @@ def test_a_local_model_works_with_api_key_env_set_but_the_variable_unset(root, s
 def test_a_refused_connection_is_named_with_its_address_not_http_500(root):
     ws = configure(_workspace(root))
     port = _closed_port()
-    (root / "orkas.toml").write_text(f'[model]\nname = "openai/test-model"\napi_base = "http://127.0.0.1:{port}/v1"\n'
-                                     "timeout_s = 2\nmax_retries = 1\nretry_backoff_s = 0.01\n")
+    (root / "orkas.toml").write_text(
+        f'[model]\nname = "openai/test-model"\napi_base = "http://127.0.0.1:{port}/v1"\n'
+        "timeout_s = 2\nmax_retries = 1\nretry_backoff_s = 0.01\n"
+    )
     outcome = reflect(ws, "coder", NOW)
     assert outcome.status == "transient_failure"
     assert f"connection refused at http://127.0.0.1:{port}/v1" in outcome.message

@@ -42,10 +42,20 @@ def busy_ws(root):
 
 def test_status_queue_and_dry_run_in_a_fresh_process_touch_no_network(busy_ws):
     ws = str(busy_ws)
-    argvs = [["status", "--json", "--workspace", ws], ["queue", "--json", "--workspace", ws],
-             ["reflect", "coder", "--dry-run", "--workspace", ws], ["reflect", "coder", "--dry-run", "--json", "--workspace", ws]]
-    done = subprocess.run([sys.executable, "-c", GUARD, json.dumps(argvs)], cwd=REPO, capture_output=True, text=True,
-                          timeout=60, env={"PATH": "/usr/bin:/bin", "HOME": str(busy_ws.parent), "ORKAS_MODEL": "openai/x"})
+    argvs = [
+        ["status", "--json", "--workspace", ws],
+        ["queue", "--json", "--workspace", ws],
+        ["reflect", "coder", "--dry-run", "--workspace", ws],
+        ["reflect", "coder", "--dry-run", "--json", "--workspace", ws],
+    ]
+    done = subprocess.run(
+        [sys.executable, "-c", GUARD, json.dumps(argvs)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(busy_ws.parent), "ORKAS_MODEL": "openai/x"},
+    )
     report = json.loads(done.stderr.strip().splitlines()[-1])
     assert report == {"codes": [0, 0, 0, 0], "attempts": [], "litellm": False}
     assert "dry run for coder: nothing is sent" in done.stdout
@@ -59,7 +69,9 @@ def test_the_guard_itself_catches_a_real_reflection(busy_ws, monkeypatch, capsys
         raise OSError("network disabled by the test")
 
     monkeypatch.setattr(socket.socket, "connect", refuse)
-    configure(busy_ws, extra='[model]\nname = "openai/gpt-test"\napi_base = "http://127.0.0.1:9/v1"\ntimeout_s = 1\nmax_retries = 0\n')
+    configure(
+        busy_ws, extra='[model]\nname = "openai/gpt-test"\napi_base = "http://127.0.0.1:9/v1"\ntimeout_s = 1\nmax_retries = 0\n'
+    )
     code = cli.main(["reflect", "coder", "--workspace", str(busy_ws)])
     assert code == 3 and attempts
     assert "transient_failure" in capsys.readouterr().err

@@ -7,9 +7,10 @@ from datetime import timedelta
 
 import pytest
 
-from orkas_tui.core.history import HistoryError, list_changes
-from orkas_tui.core.operations import check_operations
-from orkas_tui.core.proposals import (
+from orkas_tui.core.read.workspace import Workspace
+from orkas_tui.core.store.history import HistoryError, list_changes
+from orkas_tui.core.store.operations import check_operations
+from orkas_tui.core.store.proposals import (
     ProposalError,
     approve,
     create_proposal,
@@ -18,15 +19,23 @@ from orkas_tui.core.proposals import (
     reject,
     revert_change,
 )
-from orkas_tui.core.skills import SkillError, SkillStore
-from orkas_tui.core.workspace import Workspace
+from orkas_tui.core.store.skills import SkillError, SkillStore
 from tests.reflection.conftest import NOW, configure, run_cli, write_skill
 
 BODY = "When deploying the docs:\n\n1. Run make docs.\n2. Upload the site folder.\n"
 OPS = [
-    {"op": "create_skill", "name": "Check the kube context", "description": "Before any kubectl command",
-     "body": "Always run `kubectl config current-context` before a kubectl command."},
-    {"op": "patch_skill", "skill": "deploy-docs", "find": "2. Upload the site folder.", "replace": "2. Upload the site folder with rsync."},
+    {
+        "op": "create_skill",
+        "name": "Check the kube context",
+        "description": "Before any kubectl command",
+        "body": "Always run `kubectl config current-context` before a kubectl command.",
+    },
+    {
+        "op": "patch_skill",
+        "skill": "deploy-docs",
+        "find": "2. Upload the site folder.",
+        "replace": "2. Upload the site folder with rsync.",
+    },
     {"op": "delete_skill", "skill": "stale", "reason": "never read in 40 turns"},
     {"op": "update_self", "note": "strategies", "content": "When the user says 'ship it', deploy to staging only."},
 ]
@@ -69,8 +78,18 @@ def test_reject_whole_or_per_operation(ws, capsys):
 
 
 def test_edit_an_operation_before_approving(ws, capsys):
-    code, out, err = run_cli(capsys, "proposals", "edit", "coder.p1", "--op", "3", "--set",
-                             "content=When the user says 'ship it', deploy to staging, then ask.", "--workspace", str(ws.root))
+    code, out, err = run_cli(
+        capsys,
+        "proposals",
+        "edit",
+        "coder.p1",
+        "--op",
+        "3",
+        "--set",
+        "content=When the user says 'ship it', deploy to staging, then ask.",
+        "--workspace",
+        str(ws.root),
+    )
     assert code == 0, err
     approve(ws, "coder.p1", NOW, index=3)
     note = ws.root / "agents" / "coder" / "self" / "strategies.md"
@@ -81,8 +100,9 @@ def test_an_edit_that_would_be_invalid_is_refused_and_not_saved(ws, capsys):
     with pytest.raises(ProposalError, match="occurs 0 times"):
         edit_operation(ws, "coder.p1", 1, {"find": "no such text"})
     assert load_proposal(ws, "coder.p1")[1].operations[1].op["find"] == "2. Upload the site folder."
-    code, out, err = run_cli(capsys, "proposals", "edit", "coder.p1", "--op", "0", "--set", "body=" + "x" * 20_001,
-                             "--workspace", str(ws.root))
+    code, out, err = run_cli(
+        capsys, "proposals", "edit", "coder.p1", "--op", "0", "--set", "body=" + "x" * 20_001, "--workspace", str(ws.root)
+    )
     assert code == 2 and out == "" and err.count("\n") == 1 and "over the 20,000 limit" in err
 
 
@@ -144,8 +164,13 @@ def test_revert_of_a_note_restores_the_earlier_text(root):
 
 
 def test_unknown_ids_are_one_line_errors(ws, capsys):
-    for argv in (("proposals", "show", "coder.p9"), ("proposals", "approve", "nobody.p1"), ("revert", "coder.c9"),
-                 ("revert", "../x"), ("proposals", "approve", "coder.p1", "--op", "7")):
+    for argv in (
+        ("proposals", "show", "coder.p9"),
+        ("proposals", "approve", "nobody.p1"),
+        ("revert", "coder.c9"),
+        ("revert", "../x"),
+        ("proposals", "approve", "coder.p1", "--op", "7"),
+    ):
         code, out, err = run_cli(capsys, *argv, "--workspace", str(ws.root))
         assert code == 2 and out == "" and err.startswith("orkas-tui: ") and err.count("\n") == 1, argv
 
@@ -157,20 +182,23 @@ def test_proposals_list_and_show(ws, capsys):
     assert code == 0 and "[2] pending" in out and "delete_skill" in out
 
 
-@pytest.mark.parametrize("op, reason", [
-    ({"op": "rename_skill", "skill": "a"}, "unknown op 'rename_skill'"),
-    ({"skill": "a"}, "unknown op None"),
-    ("create a skill", "an operation must be a JSON object"),
-    ({"op": "create_skill", "name": "x", "body": "y"}, "missing or non-string field(s): description"),
-    ({"op": "patch_skill", "skill": "deploy-docs", "find": "1", "replace": 2}, "missing or non-string field(s): replace"),
-    ({"op": "create_skill", "name": "x", "description": "d", "body": "b" * 20_001}, "over the 20,000 limit"),
-    ({"op": "create_skill", "name": "Deploy docs", "description": "d", "body": "b"}, "already exists"),
-    ({"op": "patch_skill", "skill": "deploy-docs", "find": ".", "replace": "!"}, "occurs 4 times"),
-    ({"op": "patch_skill", "skill": "nope", "find": "a", "replace": "b"}, "no skill 'nope'"),
-    ({"op": "delete_skill", "skill": "/etc/passwd", "reason": "r"}, "not a skill slug"),
-    ({"op": "update_self", "note": "diary", "content": "x"}, "unknown note 'diary'"),
-    ({"op": "update_self", "note": "profile", "content": "x" * 2_001}, "over its 2,000-character cap"),
-])
+@pytest.mark.parametrize(
+    "op, reason",
+    [
+        ({"op": "rename_skill", "skill": "a"}, "unknown op 'rename_skill'"),
+        ({"skill": "a"}, "unknown op None"),
+        ("create a skill", "an operation must be a JSON object"),
+        ({"op": "create_skill", "name": "x", "body": "y"}, "missing or non-string field(s): description"),
+        ({"op": "patch_skill", "skill": "deploy-docs", "find": "1", "replace": 2}, "missing or non-string field(s): replace"),
+        ({"op": "create_skill", "name": "x", "description": "d", "body": "b" * 20_001}, "over the 20,000 limit"),
+        ({"op": "create_skill", "name": "Deploy docs", "description": "d", "body": "b"}, "already exists"),
+        ({"op": "patch_skill", "skill": "deploy-docs", "find": ".", "replace": "!"}, "occurs 4 times"),
+        ({"op": "patch_skill", "skill": "nope", "find": "a", "replace": "b"}, "no skill 'nope'"),
+        ({"op": "delete_skill", "skill": "/etc/passwd", "reason": "r"}, "not a skill slug"),
+        ({"op": "update_self", "note": "diary", "content": "x"}, "unknown note 'diary'"),
+        ({"op": "update_self", "note": "profile", "content": "x" * 2_001}, "over its 2,000-character cap"),
+    ],
+)
 def test_every_operation_is_validated_with_a_reason(root, op, reason):
     write_skill(root, "coder", "deploy-docs", "Deploy the docs", BODY)
     ws = configure(root)
@@ -196,7 +224,10 @@ def test_an_eviction_at_the_cap_is_its_own_change_and_can_be_reverted(root):
     original = (root / "agents" / "coder" / "skills" / "deploy-docs.md").read_text()
     create_proposal(ws.agent("coder"), ws.settings, "s", OPS[:1], NOW, {})
     _, result = approve(ws, "coder.p1", NOW)
-    assert [(c.action, c.target) for c in result.applied] == [("evict_skill", "deploy-docs"), ("create_skill", "check-the-kube-context")]
+    assert [(c.action, c.target) for c in result.applied] == [
+        ("evict_skill", "deploy-docs"),
+        ("create_skill", "check-the-kube-context"),
+    ]
     assert result.applied[0].before == original and result.applied[0].after is None
     revert_change(ws, result.applied[1].id, NOW)
     revert_change(ws, result.applied[0].id, NOW)

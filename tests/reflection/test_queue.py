@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from orkas_tui.core.queue import plan_queue, record_cycle, refreshed_scans, workspace_queue
-from orkas_tui.core.timefmt import format_ts
-from orkas_tui.core.workspace import Workspace
+from orkas_tui.core.read.timefmt import format_ts
+from orkas_tui.core.read.workspace import Workspace
+from orkas_tui.core.reflect.queue import plan_queue, record_cycle, refreshed_scans, workspace_queue
 from tests.reflection.conftest import NOW, add_turn, configure, run_cli, run_json, set_reflected, trigger_turn
 
 H = timedelta(hours=1)
@@ -81,10 +81,20 @@ def test_never_reflected_is_forced_only_once_its_first_turn_is_older_than_force_
 
 def test_a_turn_whose_only_errors_are_transient_never_makes_an_agent_due(root):
     set_reflected(root, "net", NOW - 2 * D)
-    add_turn(root, "net", NOW - 1 * D, user="deploy it", status="error",
-             errors=[{"error": "ETIMEDOUT registry.npmjs.org"}, {"error": "upstream said no", "status": 503},
-                     {"error": "odd failure", "transient": True}, {"error": "connection reset by peer"}],
-             end={"error": "429 Too Many Requests"})
+    add_turn(
+        root,
+        "net",
+        NOW - 1 * D,
+        user="deploy it",
+        status="error",
+        errors=[
+            {"error": "ETIMEDOUT registry.npmjs.org"},
+            {"error": "upstream said no", "status": 503},
+            {"error": "odd failure", "transient": True},
+            {"error": "connection reset by peer"},
+        ],
+        end={"error": "429 Too Many Requests"},
+    )
     plan, by_id = decisions(root)
     assert by_id["net"].trigger_score == 0 and by_id["net"].reason == "no trigger"
     assert plan.selected == []
@@ -145,7 +155,16 @@ def test_queue_cli_json_and_text(root, capsys):
     doc = run_json(capsys, "queue", "--workspace", str(root), "--now", format_ts(NOW))
     assert doc["next_cycle_at"] == "2026-11-30T09:00:00Z"
     rows = {a["id"]: a for a in doc["agents"]}
-    assert set(rows["hot"]) >= {"id", "selected", "forced", "reason", "trigger_score", "pending_changes", "cooldown_until", "last_reflection_at"}
+    assert set(rows["hot"]) >= {
+        "id",
+        "selected",
+        "forced",
+        "reason",
+        "trigger_score",
+        "pending_changes",
+        "cooldown_until",
+        "last_reflection_at",
+    }
     assert rows["hot"]["selected"] is True and rows["hot"]["trigger_score"] == 1.4
     assert rows["cool"]["reason"] == "cooling down (until 2026-11-30T12:00:00Z)"
     assert rows["cool"]["last_reflection_at"] == "2026-11-30T08:00:00Z"

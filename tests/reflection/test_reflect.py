@@ -11,14 +11,14 @@ from datetime import timedelta
 import orjson
 import pytest
 
-from orkas_tui.core.files import file_lock
-from orkas_tui.core.history import list_changes
-from orkas_tui.core.proposals import approve, list_proposals
-from orkas_tui.core.queue import workspace_queue
-from orkas_tui.core.reflect import reflect
-from orkas_tui.core.skills import SkillStore
-from orkas_tui.core.timefmt import format_ts
-from orkas_tui.core.workspace import read_state
+from orkas_tui.core.read.files import file_lock
+from orkas_tui.core.read.timefmt import format_ts
+from orkas_tui.core.read.workspace import read_state
+from orkas_tui.core.reflect.queue import workspace_queue
+from orkas_tui.core.reflect.reflection import reflect
+from orkas_tui.core.store.history import list_changes
+from orkas_tui.core.store.proposals import approve, list_proposals
+from orkas_tui.core.store.skills import SkillStore
 from tests.modelserver import Step, error, reply
 from tests.reflection.conftest import NOW, configure, run_cli, set_reflected, trigger_turn, write_skill
 
@@ -26,9 +26,12 @@ DEPLOY_BODY = "When deploying the docs:\n\n1. Run make docs.\n2. Upload the site
 GOOD = {
     "summary": "The user corrected the cluster twice; deploying needs the staging step.",
     "operations": [
-        {"op": "create_skill", "name": "Deploy to staging first",
-         "description": "When the user asks to deploy, target the staging cluster first",
-         "body": "When asked to deploy, always deploy to the staging cluster first and wait for a green check."},
+        {
+            "op": "create_skill",
+            "name": "Deploy to staging first",
+            "description": "When the user asks to deploy, target the staging cluster first",
+            "body": "When asked to deploy, always deploy to the staging cluster first and wait for a green check.",
+        },
         {"op": "patch_skill", "skill": "deploy-docs", "find": "1. Run make docs.", "replace": "1. Run make docs-clean docs."},
         {"op": "update_self", "note": "profile", "content": "I stumble on `kubectl` contexts: always check the context first."},
     ],
@@ -111,7 +114,7 @@ def test_default_is_a_proposal_and_approving_twice_applies_once(coder, server, c
 
 
 def test_concurrent_approvals_apply_each_operation_once(coder, server):
-    from orkas_tui.core.proposals import approve
+    from orkas_tui.core.store.proposals import approve
 
     server.steps = [reply(GOOD)]
     ws = configure(coder, server)
@@ -137,8 +140,16 @@ def test_nothing_to_save_spends_the_cooldown_and_writes_no_proposal(coder, serve
     assert events_of(coder, "reflection")[0]["status"] == "nothing_to_save"
 
 
-@pytest.mark.parametrize("text", ["Sure! I would create a skill about staging.", '["not", "an", "object"]',
-                                  '{"summary": "no ops key"}', '{"summary": "x", "operations": [', ""])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Sure! I would create a skill about staging.",
+        '["not", "an", "object"]',
+        '{"summary": "no ops key"}',
+        '{"summary": "x", "operations": [',
+        "",
+    ],
+)
 def test_a_reply_that_is_not_the_json_object_writes_nothing_and_is_kept(coder, server, text):
     server.steps = [reply(text)]
     ws = configure(coder, server, auto_apply=True)
@@ -160,12 +171,19 @@ def test_a_fenced_json_reply_is_accepted(coder, server):
 
 
 def test_a_path_traversal_slug_is_refused_and_nothing_is_written(coder, server):
-    server.steps = [reply({"summary": "s", "operations": [
-        GOOD["operations"][0],
-        {"op": "patch_skill", "skill": "../../../etc/passwd", "find": "root", "replace": "x"},
-        {"op": "delete_skill", "skill": "../deploy-docs", "reason": "r"},
-        {"op": "delete_skill", "skill": "sub/deploy-docs", "reason": "r"},
-    ]})]
+    server.steps = [
+        reply(
+            {
+                "summary": "s",
+                "operations": [
+                    GOOD["operations"][0],
+                    {"op": "patch_skill", "skill": "../../../etc/passwd", "find": "root", "replace": "x"},
+                    {"op": "delete_skill", "skill": "../deploy-docs", "reason": "r"},
+                    {"op": "delete_skill", "skill": "sub/deploy-docs", "reason": "r"},
+                ],
+            }
+        )
+    ]
     ws = configure(coder, server, auto_apply=True)
     before = skills_dir_snapshot(coder)
     outcome = reflect(ws, "coder", NOW)
@@ -177,13 +195,22 @@ def test_a_path_traversal_slug_is_refused_and_nothing_is_written(coder, server):
 
 
 def test_a_patch_whose_fragment_is_missing_is_refused_and_nothing_is_written(coder, server):
-    server.steps = [reply({"summary": "s", "operations": [
-        GOOD["operations"][2],
-        {"op": "patch_skill", "skill": "deploy-docs", "find": "Run make html.", "replace": "x"},
-    ]})]
+    server.steps = [
+        reply(
+            {
+                "summary": "s",
+                "operations": [
+                    GOOD["operations"][2],
+                    {"op": "patch_skill", "skill": "deploy-docs", "find": "Run make html.", "replace": "x"},
+                ],
+            }
+        )
+    ]
     ws = configure(coder, server, auto_apply=True)
     outcome = reflect(ws, "coder", NOW)
-    assert outcome.invalid == [{"index": 1, "reason": "patch_skill: the fragment to find occurs 0 times in deploy-docs (it must occur exactly once)"}]
+    assert outcome.invalid == [
+        {"index": 1, "reason": "patch_skill: the fragment to find occurs 0 times in deploy-docs (it must occur exactly once)"}
+    ]
     assert not (coder / "agents" / "coder" / "self").exists() and list_changes(ws.agent("coder")) == []
 
 
@@ -276,7 +303,7 @@ def test_cycle_reflects_on_the_selected_agents_and_records_the_cycle(coder, serv
 
 
 def test_daemon_runs_a_cycle_and_logs_each_decision(root, server, capsys):
-    from orkas_tui.core.timefmt import utc_now
+    from orkas_tui.core.read.timefmt import utc_now
 
     now = utc_now()
     set_reflected(root, "coder", now - timedelta(days=2))
@@ -307,9 +334,17 @@ def test_a_second_reflection_while_one_waits_on_the_model_is_busy(coder, server)
 def test_auto_apply_removes_at_most_one_skill_per_answer(coder, server):
     for slug in ("old-a", "old-b", "old-c"):
         write_skill(coder, "coder", slug, slug, "Never used.\n")
-    server.steps = [reply({"summary": "prune", "operations": [
-        {"op": "delete_skill", "skill": slug, "reason": "unused"} for slug in ("old-a", "old-b", "deploy-docs")
-    ] + [GOOD["operations"][0], {"op": "delete_skill", "skill": "old-c", "reason": "unused"}]})]
+    server.steps = [
+        reply(
+            {
+                "summary": "prune",
+                "operations": [
+                    {"op": "delete_skill", "skill": slug, "reason": "unused"} for slug in ("old-a", "old-b", "deploy-docs")
+                ]
+                + [GOOD["operations"][0], {"op": "delete_skill", "skill": "old-c", "reason": "unused"}],
+            }
+        )
+    ]
     ws = configure(coder, server, auto_apply=True, extra="[skills]\nmax_skills = 3\n")
     outcome = reflect(ws, "coder", NOW)
     assert outcome.status == "applied"
@@ -326,7 +361,8 @@ def test_auto_apply_removes_at_most_one_skill_per_answer(coder, server):
 
 def test_auto_apply_applies_creates_and_patches_beside_one_removal(coder, server):
     write_skill(coder, "coder", "old-a", "old-a", "Never used.\n")
-    server.steps = [reply({"summary": "s", "operations": [
-        {"op": "delete_skill", "skill": "old-a", "reason": "unused"}, *GOOD["operations"]]})]
+    server.steps = [
+        reply({"summary": "s", "operations": [{"op": "delete_skill", "skill": "old-a", "reason": "unused"}, *GOOD["operations"]]})
+    ]
     outcome = reflect(configure(coder, server, auto_apply=True), "coder", NOW)
     assert outcome.status == "applied" and len(outcome.changes) == 4 and "wait for approval" not in outcome.message

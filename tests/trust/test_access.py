@@ -20,11 +20,11 @@ from pathlib import Path
 import orjson
 import pytest
 
-from orkas_tui.config import Settings
-from orkas_tui.core.notes import SelfNotes
-from orkas_tui.core.skills import SkillStore
-from orkas_tui.core.timefmt import UTC
-from orkas_tui.core.workspace import AgentPaths
+from orkas_tui.core.read.settings import Settings
+from orkas_tui.core.read.timefmt import UTC
+from orkas_tui.core.read.workspace import AgentPaths
+from orkas_tui.core.store.notes import SelfNotes
+from orkas_tui.core.store.skills import SkillStore
 from tests.core.helpers import turn, write_lines
 from tests.trust.conftest import cli, only_agent, status_json
 from tests.trust.test_bad_files import GOOD_SKILL
@@ -245,5 +245,7 @@ def test_an_unreadable_events_file_leaves_the_dry_run_working(shared_tmp: Path) 
     result = unprivileged(run)
     assert result["code"] == 0, result["err"]
     assert "please deploy" in result["out"]
-    assert (f"{agent / 'events.jsonl'}: cannot be read and appended to (permission denied); not read or written"
-            in only_agent(result["status"])["problems"])
+    assert (
+        f"{agent / 'events.jsonl'}: cannot be read and appended to (permission denied); not read or written"
+        in only_agent(result["status"])["problems"]
+    )

@@ -16,17 +16,21 @@ import orjson
 from hypothesis import given
 from hypothesis import strategies as st
 
-from orkas_tui.config import Settings
-from orkas_tui.core.report import agent_status
-from orkas_tui.core.scan import AgentScan
-from orkas_tui.core.workspace import AgentPaths
+from orkas_tui.core.read.settings import Settings
+from orkas_tui.core.read.timefmt import parse_ts
+from orkas_tui.core.read.workspace import AgentPaths
+from orkas_tui.core.summary.report import agent_status
+from orkas_tui.core.summary.scan import AgentScan
 from tests.trust.conftest import FUZZ, NOW, only_agent, status_json
-from orkas_tui.core.timefmt import parse_ts
 
 WRONG = st.one_of(
-    st.none(), st.booleans(), st.integers(min_value=-(2**70), max_value=2**70),
-    st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=20),
-    st.lists(st.integers(), max_size=3), st.dictionaries(st.text(max_size=4), st.integers(), max_size=3),
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=20),
+    st.lists(st.integers(), max_size=3),
+    st.dictionaries(st.text(max_size=4), st.integers(), max_size=3),
 )
 SLUG = st.sampled_from(["deploy", "tests", "git-flow", "", "../etc/passwd"])
 TS = st.one_of(
@@ -77,9 +81,23 @@ def event(draw) -> dict:
 MALFORMED = st.one_of(
     st.binary(max_size=60).map(lambda b: b"\x00" + b.replace(b"\n", b"")),  # NUL is never JSON
     st.binary(min_size=1, max_size=20).map(lambda b: b'{"type":"user","text":"\xff' + b.replace(b"\n", b"") + b'"}'),
-    st.sampled_from([b"[1,2]", b'"user"', b"42", b"null", b'{"ts":"2026-11-20T10:00:00Z"}', b'{"type":7}',
-                     b'{"type":null}', b'{"type":"user"', b"{", b"", b"   ", b'{"type":"user"}{"type":"user"}',
-                     b"[" * 5000 + b"]" * 5000]),
+    st.sampled_from(
+        [
+            b"[1,2]",
+            b'"user"',
+            b"42",
+            b"null",
+            b'{"ts":"2026-11-20T10:00:00Z"}',
+            b'{"type":7}',
+            b'{"type":null}',
+            b'{"type":"user"',
+            b"{",
+            b"",
+            b"   ",
+            b'{"type":"user"}{"type":"user"}',
+            b"[" * 5000 + b"]" * 5000,
+        ]
+    ),
 )
 
 LINE = st.one_of(event().map(lambda e: ("event", e)), MALFORMED.map(lambda b: ("bad", b)))
@@ -174,8 +192,14 @@ def test_huge_lines_are_read_or_counted(tmp_path: Path) -> None:
 
 def test_deep_json_is_counted_not_fatal(tmp_path: Path) -> None:
     """Nesting past the parser's limit (1024) is one malformed line; moderate nesting is read."""
+
     def nested(depth: int) -> dict:
-        return {"ts": "2026-11-20T10:00:00Z", "type": "assistant", "text": "ok", "extra": orjson.loads(b"[" * depth + b"]" * depth)} if depth <= 1000 else {}
+        return (
+            {"ts": "2026-11-20T10:00:00Z", "type": "assistant", "text": "ok", "extra": orjson.loads(b"[" * depth + b"]" * depth)}
+            if depth <= 1000
+            else {}
+        )
+
     lines = [
         ("event", {"ts": "2026-11-20T10:00:00Z", "type": "turn_start", "turn": "t1"}),
         ("event", nested(500)),

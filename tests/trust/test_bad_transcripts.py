@@ -9,25 +9,85 @@ import string
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from orkas_tui.config import Settings
-from orkas_tui.core.workspace import AgentPaths
+from orkas_tui.core.read.settings import Settings
+from orkas_tui.core.read.workspace import AgentPaths
 from orkas_tui.importers.run import FORMATS, import_files
 from tests.trust.conftest import FUZZ, only_agent, status_json
 
-KEYS = ["type", "timestamp", "message", "role", "content", "text", "id", "name", "input", "tool_use_id", "is_error",
-        "isMeta", "isSidechain", "isApiErrorMessage", "apiErrorStatus", "subtype", "payload", "call_id", "arguments",
-        "output", "status", "exit_code", "metadata", "error", "reason", "action", "command", "cmd", "uuid", "sessionId"]
-TYPES = ["user", "assistant", "system", "tool_use", "tool_result", "text", "response_item", "event_msg", "message",
-         "function_call", "function_call_output", "custom_tool_call", "local_shell_call", "web_search_call",
-         "user_message", "turn_aborted", "task_complete", "stream_error", "session_meta", "turn_context", "?"]
-SCALAR = st.one_of(st.none(), st.booleans(), st.integers(min_value=-(2**63), max_value=2**63), st.floats(allow_nan=False, allow_infinity=False),
-                   st.text(max_size=15), st.sampled_from(TYPES + ["2026-11-20T10:00:00Z", "not a time", "{}", "[]"]))
-VALUE = st.recursive(SCALAR, lambda inner: st.lists(inner, max_size=3)
-                     | st.dictionaries(st.sampled_from(KEYS), inner, max_size=4), max_leaves=12)
+KEYS = [
+    "type",
+    "timestamp",
+    "message",
+    "role",
+    "content",
+    "text",
+    "id",
+    "name",
+    "input",
+    "tool_use_id",
+    "is_error",
+    "isMeta",
+    "isSidechain",
+    "isApiErrorMessage",
+    "apiErrorStatus",
+    "subtype",
+    "payload",
+    "call_id",
+    "arguments",
+    "output",
+    "status",
+    "exit_code",
+    "metadata",
+    "error",
+    "reason",
+    "action",
+    "command",
+    "cmd",
+    "uuid",
+    "sessionId",
+]
+TYPES = [
+    "user",
+    "assistant",
+    "system",
+    "tool_use",
+    "tool_result",
+    "text",
+    "response_item",
+    "event_msg",
+    "message",
+    "function_call",
+    "function_call_output",
+    "custom_tool_call",
+    "local_shell_call",
+    "web_search_call",
+    "user_message",
+    "turn_aborted",
+    "task_complete",
+    "stream_error",
+    "session_meta",
+    "turn_context",
+    "?",
+]
+SCALAR = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**63), max_value=2**63),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=15),
+    st.sampled_from(TYPES + ["2026-11-20T10:00:00Z", "not a time", "{}", "[]"]),
+)
+VALUE = st.recursive(
+    SCALAR, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(KEYS), inner, max_size=4), max_leaves=12
+)
 RECORD = st.dictionaries(st.sampled_from(KEYS), VALUE, max_size=6).flatmap(
-    lambda d: st.sampled_from(TYPES).map(lambda t: {**d, "type": t}))
-LINE = st.one_of(RECORD.map(lambda r: json.dumps(r).encode()), st.binary(max_size=40).map(lambda b: b.replace(b"\n", b"")),
-                 st.text(alphabet=string.printable, max_size=30).map(lambda t: t.replace("\n", "").encode()))
+    lambda d: st.sampled_from(TYPES).map(lambda t: {**d, "type": t})
+)
+LINE = st.one_of(
+    RECORD.map(lambda r: json.dumps(r).encode()),
+    st.binary(max_size=40).map(lambda b: b.replace(b"\n", b"")),
+    st.text(alphabet=string.printable, max_size=30).map(lambda t: t.replace("\n", "").encode()),
+)
 
 
 @FUZZ

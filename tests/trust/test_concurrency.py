@@ -10,12 +10,12 @@ from pathlib import Path
 
 import orjson
 
-from orkas_tui.config import Settings
-from orkas_tui.core.report import agent_status
-from orkas_tui.core.scan import AgentScan
-from orkas_tui.core.skills import SkillStore
-from orkas_tui.core.timefmt import parse_ts
-from orkas_tui.core.workspace import AgentPaths
+from orkas_tui.core.read.settings import Settings
+from orkas_tui.core.read.timefmt import parse_ts
+from orkas_tui.core.read.workspace import AgentPaths
+from orkas_tui.core.store.skills import SkillStore
+from orkas_tui.core.summary.report import agent_status
+from orkas_tui.core.summary.scan import AgentScan
 from tests.modelserver import ModelServer, reply
 from tests.reflection.conftest import NOW, configure, set_reflected, trigger_turn
 from tests.trust.workers import MARK, START
@@ -92,10 +92,24 @@ def test_two_processes_never_reflect_on_one_agent_at_once(tmp_path: Path) -> Non
     root = tmp_path / "ws"
     set_reflected(root, "a1", NOW - timedelta(days=2))
     trigger_turn(root, "a1", NOW - timedelta(hours=3))
-    answer = {"summary": "s", "operations": [{"op": "create_skill", "name": "Once", "description": "d", "body": "Always check.\n"}]}
+    answer = {
+        "summary": "s",
+        "operations": [{"op": "create_skill", "name": "Once", "description": "d", "body": "Always check.\n"}],
+    }
     with ModelServer([reply(answer, delay_s=1.5)]) as server:
         configure(root, server)
-        argv = [sys.executable, "-m", "orkas_tui", "reflect", "a1", "--json", "--workspace", str(root), "--now", "2026-11-30T09:00:00Z"]
+        argv = [
+            sys.executable,
+            "-m",
+            "orkas_tui",
+            "reflect",
+            "a1",
+            "--json",
+            "--workspace",
+            str(root),
+            "--now",
+            "2026-11-30T09:00:00Z",
+        ]
         runs = [subprocess.Popen(argv, cwd=REPO, stdout=subprocess.PIPE, text=True) for _ in range(2)]
         outcomes = [json.loads(run.communicate(timeout=90)[0]) for run in runs]
     assert sorted(o["status"] for o in outcomes) == ["busy", "proposed"]

@@ -15,12 +15,12 @@ from pathlib import Path
 import orjson
 import pytest
 
-from orkas_tui.config import Settings
-from orkas_tui.core.files import OutsideWorkspace, append_jsonl, atomic_write, file_lock, read_versioned, remove_file
-from orkas_tui.core.proposals import create_proposal
-from orkas_tui.core.skills import SkillStore
-from orkas_tui.core.timefmt import UTC
-from orkas_tui.core.workspace import AgentPaths, Workspace
+from orkas_tui.core.read.files import OutsideWorkspace, append_jsonl, atomic_write, file_lock, read_versioned, remove_file
+from orkas_tui.core.read.settings import Settings
+from orkas_tui.core.read.timefmt import UTC
+from orkas_tui.core.read.workspace import AgentPaths, Workspace
+from orkas_tui.core.store.proposals import create_proposal
+from orkas_tui.core.store.skills import SkillStore
 from tests.core.helpers import turn, write_lines
 from tests.trust.conftest import NOW, cli, only_agent, status_json
 from tests.trust.test_bad_files import GOOD_SKILL
@@ -193,8 +193,8 @@ def test_an_import_never_cuts_or_appends_a_file_outside(world) -> None:
 def test_the_stores_refuse_a_change_before_writing_anything(world) -> None:
     """A person's edit (the app saves through the stores, not the apply lock) is refused with the store's own
     error, so the app shows it instead of failing; nothing is half done (no skill without its event)."""
-    from orkas_tui.core.notes import NoteError, SelfNotes
-    from orkas_tui.core.skills import SkillError
+    from orkas_tui.core.store.notes import NoteError, SelfNotes
+    from orkas_tui.core.store.skills import SkillError
 
     root, paths, outside = world
     move_out(paths.self_dir, outside)
@@ -202,8 +202,11 @@ def test_the_stores_refuse_a_change_before_writing_anything(world) -> None:
     with pytest.raises(NoteError, match="links outside the workspace"):
         SelfNotes(paths, Settings()).write("profile", "new", None, WHEN, force=True)
     store = SkillStore(paths, Settings())
-    for change in (lambda: store.create("New", "d", "body\n", WHEN), lambda: store.delete("mine", WHEN),
-                   lambda: store.read("mine", WHEN)):
+    for change in (
+        lambda: store.create("New", "d", "body\n", WHEN),
+        lambda: store.delete("mine", WHEN),
+        lambda: store.read("mine", WHEN),
+    ):
         with pytest.raises(SkillError, match="links outside the workspace"):
             change()
     assert snapshot(outside) == before
@@ -213,7 +216,7 @@ def test_the_stores_refuse_a_change_before_writing_anything(world) -> None:
 
 def test_a_reflection_of_a_linked_agent_is_a_failed_outcome_that_writes_nothing(world) -> None:
     """What a cycle or the daemon runs: no model call, no state, reply or lock file through the link, no crash."""
-    from orkas_tui.core.reflect import reflect
+    from orkas_tui.core.reflect.reflection import reflect
 
     root, paths, outside = world
     move_out(paths.private, outside)

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
-import shutil
 import time
 from datetime import timedelta
 from pathlib import Path
@@ -21,12 +21,20 @@ from pathlib import Path
 import orjson
 import pytest
 
-from orkas_tui.config import Settings
-from orkas_tui.core.history import list_changes
-from orkas_tui.core.notes import SelfNotes
-from orkas_tui.core.proposals import ProposalError, approve, create_proposal, load_proposal, recover_agent, reject, revert_change
-from orkas_tui.core.skills import SkillStore
-from orkas_tui.core.workspace import AgentPaths, Workspace, read_state
+from orkas_tui.core.read.settings import Settings
+from orkas_tui.core.read.workspace import AgentPaths, Workspace, read_state
+from orkas_tui.core.store.history import list_changes
+from orkas_tui.core.store.notes import SelfNotes
+from orkas_tui.core.store.proposals import (
+    ProposalError,
+    approve,
+    create_proposal,
+    load_proposal,
+    recover_agent,
+    reject,
+    revert_change,
+)
+from orkas_tui.core.store.skills import SkillStore
 from tests.trust.workers import START, VERSIONS, known_bodies, known_files
 
 REPO = Path(__file__).resolve().parents[2]
@@ -92,6 +100,7 @@ def killed_run(action, kill_after: int | None) -> tuple[bool, int]:
                 if calls == kill_after:
                     os.kill(os.getpid(), signal.SIGKILL)
                 return result
+
             return call
 
         for name in MUTATORS:
@@ -145,9 +154,20 @@ def reference(template: Path, tmp_path_factory) -> dict:
     assert not killed
     changes = list_changes(Workspace(root).agent("a1"))
     assert [(c.op_index, c.action) for c in changes] == [
-        (0, "evict_skill"), (0, "create_skill"), (1, "patch_skill"), (2, "delete_skill"), (3, "update_self"), (4, "update_self")]
-    return {"root": root, "calls": calls, "initial": files(template), "final": files(root),
-            "changes": {(c.op_index, c.target): c for c in changes}}
+        (0, "evict_skill"),
+        (0, "create_skill"),
+        (1, "patch_skill"),
+        (2, "delete_skill"),
+        (3, "update_self"),
+        (4, "update_self"),
+    ]
+    return {
+        "root": root,
+        "calls": calls,
+        "initial": files(template),
+        "final": files(root),
+        "changes": {(c.op_index, c.target): c for c in changes},
+    }
 
 
 def target_key(change) -> str:
@@ -189,7 +209,8 @@ def check_after_approve_crash(root: Path, reference: dict) -> None:
     again = list_changes(paths)
     assert len(again) == len(reference["changes"])  # nothing applied twice
     assert {(c.op_index, c.target, c.before, c.after) for c in again} == {
-        (c.op_index, c.target, c.before, c.after) for c in reference["changes"].values()}
+        (c.op_index, c.target, c.before, c.after) for c in reference["changes"].values()
+    }
 
 
 def revert_all(root: Path) -> None:

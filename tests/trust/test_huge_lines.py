@@ -10,7 +10,7 @@ import orjson
 from hypothesis import given
 from hypothesis import strategies as st
 
-from orkas_tui.core.tail import BOM, JsonlTail
+from orkas_tui.core.read.tail import BOM, JsonlTail
 from tests.core.helpers import turn, write_lines
 from tests.trust.conftest import FUZZ, NOW, cli, only_agent, status_json
 
@@ -33,8 +33,9 @@ def test_a_line_over_the_cap_is_reported_and_skipped(tmp_path: Path) -> None:
         assert [t["turn"] for t in agent["turns"]] == ["t2", "t1"]
         assert "user_correction" not in agent["turns"][1]["signals"]  # the skipped line is not read at all
         assert agent["malformed_lines"] == 1
-        assert (f"{conv}: a line of {length:,} bytes at byte {start:,} is over the 8,388,608-byte line cap "
-                "(max_line_bytes); skipped") in agent["problems"]
+        assert (
+            f"{conv}: a line of {length:,} bytes at byte {start:,} is over the 8,388,608-byte line cap (max_line_bytes); skipped"
+        ) in agent["problems"]
     code, out, err = cli("reflect", "a1", "--dry-run", "--workspace", str(tmp_path), "--now", NOW)
     assert code == 0, err
     assert "xxxxxxxx" not in out and "turn t2 ended ok" in out
@@ -75,8 +76,12 @@ LINES = st.lists(st.binary(max_size=40).map(lambda b: b.replace(b"\n", b"")), ma
 
 
 @FUZZ
-@given(lines=LINES, tail_bytes=st.binary(max_size=40).map(lambda b: b.replace(b"\n", b"")),
-       cap=st.integers(min_value=1, max_value=45), bom=st.booleans())
+@given(
+    lines=LINES,
+    tail_bytes=st.binary(max_size=40).map(lambda b: b.replace(b"\n", b"")),
+    cap=st.integers(min_value=1, max_value=45),
+    bom=st.booleans(),
+)
 def test_every_line_is_read_or_skipped_exactly_once(tmp_path_factory, lines, tail_bytes, cap, bom) -> None:
     """Against the definition: each whole line at most ``cap`` bytes (newline included) is read, each longer
     one is skipped with its exact span, the unfinished last line waits, and a leading BOM is no line's."""
@@ -105,8 +110,11 @@ def test_a_bom_before_the_first_line_loses_no_turn(tmp_path: Path) -> None:
     conv = agent / "conversations" / "c.jsonl"
     conv.parent.mkdir(parents=True)
     conv.write_bytes(BOM + b"".join(orjson.dumps(e) + b"\n" for e in turn("t1", user="that's wrong")))
-    (agent / "events.jsonl").write_bytes(BOM + orjson.dumps({"ts": "2026-11-20T10:00:02Z", "type": "skill_created",
-                                                              "source": "orkas-tui", "skill": "first-skill"}) + b"\n")
+    (agent / "events.jsonl").write_bytes(
+        BOM
+        + orjson.dumps({"ts": "2026-11-20T10:00:02Z", "type": "skill_created", "source": "orkas-tui", "skill": "first-skill"})
+        + b"\n"
+    )
     doc = only_agent(status_json(tmp_path))
     assert doc["malformed_lines"] == 0
     assert [t["turn"] for t in doc["turns"]] == ["t1"] and "user_correction" in doc["turns"][0]["signals"]
@@ -117,12 +125,19 @@ def test_a_bom_before_the_first_line_loses_no_turn(tmp_path: Path) -> None:
 
 def test_a_turn_reread_for_its_transcript_skips_the_huge_line_too(tmp_path: Path) -> None:
     """The app re-reads a turn's byte span to show its events: the over-cap line inside is skipped unread."""
-    from orkas_tui.core.tail import read_span
+    from orkas_tui.core.read.tail import read_span
 
     path = tmp_path / "c.jsonl"
     start_event, end_event = turn("t1")[0], turn("t1")[-1]
-    path.write_bytes(orjson.dumps(start_event) + b"\n" + huge_user_line(20 * MB) + orjson.dumps(end_event) + b"\n"
-                     + orjson.dumps(turn("t2")[0]) + b"\n")
+    path.write_bytes(
+        orjson.dumps(start_event)
+        + b"\n"
+        + huge_user_line(20 * MB)
+        + orjson.dumps(end_event)
+        + b"\n"
+        + orjson.dumps(turn("t2")[0])
+        + b"\n"
+    )
     end = path.stat().st_size - len(orjson.dumps(turn("t2")[0])) - 1
     tracemalloc.start()
     try:

@@ -13,8 +13,8 @@ from urllib.parse import urlparse
 
 import pytest
 
-from orkas_tui.core.reflect import reflect
-from orkas_tui.core.timefmt import UTC
+from orkas_tui.core.read.timefmt import UTC
+from orkas_tui.core.reflect.reflection import reflect
 from orkas_tui.tui.app import make_app
 from tests.modelserver import ModelServer, reply
 from tests.reflection.conftest import NOW, configure, set_reflected, trigger_turn

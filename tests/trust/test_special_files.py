@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from orkas_tui.config import Settings
-from orkas_tui.core.proposals import create_proposal
-from orkas_tui.core.timefmt import UTC
-from orkas_tui.core.workspace import AgentPaths
+from orkas_tui.core.read.settings import Settings
+from orkas_tui.core.read.timefmt import UTC
+from orkas_tui.core.read.workspace import AgentPaths
+from orkas_tui.core.store.proposals import create_proposal
 from tests.core.helpers import turn, write_lines
 from tests.trust.conftest import NOW
 from tests.trust.test_bad_files import GOOD_SKILL
@@ -32,8 +32,7 @@ LIMIT = 60  # seconds: a hang, not a slow machine
 def run(*args: str) -> subprocess.CompletedProcess:
     """``orkas-tui ARGS`` in a child; a hang fails the test instead of stopping the suite."""
     try:
-        return subprocess.run([sys.executable, "-m", "orkas_tui", *args], cwd=REPO, capture_output=True, text=True,
-                              timeout=LIMIT)
+        return subprocess.run([sys.executable, "-m", "orkas_tui", *args], cwd=REPO, capture_output=True, text=True, timeout=LIMIT)
     except subprocess.TimeoutExpired:
         pytest.fail(f"orkas-tui {' '.join(args)} hung on a special file")
 
@@ -47,8 +46,14 @@ def agent(tmp_path: Path) -> AgentPaths:
     (agent / "self").mkdir()
     (agent / "skills" / "mine.md").write_text(GOOD_SKILL)
     paths = AgentPaths(agent)
-    create_proposal(paths, Settings(), "one op", [{"op": "create_skill", "name": "Fresh", "description": "d",
-                                                   "body": "Always fresh.\n"}], WHEN, {})
+    create_proposal(
+        paths,
+        Settings(),
+        "one op",
+        [{"op": "create_skill", "name": "Fresh", "description": "d", "body": "Always fresh.\n"}],
+        WHEN,
+        {},
+    )
     return paths
 
 
@@ -66,9 +71,14 @@ def test_special_entries_are_listed_as_problems_not_dropped(agent: AgentPaths) -
     assert [s["slug"] for s in doc["skills"]] == ["mine"]
     assert [t["turn"] for t in doc["turns"]] == ["t1"]
     problems = "\n".join(doc["problems"])
-    for line in (f"{skills / 'pipe.md'}: is a FIFO, not a regular file", f"{skills / 'sock.md'}: is a socket",
-                 f"{skills / 'loop.md'}: is a link loop", f"{skills / 'folder.md'}: is a folder, not a regular file",
-                 f"{conversations / 'pipe.jsonl'}: is a FIFO", f"{agent.self_dir / 'strategies.md'}: is a FIFO"):
+    for line in (
+        f"{skills / 'pipe.md'}: is a FIFO, not a regular file",
+        f"{skills / 'sock.md'}: is a socket",
+        f"{skills / 'loop.md'}: is a link loop",
+        f"{skills / 'folder.md'}: is a folder, not a regular file",
+        f"{conversations / 'pipe.jsonl'}: is a FIFO",
+        f"{agent.self_dir / 'strategies.md'}: is a FIFO",
+    ):
         assert line in problems
     result = run("prompt", "--workspace", str(agent.workspace_root), "a1")
     assert result.returncode == 0 and "Deploy" in result.stdout
@@ -108,15 +118,17 @@ def test_a_fifo_events_file_refuses_a_persons_edit_before_anything_is_written(ag
     hanging on the FIFO (opening a FIFO to write blocks until a reader comes)."""
     import threading
 
-    from orkas_tui.core.notes import NoteError, SelfNotes
-    from orkas_tui.core.skills import SkillError, SkillStore
+    from orkas_tui.core.store.notes import NoteError, SelfNotes
+    from orkas_tui.core.store.skills import SkillError, SkillStore
 
     os.mkfifo(agent.events)
     errors: list[str] = []
 
     def edit() -> None:
-        for change, refusal in ((lambda: SkillStore(agent, Settings()).create("New", "d", "body\n", WHEN), SkillError),
-                                (lambda: SelfNotes(agent, Settings()).write("profile", "x", None, WHEN), NoteError)):
+        for change, refusal in (
+            (lambda: SkillStore(agent, Settings()).create("New", "d", "body\n", WHEN), SkillError),
+            (lambda: SelfNotes(agent, Settings()).write("profile", "x", None, WHEN), NoteError),
+        ):
             try:
                 change()
             except refusal as exc:
@@ -170,7 +182,9 @@ def test_a_fifo_import_or_export_state_never_hangs(agent: AgentPaths, tmp_path: 
     os.mkfifo(state)
     (agent.private / "exports").mkdir()
     os.mkfifo(agent.private / "exports" / "claude-code.json")
-    for command in (("import", "claude-code", str(source), "--agent", "a1"),
-                    ("export", "claude-code", "a1", str(tmp_path / "dest"))):
+    for command in (
+        ("import", "claude-code", str(source), "--agent", "a1"),
+        ("export", "claude-code", "a1", str(tmp_path / "dest")),
+    ):
         result = run(*command, "--workspace", root)
         assert "Traceback" not in result.stderr and "not a regular file" in result.stdout + result.stderr, result

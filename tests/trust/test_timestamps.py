@@ -7,10 +7,12 @@ from datetime import timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
-from orkas_tui.core.timefmt import UTC, format_ts, parse_ts
+from orkas_tui.core.read.timefmt import UTC, format_ts, parse_ts
 from tests.trust.conftest import FUZZ
 
-ISOISH = st.from_regex(r"\A[0-9]{4}-?[0-9]{2}-?[0-9]{2}([T ][0-9]{2}(:?[0-9]{2}(:?[0-9]{2}(\.[0-9]{1,9})?)?)?)?([Zz]|[+-][0-9]{2}(:?[0-9]{2})?)?\Z")
+ISOISH = st.from_regex(
+    r"\A[0-9]{4}-?[0-9]{2}-?[0-9]{2}([T ][0-9]{2}(:?[0-9]{2}(:?[0-9]{2}(\.[0-9]{1,9})?)?)?)?([Zz]|[+-][0-9]{2}(:?[0-9]{2})?)?\Z"
+)
 
 
 @FUZZ

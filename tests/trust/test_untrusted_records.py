@@ -7,14 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from orkas_tui.core.proposals import approve, create_proposal
-from orkas_tui.core.skills import SkillStore
-from orkas_tui.core.workspace import Workspace
+from orkas_tui.core.read.workspace import Workspace
+from orkas_tui.core.store.proposals import approve, create_proposal
+from orkas_tui.core.store.skills import SkillStore
 from tests.trust.conftest import NOW, cli, status_json
 from tests.trust.workers import START
 
-OPS = [{"op": "patch_skill", "skill": "s", "find": "step one", "replace": "step two"},
-       {"op": "update_self", "note": "profile", "content": "- careful\n"}]
+OPS = [
+    {"op": "patch_skill", "skill": "s", "find": "step one", "replace": "step two"},
+    {"op": "update_self", "note": "profile", "content": "- careful\n"},
+]
 
 
 @pytest.fixture
@@ -40,17 +42,21 @@ def tamper(path: Path, **fields) -> None:
     path.write_text(json.dumps(data))
 
 
-@pytest.mark.parametrize("fields", [
-    {"target": "../../../../tmp/x"},
-    {"target": "../../../../tmp/x", "kind": "note"},
-    {"kind": "folder"},
-    {"after": 5},
-    {"before": ["x"]},
-    {"action": "rm_rf"},
-    {"op_index": "0"},
-    {"id": "a1.c9"},
-    {"target": None},
-], ids=lambda f: ",".join(f"{k}={v}" for k, v in f.items()))
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"target": "../../../../tmp/x"},
+        {"target": "../../../../tmp/x", "kind": "note"},
+        {"kind": "folder"},
+        {"after": 5},
+        {"before": ["x"]},
+        {"action": "rm_rf"},
+        {"op_index": "0"},
+        {"id": "a1.c9"},
+        {"target": None},
+    ],
+    ids=lambda f: ",".join(f"{k}={v}" for k, v in f.items()),
+)
 def test_a_tampered_history_entry_is_refused_by_revert_in_one_line(applied: Path, tmp_path: Path, fields) -> None:
     tamper(history_file(applied, 1), **fields)
     before = {p: p.read_bytes() for p in applied.rglob("*.md")}
@@ -63,18 +69,24 @@ def test_a_tampered_history_entry_is_refused_by_revert_in_one_line(applied: Path
     assert code == 0 and [c["id"] for c in json.loads(out)] == ["a1.c2"]
 
 
-@pytest.mark.parametrize("change", [
-    {"operations": "all"},
-    {"operations": [{"index": 0, "op": {}, "status": "weird"}]},
-    {"operations": [{"index": 3, "op": {}, "status": "pending"}]},
-    {"operations": [{"index": 0, "op": {}, "status": "pending", "changes": ["../x"]}]},
-    {"summary": 7},
-    {"id": "a1.p2"},
-], ids=range(6))
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"operations": "all"},
+        {"operations": [{"index": 0, "op": {}, "status": "weird"}]},
+        {"operations": [{"index": 3, "op": {}, "status": "pending"}]},
+        {"operations": [{"index": 0, "op": {}, "status": "pending", "changes": ["../x"]}]},
+        {"summary": 7},
+        {"id": "a1.p2"},
+    ],
+    ids=range(6),
+)
 def test_a_tampered_proposal_is_refused_in_one_line(applied: Path, change) -> None:
     tamper(applied / "agents" / "a1" / ".orkas" / "proposals" / "p1.json", **change)
     for action in ("approve", "reject", "show"):
-        code, out, err = cli("proposals", action, "a1.p1", "--workspace", str(applied), *(["--now", NOW] if action != "show" else []))
+        code, out, err = cli(
+            "proposals", action, "a1.p1", "--workspace", str(applied), *(["--now", NOW] if action != "show" else [])
+        )
         assert code == 2 and "Traceback" not in err
         assert err.startswith("orkas-tui: proposal a1.p1 is damaged (") and len(err.splitlines()) == 1
 
@@ -86,12 +98,22 @@ def test_a_pending_operation_of_the_wrong_shape_is_a_failed_operation(applied: P
     path.write_text(json.dumps(data))
     code, out, err = cli("proposals", "approve", "a1.p1", "--workspace", str(applied), "--now", NOW)
     assert code == 2 and "Traceback" not in err
-    assert err.strip() == "orkas-tui: operation 2: unknown op ['create_skill'] (one of create_skill, patch_skill, delete_skill, update_self)"
+    assert (
+        err.strip()
+        == "orkas-tui: operation 2: unknown op ['create_skill'] (one of create_skill, patch_skill, delete_skill, update_self)"
+    )
 
 
-@pytest.mark.parametrize("journal", ['{"kind": "apply"', '[]', '{"kind": "apply", "at": "2026-11-30T09:00:00Z", "by": "x", '
-                                     '"proposal": "a1.p1", "op_index": 0, "steps": [{"action": "create_skill", "kind": "skill", '
-                                     '"target": "../../x", "before": null, "after": "x", "change": "", "event": null}]}'])
+@pytest.mark.parametrize(
+    "journal",
+    [
+        '{"kind": "apply"',
+        "[]",
+        '{"kind": "apply", "at": "2026-11-30T09:00:00Z", "by": "x", '
+        '"proposal": "a1.p1", "op_index": 0, "steps": [{"action": "create_skill", "kind": "skill", '
+        '"target": "../../x", "before": null, "after": "x", "change": "", "event": null}]}',
+    ],
+)
 def test_a_damaged_journal_stops_approve_and_revert_but_not_status(applied: Path, journal: str) -> None:
     (applied / "agents" / "a1" / ".orkas" / "journal.json").write_text(journal)
     for argv in (("proposals", "approve", "a1.p1"), ("revert", "a1.c2")):

@@ -12,14 +12,14 @@ import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from orkas_tui.config import Settings
-from orkas_tui.core.events import log_event
-from orkas_tui.core.files import ConflictError, atomic_write
-from orkas_tui.core.notes import SelfNotes
+from orkas_tui.core.read.files import ConflictError, atomic_write
+from orkas_tui.core.read.settings import Settings
+from orkas_tui.core.read.timefmt import UTC
+from orkas_tui.core.read.workspace import AgentPaths, write_state
 from orkas_tui.core.runtime import AgentRuntime
-from orkas_tui.core.skills import SkillStore
-from orkas_tui.core.timefmt import UTC
-from orkas_tui.core.workspace import AgentPaths, write_state
+from orkas_tui.core.store.notes import SelfNotes
+from orkas_tui.core.store.skills import SkillStore
+from orkas_tui.core.store.system_events import log_event
 
 START = datetime(2026, 11, 20, 10, 0, tzinfo=UTC)
 MARK = "<!-- next -->"
@@ -92,9 +92,9 @@ def writer(root: str) -> None:
 
 def approve_then_die(root: str, proposal_id: str) -> None:
     """Approve a proposal but die (as by SIGKILL: no cleanup) right after the first file is written."""
-    import orkas_tui.core.operations as operations
-    from orkas_tui.core.proposals import approve
-    from orkas_tui.core.workspace import Workspace
+    import orkas_tui.core.store.operations as operations
+    from orkas_tui.core.read.workspace import Workspace
+    from orkas_tui.core.store.proposals import approve
 
     def die(*_args, **_kwargs):
         os._exit(9)

@@ -9,19 +9,27 @@ from pathlib import Path
 
 import orkas_tui.core
 
-HEADLESS_TUI = ["orkas_tui.tui.data", "orkas_tui.tui.watch", "orkas_tui.tui.simulate", "orkas_tui.tui.skill_flags",
-                "orkas_tui.tui.collector"]
+HEADLESS_TUI = [
+    "orkas_tui.tui.data",
+    "orkas_tui.tui.watch",
+    "orkas_tui.demo.simulate",
+    "orkas_tui.tui.skill_flags",
+    "orkas_tui.tui.collector",
+]
 
 
 def _run(code: str) -> str:
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                            cwd=Path(__file__).resolve().parents[2])
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=Path(__file__).resolve().parents[2]
+    )
     assert result.returncode == 0, result.stderr
     return result.stdout.strip()
 
 
 def test_core_config_and_headless_tui_modules_import_no_textual() -> None:
-    modules = ["orkas_tui.config"] + [m.name for m in pkgutil.walk_packages(orkas_tui.core.__path__, "orkas_tui.core.")]
+    modules = ["orkas_tui.core.read.settings"] + [
+        m.name for m in pkgutil.walk_packages(orkas_tui.core.__path__, "orkas_tui.core.")
+    ]
     modules += HEADLESS_TUI
     out = _run(
         "import importlib, sys\n"

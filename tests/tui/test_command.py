@@ -10,11 +10,11 @@ import pytest
 
 from orkas_tui import cli
 from orkas_tui.commands.app import demo_root
-from orkas_tui.core.proposals import list_proposals
-from orkas_tui.core.scan import AgentScan
-from orkas_tui.core.timefmt import parse_ts, utc_now
-from orkas_tui.core.workspace import Workspace
-from orkas_tui.tui.simulate import start_simulator
+from orkas_tui.core.read.timefmt import parse_ts, utc_now
+from orkas_tui.core.read.workspace import Workspace
+from orkas_tui.core.store.proposals import list_proposals
+from orkas_tui.core.summary.scan import AgentScan
+from orkas_tui.demo.simulate import start_simulator
 from tests.conftest import NOW
 
 

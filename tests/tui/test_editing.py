@@ -6,7 +6,7 @@ from pathlib import Path
 
 from textual.widgets import Input, TextArea
 
-from orkas_tui.core.skills import parse_skill
+from orkas_tui.core.store.skills import parse_skill
 from orkas_tui.tui.screens.confirm import Choose
 from orkas_tui.tui.screens.skill_editor import SkillEditor
 from orkas_tui.tui.widgets.self_notes import SelfPane

@@ -8,9 +8,9 @@ import pytest
 
 from orkas_tui import cli
 from orkas_tui.commands.app import open_or_create
-from orkas_tui.config import load_settings
-from orkas_tui.core.first_run import create_workspace
-from orkas_tui.core.workspace import WorkspaceError
+from orkas_tui.core.read.settings import load_settings
+from orkas_tui.core.read.workspace import WorkspaceError
+from orkas_tui.core.store.first_run import create_workspace
 from tests.tui.conftest import SIZE, settle
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from orkas_tui.core.queue import workspace_queue
+from orkas_tui.core.reflect.queue import workspace_queue
 from orkas_tui.core.runtime import AgentRuntime
-from orkas_tui.tui.widgets import turns
 from orkas_tui.tui.watch import classify, group_changes
+from orkas_tui.tui.widgets import turns
 from orkas_tui.tui.widgets.turns import TurnsPane
 from tests.conftest import NOW
 from tests.tui.conftest import SIZE, fixed_clock, open_agent, settle
@@ -105,7 +105,7 @@ async def test_the_queue_after_an_append_matches_a_full_plan(app_factory, demo_w
 
 
 async def test_a_turn_that_ends_is_updated_in_place_and_the_skill_rates_follow(app_factory, demo_ws: Path) -> None:
-    from orkas_tui.core.metrics import SkillMetrics, skill_metrics
+    from orkas_tui.core.observe.skill_metrics import SkillMetrics, skill_metrics
 
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
@@ -133,7 +133,8 @@ async def test_a_turn_that_ends_is_updated_in_place_and_the_skill_rates_follow(a
         def rates_as_if_counted_again() -> None:
             everything = skill_metrics(app.data.agents["ops"].scan.turns())
             assert [(r.skill.slug, r.metrics) for r in app.views["ops"].skills] == [
-                (r.skill.slug, everything.get(r.skill.slug, SkillMetrics())) for r in app.views["ops"].skills]
+                (r.skill.slug, everything.get(r.skill.slug, SkillMetrics())) for r in app.views["ops"].skills
+            ]
             assert everything[slug].invocations >= 1
 
         rates_as_if_counted_again()
@@ -145,7 +146,7 @@ async def test_a_turn_that_ends_is_updated_in_place_and_the_skill_rates_follow(a
 
 
 def test_skill_rates_follow_a_conversation_emptied_or_removed(demo_ws: Path) -> None:
-    from orkas_tui.core.workspace import Workspace
+    from orkas_tui.core.read.workspace import Workspace
     from orkas_tui.tui.data import AREAS, AgentData
 
     workspace = Workspace.open(demo_ws)

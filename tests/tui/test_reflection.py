@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from orkas_tui.core.proposals import approve, create_proposal, list_proposals
-from orkas_tui.core.skills import SkillStore
-from orkas_tui.core.workspace import Workspace
-from orkas_tui.tui.demo_proposal import add_demo_proposal
+from orkas_tui.core.read.workspace import Workspace
+from orkas_tui.core.store.proposals import approve, create_proposal, list_proposals
+from orkas_tui.core.store.skills import SkillStore
+from orkas_tui.demo.proposal import add_demo_proposal
 from orkas_tui.tui.screens.confirm import Choose
 from orkas_tui.tui.screens.skill_editor import SkillEditor
 from orkas_tui.tui.screens.skill_history import SkillHistory
@@ -38,8 +38,10 @@ async def _poll(pilot, predicate, rounds: int = 200) -> None:
 
 
 async def test_reflect_now_against_a_local_model(app_factory, demo_ws: Path) -> None:
-    answer = {"summary": "Use pnpm everywhere", "operations": [
-        {"op": "update_self", "note": "strategies", "content": "- When building, always use pnpm, never npm.\n"}]}
+    answer = {
+        "summary": "Use pnpm everywhere",
+        "operations": [{"op": "update_self", "note": "strategies", "content": "- When building, always use pnpm, never npm.\n"}],
+    }
     with ModelServer([reply(answer)]) as server:
         (demo_ws / "orkas.toml").write_text(f'[model]\nname = "openai/test-model"\napi_base = "{server.url}"\n')
         app = app_factory()
@@ -71,10 +73,17 @@ async def test_approving_one_operation_changes_the_skill_and_logs_it(app_factory
     slug = store.slugs()[0]
     body = store.get(slug).body
     fragment = body.strip().splitlines()[0]
-    proposal = create_proposal(paths, workspace.settings, "Two small fixes", [
-        {"op": "patch_skill", "skill": slug, "find": fragment, "replace": fragment + " (checked by the test)"},
-        {"op": "update_self", "note": "profile", "content": "I stumble on `npm`."},
-    ], NOW, {})
+    proposal = create_proposal(
+        paths,
+        workspace.settings,
+        "Two small fixes",
+        [
+            {"op": "patch_skill", "skill": slug, "find": fragment, "replace": fragment + " (checked by the test)"},
+            {"op": "update_self", "note": "profile", "content": "I stumble on `npm`."},
+        ],
+        NOW,
+        {},
+    )
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
         await open_agent(pilot, "coder")
@@ -149,7 +158,9 @@ async def test_a_slow_model_shows_stage_spinner_and_elapsed_seconds_and_x_cancel
             await pilot.press("r")
             await _wait(pilot, lambda: isinstance(app.screen, Choose))
             await pilot.click("#answer-send")
-            await _poll(pilot, lambda: app.activity is not None and app.activity.stage == "waiting" and app.activity.elapsed() >= 1)
+            await _poll(
+                pilot, lambda: app.activity is not None and app.activity.stage == "waiting" and app.activity.elapsed() >= 1
+            )
             await pilot.pause(0.2)
             bar = str(app.query_one("#activity").render())
             assert app.query_one("#activity").display

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from textual.widgets import Input, TextArea
 
-from orkas_tui.core.history import list_changes
-from orkas_tui.core.workspace import AgentPaths
+from orkas_tui.core.read.workspace import AgentPaths
+from orkas_tui.core.store.history import list_changes
 from orkas_tui.tui.screens.skill_editor import SkillEditor
 from orkas_tui.tui.screens.skill_history import SkillHistory
 from orkas_tui.tui.widgets.self_notes import SelfPane
@@ -71,7 +71,8 @@ async def test_a_note_edit_is_recorded_in_history(app_factory, demo_ws: Path) ->
         await settle(pilot)
     changes = [c for c in list_changes(AgentPaths(demo_ws / "agents" / "coder")) if c.by == "user"]
     assert [(c.action, c.kind, c.target, c.after) for c in changes] == [
-        ("update_self", "note", "strategies", "- Ask before deleting branches.\n")]
+        ("update_self", "note", "strategies", "- Ask before deleting branches.\n")
+    ]
 
 
 async def test_a_skill_with_broken_yaml_is_listed_and_opens_to_be_fixed(app_factory, demo_ws: Path) -> None:

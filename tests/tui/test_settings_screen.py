@@ -16,7 +16,9 @@ def _messages(app) -> str:
     return " | ".join(n.message for n in app._notifications)
 
 
-async def test_settings_screen_shows_the_effective_model_and_whether_its_key_is_set(app_factory, demo_ws: Path, monkeypatch) -> None:
+async def test_settings_screen_shows_the_effective_model_and_whether_its_key_is_set(
+    app_factory, demo_ws: Path, monkeypatch
+) -> None:
     monkeypatch.delenv("ORKAS_MODEL", raising=False)
     monkeypatch.delenv("ORKAS_TEST_KEY", raising=False)
     (demo_ws / "orkas.toml").write_text('[model]\nname = "openai/gpt-4o-mini"\napi_key_env = "ORKAS_TEST_KEY"\n')
@@ -33,7 +35,9 @@ async def test_settings_screen_shows_the_effective_model_and_whether_its_key_is_
         assert "$ORKAS_TEST_KEY is NOT set" in rendered
 
 
-async def test_saving_orkas_toml_in_the_editor_reloads_it_and_a_bad_one_keeps_the_old_settings(app_factory, demo_ws: Path) -> None:
+async def test_saving_orkas_toml_in_the_editor_reloads_it_and_a_bad_one_keeps_the_old_settings(
+    app_factory, demo_ws: Path
+) -> None:
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -95,8 +99,9 @@ async def test_a_binding_that_shadows_another_action_or_quit_is_refused(app_fact
 
 
 def test_check_keymap_lets_two_actions_swap_keys_and_refuses_an_empty_quit() -> None:
-    from orkas_tui.tui.app import OrkasApp
     from textual.binding import Binding
+
+    from orkas_tui.tui.app import OrkasApp
 
     sections = [("Everywhere", list(OrkasApp.BINDINGS)), ("Skills tab", [Binding("s", "sort", "Sort", id="skills_sort")])]
     accepted, refused = check_keymap(sections, {"reflect_now": "b", "show_bundle": "r", "quit": ""})

@@ -7,8 +7,8 @@ import shutil
 
 import pytest
 
-from orkas_tui.core.first_run import create_workspace
-from orkas_tui.tui.demo_proposal import add_demo_proposal
+from orkas_tui.core.store.first_run import create_workspace
+from orkas_tui.demo.proposal import add_demo_proposal
 from tests.conftest import NOW
 from tests.tui.conftest import settle
 
@@ -32,6 +32,7 @@ def _open_tab(key: str):
 def test_tab_snapshot(snap_compare, app_factory, demo_ws, key, size) -> None:
     add_demo_proposal(demo_ws, NOW)
     if SIZES[size][0] < 70:  # the sidebar is hidden there: pick the coder agent with ]
+
         async def run_before(pilot) -> None:
             await settle(pilot)
             await pilot.press("right_square_bracket")

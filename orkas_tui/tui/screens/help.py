@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
+from rich.table import Table
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
-
-from rich.table import Table
 
 
 def key_table(sections: list[tuple[str, list[Binding]]], keymap: dict[str, str], display) -> Table:
@@ -36,7 +35,7 @@ class HelpScreen(ModalScreen[None]):
         intro = (
             "orkas-tui shows what your agent is learning and lets you steer it.\n"
             "Everything here is also in the command palette (ctrl+p). Rebind a key in orkas.toml, e.g.\n"
-            "  [keys]\n  reflect_now = \"ctrl+r\"\n"
+            '  [keys]\n  reflect_now = "ctrl+r"\n'
         )
         with VerticalScroll(id="help-body"):
             yield Static(intro, markup=False)

@@ -13,10 +13,10 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Label, Static, TextArea
 
-from orkas_tui.config import Settings
-from orkas_tui.core.files import ConflictError, atomic_write, read_versioned
-from orkas_tui.core.first_run import SETTINGS_TEMPLATE, display_path
-from orkas_tui.core.model import model_summary
+from orkas_tui.core.read.files import ConflictError, atomic_write, read_versioned
+from orkas_tui.core.read.settings import Settings
+from orkas_tui.core.reflect.llm import model_summary
+from orkas_tui.core.store.first_run import SETTINGS_TEMPLATE, display_path
 from orkas_tui.tui.screens.confirm import Choose
 
 
@@ -28,10 +28,16 @@ def settings_table(app, settings: Settings, problem: str | None) -> Table:
     table.add_row("Workspace", display_path(app.workspace.root) + ("  (the demo: removed when you quit)" if app.demo else ""))
     table.add_row("Settings file", display_path(path) + ("" if path.exists() else "  (not created yet: every default applies)"))
     if problem:
-        table.add_row(Text("Not applied", style="bold red"), Text(f"{problem}\nThe settings below are the previous ones, still in effect.", style="red"))
+        table.add_row(
+            Text("Not applied", style="bold red"),
+            Text(f"{problem}\nThe settings below are the previous ones, still in effect.", style="red"),
+        )
     for label, value in model_summary(settings):
         table.add_row(label, Text(value, style="red" if "NOT set" in value or value.startswith("not set") else ""))
-    table.add_row("Auto-apply", "on: a valid reflection is applied at once" if settings.auto_apply else "off: every change waits in Proposals")
+    table.add_row(
+        "Auto-apply",
+        "on: a valid reflection is applied at once" if settings.auto_apply else "off: every change waits in Proposals",
+    )
     table.add_row("Trigger threshold", f"{settings.threshold:g}")
     table.add_row("Theme", settings.theme or "the default")
     table.add_row("Rebound keys", ", ".join(f"{k} = {v!r}" for k, v in sorted(settings.keys.items())) or "none")
@@ -48,8 +54,11 @@ class SettingsScreen(ModalScreen[None]):
         super().__init__(classes="viewer")
 
     def compose(self) -> ComposeResult:
-        yield Static("Settings: what is in effect now (e edits orkas.toml; it is reloaded on save, on F5 and when it changes)",
-                     classes="viewer-title", markup=False)
+        yield Static(
+            "Settings: what is in effect now (e edits orkas.toml; it is reloaded on save, on F5 and when it changes)",
+            classes="viewer-title",
+            markup=False,
+        )
         with VerticalScroll(id="settings-body"):
             yield Static("", id="settings-table")
         yield Footer()
@@ -88,8 +97,11 @@ class SettingsEditor(Screen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="settings-editor"):
-            yield Label(f"{display_path(self.app.workspace.root / 'orkas.toml')} · ctrl+s saves and reloads · esc closes",
-                        classes="editor-title", markup=False)
+            yield Label(
+                f"{display_path(self.app.workspace.root / 'orkas.toml')} · ctrl+s saves and reloads · esc closes",
+                classes="editor-title",
+                markup=False,
+            )
             yield Static("", id="settings-status")
             yield TextArea(self.loaded, language="toml", id="settings-text")
         yield Footer()
@@ -126,7 +138,11 @@ class SettingsEditor(Screen[None]):
         problem = self.app.reload_settings(announce=False)
         status = self.query_one("#settings-status", Static)
         if problem:
-            status.update(Text(f"Saved, not applied: {problem}. The previous settings stay in effect until this is fixed.", style="bold red"))
+            status.update(
+                Text(
+                    f"Saved, not applied: {problem}. The previous settings stay in effect until this is fixed.", style="bold red"
+                )
+            )
             self.notify(problem, title="orkas.toml saved, not applied", severity="error", timeout=10)
         else:
             status.update(Text("Saved and applied.", style="green"))
@@ -134,13 +150,19 @@ class SettingsEditor(Screen[None]):
 
     def _ask_conflict(self) -> None:
         self.app.push_screen(
-            Choose("orkas.toml changed on disk since you opened it.\nOverwrite it with your version, or keep editing?",
-                   [("keep", "Keep editing"), ("overwrite", "Overwrite")], danger="overwrite"),
-            lambda choice: self._save(force=True) if choice == "overwrite" else None)
+            Choose(
+                "orkas.toml changed on disk since you opened it.\nOverwrite it with your version, or keep editing?",
+                [("keep", "Keep editing"), ("overwrite", "Overwrite")],
+                danger="overwrite",
+            ),
+            lambda choice: self._save(force=True) if choice == "overwrite" else None,
+        )
 
     def action_close(self) -> None:
         if self.text == self.loaded:
             self.dismiss(None)
             return
-        self.app.push_screen(Choose("orkas.toml has unsaved edits.", [("keep", "Keep editing"), ("discard", "Discard")], danger="discard"),
-                             lambda choice: self.dismiss(None) if choice == "discard" else None)
+        self.app.push_screen(
+            Choose("orkas.toml has unsaved edits.", [("keep", "Keep editing"), ("discard", "Discard")], danger="discard"),
+            lambda choice: self.dismiss(None) if choice == "discard" else None,
+        )

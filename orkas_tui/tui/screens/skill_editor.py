@@ -1,5 +1,5 @@
 """Edit one skill inline: description and Markdown body, saved through the core's
-:mod:`~orkas_tui.core.user_edits` (checked, recorded in history, revertable) with the
+:mod:`~orkas_tui.core.store.user_edits` (checked, recorded in history, revertable) with the
 version read at open, so an edit made on disk meanwhile is never overwritten silently;
 delete asks first; closing with unsaved edits asks first.
 
@@ -15,10 +15,10 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Label, Static, TextArea
 
-from orkas_tui.core.files import ConflictError
-from orkas_tui.core.skills import Skill, SkillError, SkillStore
-from orkas_tui.core.history import list_changes
-from orkas_tui.core.user_edits import delete_skill, edit_skill, save_skill_text
+from orkas_tui.core.read.files import ConflictError
+from orkas_tui.core.store.history import list_changes
+from orkas_tui.core.store.skills import Skill, SkillError, SkillStore
+from orkas_tui.core.store.user_edits import delete_skill, edit_skill, save_skill_text
 from orkas_tui.tui.screens.confirm import Choose
 from orkas_tui.tui.screens.skill_history import SkillHistory
 
@@ -100,8 +100,12 @@ class SkillEditor(Screen[None]):
             return
         self.changed_on_disk = True
         self._update_status()
-        self.notify(f"{self.skill.slug}.md changed on disk. Your edits are kept; saving will ask before overwriting.",
-                    title="Skill changed on disk", severity="warning", timeout=8)
+        self.notify(
+            f"{self.skill.slug}.md changed on disk. Your edits are kept; saving will ask before overwriting.",
+            title="Skill changed on disk",
+            severity="warning",
+            timeout=8,
+        )
 
     @work(thread=True, group="skill-io")
     def _reload(self) -> None:
@@ -134,7 +138,9 @@ class SkillEditor(Screen[None]):
                 save_skill_text(paths, settings, slug, self.body, self.skill.version, app.now(), force=force)
                 saved = self.store.get(slug)
             else:
-                saved, _ = edit_skill(paths, settings, slug, self.description, self.body, self.skill.version, app.now(), force=force)
+                saved, _ = edit_skill(
+                    paths, settings, slug, self.description, self.body, self.skill.version, app.now(), force=force
+                )
         except ConflictError:
             app.call_from_thread(self._ask_conflict)
             return
@@ -146,7 +152,9 @@ class SkillEditor(Screen[None]):
     def _saved(self, skill: Skill) -> None:
         fixed = self.broken is not None
         self._apply(skill)
-        self.notify(f"{skill.slug}.md {'fixed and saved' if fixed else 'saved'}; F2 shows it in the history (revertable)", title="Skill")
+        self.notify(
+            f"{skill.slug}.md {'fixed and saved' if fixed else 'saved'}; F2 shows it in the history (revertable)", title="Skill"
+        )
 
     def _ask_conflict(self) -> None:
         def answer(choice: str | None) -> None:
@@ -185,8 +193,11 @@ class SkillEditor(Screen[None]):
                 self._delete()
 
         self.app.push_screen(
-            Choose(f"Delete the skill {self.skill.slug!r}? Its file is removed; the history keeps its text (F2 there reverts it).",
-                   [("cancel", "Cancel"), ("delete", "Delete")], danger="delete"),
+            Choose(
+                f"Delete the skill {self.skill.slug!r}? Its file is removed; the history keeps its text (F2 there reverts it).",
+                [("cancel", "Cancel"), ("delete", "Delete")],
+                danger="delete",
+            ),
             answer,
         )
 
@@ -196,8 +207,9 @@ class SkillEditor(Screen[None]):
         try:
             delete_skill(self.store.paths, self.store.settings, self.skill.slug, self.skill.version, app.now())
         except ConflictError:
-            app.call_from_thread(self.notify, f"{self.skill.slug}.md changed on disk; not deleted. Reload it first.",
-                                 severity="error", timeout=8)
+            app.call_from_thread(
+                self.notify, f"{self.skill.slug}.md changed on disk; not deleted. Reload it first.", severity="error", timeout=8
+            )
             return
         except (SkillError, OSError) as exc:
             app.call_from_thread(self.notify, str(exc), severity="error")
@@ -220,6 +232,10 @@ class SkillEditor(Screen[None]):
                 self._save(force=False)
 
         self.app.push_screen(
-            Choose("This skill has unsaved edits.", [("keep", "Keep editing"), ("save", "Save"), ("discard", "Discard")], danger="discard"),
+            Choose(
+                "This skill has unsaved edits.",
+                [("keep", "Keep editing"), ("save", "Save"), ("discard", "Discard")],
+                danger="discard",
+            ),
             answer,
         )

@@ -14,8 +14,8 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Static
 
-from orkas_tui.core.history import Change, HistoryError
-from orkas_tui.core.proposals import revert_change
+from orkas_tui.core.store.history import Change, HistoryError
+from orkas_tui.core.store.proposals import revert_change
 from orkas_tui.tui.screens.confirm import Choose
 from orkas_tui.tui.widgets.keyed_table import Cell, KeyedTable
 
@@ -23,8 +23,9 @@ COLUMNS = [("id", "Change"), ("at", "When"), ("action", "Action"), ("by", "By"),
 
 
 def change_diff(change: Change) -> Text:
-    lines = difflib.unified_diff((change.before or "").splitlines(), (change.after or "").splitlines(),
-                                 "before", "after", lineterm="")
+    lines = difflib.unified_diff(
+        (change.before or "").splitlines(), (change.after or "").splitlines(), "before", "after", lineterm=""
+    )
     out = Text()
     for line in lines:
         out.append(line + "\n", style="green" if line.startswith("+") else "red" if line.startswith("-") else "")
@@ -46,8 +47,11 @@ class SkillHistory(ModalScreen[bool]):
         self.reverted = False
 
     def compose(self) -> ComposeResult:
-        yield Static(f"History of skills/{self.slug}.md ({len(self.changes)} change(s)); v reverts the selected one",
-                     classes="viewer-title", markup=False)
+        yield Static(
+            f"History of skills/{self.slug}.md ({len(self.changes)} change(s)); v reverts the selected one",
+            classes="viewer-title",
+            markup=False,
+        )
         yield KeyedTable(COLUMNS, sort=("id", True), id="history-table", drop=["by", "action", "at"])
         with VerticalScroll(id="history-diff"):
             yield Static("", id="history-diff-body")
@@ -58,18 +62,28 @@ class SkillHistory(ModalScreen[bool]):
 
     def _fill(self) -> None:
         table = self.query_one(KeyedTable)
-        table.sync({cid: [
-            Cell(cid, sort=int(cid.rsplit(".c", 1)[1])),
-            Cell(c.at, sort=c.at),
-            Cell(c.action, sort=c.action),
-            Cell(c.by, sort=c.by),
-            Cell(f"reverted {c.reverted_at}" if c.reverted_at else "applied", sort=bool(c.reverted_at),
-                 style="dim" if c.reverted_at else "green"),
-        ] for cid, c in self.changes.items()})
+        table.sync(
+            {
+                cid: [
+                    Cell(cid, sort=int(cid.rsplit(".c", 1)[1])),
+                    Cell(c.at, sort=c.at),
+                    Cell(c.action, sort=c.action),
+                    Cell(c.by, sort=c.by),
+                    Cell(
+                        f"reverted {c.reverted_at}" if c.reverted_at else "applied",
+                        sort=bool(c.reverted_at),
+                        style="dim" if c.reverted_at else "green",
+                    ),
+                ]
+                for cid, c in self.changes.items()
+            }
+        )
         table.focus()
         self._show()
         if not self.changes:
-            self.query_one("#history-diff-body", Static).update("No recorded changes: this skill was never changed by a reflection or an edit here.")
+            self.query_one("#history-diff-body", Static).update(
+                "No recorded changes: this skill was never changed by a reflection or an edit here."
+            )
 
     @on(DataTable.RowHighlighted)
     def _show(self) -> None:
@@ -81,9 +95,14 @@ class SkillHistory(ModalScreen[bool]):
         key = self.query_one(KeyedTable).current_key()
         if key not in self.changes:
             return
-        self.app.push_screen(Choose(f"Revert change {key} ({self.changes[key].action})? The file gets its text from before it.",
-                                    [("cancel", "Cancel"), ("revert", "Revert")], danger="revert"),
-                             lambda choice: self._revert(key) if choice == "revert" else None)
+        self.app.push_screen(
+            Choose(
+                f"Revert change {key} ({self.changes[key].action})? The file gets its text from before it.",
+                [("cancel", "Cancel"), ("revert", "Revert")],
+                danger="revert",
+            ),
+            lambda choice: self._revert(key) if choice == "revert" else None,
+        )
 
     @work(thread=True, group="history")
     def _revert(self, change_id: str) -> None:

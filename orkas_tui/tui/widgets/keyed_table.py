@@ -63,8 +63,15 @@ def _sortable(value: Any) -> tuple:
 class KeyedTable(DataTable):
     """Rows keyed by stable ids; :meth:`sync` applies a new set of rows in place."""
 
-    def __init__(self, columns: list[tuple[str, str]], sort: tuple[str, bool], widths: dict[str, int] | None = None,
-                 flex: str | None = None, drop: list[str] | None = None, **kwargs) -> None:
+    def __init__(
+        self,
+        columns: list[tuple[str, str]],
+        sort: tuple[str, bool],
+        widths: dict[str, int] | None = None,
+        flex: str | None = None,
+        drop: list[str] | None = None,
+        **kwargs,
+    ) -> None:
         """``widths``: fixed widths for some columns. DataTable sizes a column by the rows
         it is given, so a table whose rows arrive before their values would otherwise be
         laid out by whichever came first. ``flex``: the column that shrinks to fit;

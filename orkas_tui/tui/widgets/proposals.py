@@ -11,7 +11,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
-from orkas_tui.core.proposals import PENDING, Proposal, ProposedOp
+from orkas_tui.core.store.proposals import PENDING, Proposal, ProposedOp
 from orkas_tui.tui.data import AgentView
 from orkas_tui.tui.op_diff import op_diff, op_target
 from orkas_tui.tui.widgets.keyed_table import Cell, KeyedTable
@@ -65,8 +65,7 @@ class ProposalsPane(Vertical):
         self.by_id: dict[str, Proposal] = {}
 
     def compose(self) -> ComposeResult:
-        yield KeyedTable(PROPOSAL_COLUMNS, sort=("status", False), id="proposals-table", flex="summary",
-                         drop=["created", "ops"])
+        yield KeyedTable(PROPOSAL_COLUMNS, sort=("status", False), id="proposals-table", flex="summary", drop=["created", "ops"])
         yield Static("", id="proposal-summary")
         yield KeyedTable(OP_COLUMNS, sort=("index", False), id="ops-table", flex="reason", drop=["target"])
         with VerticalScroll(id="op-diff"):
@@ -89,7 +88,8 @@ class ProposalsPane(Vertical):
         self.proposals.sync({p.id: proposal_cells(p) for p in view.proposals})
         if not view.proposals:
             self.query_one("#proposal-summary", Static).update(
-                "No proposals yet. A reflection (r on the Queue tab, or a cycle) writes one here for you to review.")
+                "No proposals yet. A reflection (r on the Queue tab, or a cycle) writes one here for you to review."
+            )
         self._show_current()
 
     def current(self) -> Proposal | None:
@@ -114,8 +114,10 @@ class ProposalsPane(Vertical):
         summary.append(proposal.summary or "(no summary)")
         usage = proposal.reflection or {}
         if usage.get("model"):
-            summary.append(f"\n{usage.get('model')} · bundle {usage.get('bundle_tokens')} tokens · "
-                           f"{usage.get('redactions')} redactions", style="dim")
+            summary.append(
+                f"\n{usage.get('model')} · bundle {usage.get('bundle_tokens')} tokens · {usage.get('redactions')} redactions",
+                style="dim",
+            )
         self.query_one("#proposal-summary", Static).update(summary)
         self.ops.sync({str(o.index): op_cells(o) for o in proposal.operations})
         op = self.current_op()

@@ -10,9 +10,9 @@ from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static
 
-from orkas_tui.config import Settings
-from orkas_tui.core.queue import QueueDecision, QueuePlan
-from orkas_tui.core.timefmt import format_duration
+from orkas_tui.core.read.settings import Settings
+from orkas_tui.core.read.timefmt import format_duration
+from orkas_tui.core.reflect.queue import QueueDecision, QueuePlan
 from orkas_tui.tui.cells import age, clock_time
 from orkas_tui.tui.widgets.keyed_table import Cell, KeyedTable
 
@@ -32,7 +32,9 @@ def badge(decision: QueueDecision | None, now: datetime) -> Text:
     if decision is None:
         return Text("")
     if decision.selected:
-        return Text("forced" if decision.forced else f"due #{decision.rank}", style="bold red" if decision.forced else "bold yellow")
+        return Text(
+            "forced" if decision.forced else f"due #{decision.rank}", style="bold red" if decision.forced else "bold yellow"
+        )
     if decision.reason and decision.reason.startswith("cooling") and decision.cooldown_until:
         return Text(f"cooling {clock_time(decision.cooldown_until.isoformat(), now)}", style="cyan")
     return Text(decision.reason or "", style="dim")
@@ -46,7 +48,10 @@ def decision_cells(d: QueueDecision, now: datetime) -> list[Cell]:
         Cell("yes" if d.pending_changes else "no", sort=d.pending_changes, style="" if d.pending_changes else "dim"),
         Cell(f"{d.trigger_score:.2f}", sort=d.trigger_score, justify="right"),
         Cell("forced" if d.forced else "", sort=d.forced, style="bold red"),
-        Cell(clock_time(d.cooldown_until.isoformat(), now) if d.cooldown_until else "—", sort=d.cooldown_until.isoformat() if d.cooldown_until else ""),
+        Cell(
+            clock_time(d.cooldown_until.isoformat(), now) if d.cooldown_until else "—",
+            sort=d.cooldown_until.isoformat() if d.cooldown_until else "",
+        ),
         Cell(age(d.last_reflection_at, now), sort=d.last_reflection_at.isoformat() if d.last_reflection_at else ""),
     ]
 
@@ -58,23 +63,37 @@ def schedule_text(plan: QueuePlan, settings: Settings, now: datetime) -> Text:
     text.append("Next cycle ", style="bold")
     text.append("now (due)" if wait.total_seconds() <= 0 else f"in {format_duration(wait)}", style="bold yellow")
     text.append(f"  ·  last cycle {age(plan.last_cycle_at, now)} ago" if plan.last_cycle_at else "  ·  no cycle has run yet")
-    text.append(f"\nEvery {format_duration(s.cycle_interval)} · cooldown {format_duration(s.cooldown)} · "
-                f"forced after {format_duration(s.force_after)} · at most {s.max_agents_per_cycle} agents a cycle · "
-                f"threshold {settings.threshold:.2f}", style="dim")
-    text.append("\nPending-change filter: an agent is considered only when something happened after its last "
-                "reflection (a new event or an ended turn).", style="dim")
+    text.append(
+        f"\nEvery {format_duration(s.cycle_interval)} · cooldown {format_duration(s.cooldown)} · "
+        f"forced after {format_duration(s.force_after)} · at most {s.max_agents_per_cycle} agents a cycle · "
+        f"threshold {settings.threshold:.2f}",
+        style="dim",
+    )
+    text.append(
+        "\nPending-change filter: an agent is considered only when something happened after its last "
+        "reflection (a new event or an ended turn).",
+        style="dim",
+    )
     return text
 
 
 class QueuePane(Vertical):
     def compose(self) -> ComposeResult:
         yield Static("", id="queue-schedule")
-        yield KeyedTable(COLUMNS, sort=("decision", False), id="queue-table", flex="decision",
-                         drop=["reflected", "forced", "pending", "cooldown", "score"])
+        yield KeyedTable(
+            COLUMNS,
+            sort=("decision", False),
+            id="queue-table",
+            flex="decision",
+            drop=["reflected", "forced", "pending", "cooldown", "score"],
+        )
         yield Static("Reflection", classes="note-title")
         with VerticalScroll(id="reflection-log"):
-            yield Static("No reflection running. r: reflect the selected agent now · c: run a cycle now · "
-                         "b: show the bundle that would be sent.", id="reflection-body")
+            yield Static(
+                "No reflection running. r: reflect the selected agent now · c: run a cycle now · "
+                "b: show the bundle that would be sent.",
+                id="reflection-body",
+            )
 
     def show(self, plan: QueuePlan, settings: Settings, now: datetime) -> None:
         self.query_one("#queue-schedule", Static).update(schedule_text(plan, settings, now))

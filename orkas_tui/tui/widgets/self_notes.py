@@ -11,7 +11,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Label, Static, TextArea
 
-from orkas_tui.core.notes import NOTES, TITLES, Note
+from orkas_tui.core.store.notes import NOTES, TITLES, Note
 from orkas_tui.tui.data import AgentView
 
 

@@ -33,8 +33,12 @@ def agent_cells(view: AgentView, badge: Text, now: datetime) -> list[Cell]:
 
 
 def pending_cells(agent_id: str) -> list[Cell]:
-    return [Cell(agent_id, sort=agent_id, style="bold"), Cell("reading…", sort="", style="dim italic"),
-            Cell("", sort=""), Cell("", sort=-1)]
+    return [
+        Cell(agent_id, sort=agent_id, style="bold"),
+        Cell("reading…", sort="", style="dim italic"),
+        Cell("", sort=""),
+        Cell("", sort=-1),
+    ]
 
 
 class Sidebar(KeyedTable):
@@ -46,7 +50,9 @@ class Sidebar(KeyedTable):
             self.agent = agent
 
     def __init__(self, **kwargs) -> None:
-        super().__init__(COLUMNS, sort=("agent", False), widths=WIDTHS, flex="agent", drop=DROP, **kwargs)  # badges come after the rows
+        super().__init__(
+            COLUMNS, sort=("agent", False), widths=WIDTHS, flex="agent", drop=DROP, **kwargs
+        )  # badges come after the rows
         self.show_cursor = True
 
     def show(self, views: dict[str, AgentView], badges: dict[str, Text], now: datetime, pending: list[str]) -> None:

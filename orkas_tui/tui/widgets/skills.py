@@ -11,7 +11,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Input, Static
 
-from orkas_tui.core.report import SkillRow
+from orkas_tui.core.summary.report import SkillRow
 from orkas_tui.tui.cells import age, rate_text
 from orkas_tui.tui.data import AgentView
 from orkas_tui.tui.skill_flags import useless_reasons
@@ -87,8 +87,22 @@ class SkillsPane(Vertical):
         with Horizontal(id="skills-bar"):
             yield Input(placeholder="filter skills (name, description)…  /", id="skills-filter")
             yield Static("", id="skills-summary")
-        yield KeyedTable(COLUMNS, sort=("name", False), id="skills-table", flex="flag",
-                         drop=["created", "patches", "impressions", "invocations", "edit_rate", "last_used", "ineffective_rate", "invocation_rate"])
+        yield KeyedTable(
+            COLUMNS,
+            sort=("name", False),
+            id="skills-table",
+            flex="flag",
+            drop=[
+                "created",
+                "patches",
+                "impressions",
+                "invocations",
+                "edit_rate",
+                "last_used",
+                "ineffective_rate",
+                "invocation_rate",
+            ],
+        )
         yield Static("", id="skills-problems")
 
     @property
@@ -114,8 +128,13 @@ class SkillsPane(Vertical):
             for row in self.view.skills
             if not needle or needle in f"{row.skill.slug} {row.skill.name} {row.skill.description}".lower()
         }
-        rows.update({slug: broken_cells(slug, problem) for slug, problem in self.view.broken_skills.items()
-                     if not needle or needle in slug})
+        rows.update(
+            {
+                slug: broken_cells(slug, problem)
+                for slug, problem in self.view.broken_skills.items()
+                if not needle or needle in slug
+            }
+        )
         self.table.sync(rows)
         flagged = sum(1 for row in self.view.skills if useless_reasons(row))
         column, reverse = self.table.sort_spec

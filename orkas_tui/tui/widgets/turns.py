@@ -15,8 +15,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import DataTable, Static
 
-from orkas_tui.config import Settings
-from orkas_tui.core.report import ScoredTurn
+from orkas_tui.core.read.settings import Settings
+from orkas_tui.core.summary.report import ScoredTurn
 from orkas_tui.tui.cells import clock_time, score_bar, signals_text
 from orkas_tui.tui.data import AgentView
 from orkas_tui.tui.turn_detail import detail
@@ -49,8 +49,18 @@ def turn_state(row: ScoredTurn, day: date) -> tuple:
     """Everything :func:`turn_cells` shows: a row whose state is unchanged keeps its cells."""
     r, s = row.record, row.score
     real = len(r.real_errors)
-    return (r.ended_at, r.started_at, r.status, r.tool_calls, real, len(r.errors) - real,
-            s.score, s.triggers, tuple(s.signals.items()), day)
+    return (
+        r.ended_at,
+        r.started_at,
+        r.status,
+        r.tool_calls,
+        real,
+        len(r.errors) - real,
+        s.score,
+        s.triggers,
+        tuple(s.signals.items()),
+        day,
+    )
 
 
 def turn_cells(row: ScoredTurn, settings: Settings, now: datetime) -> list[Cell]:
@@ -80,8 +90,13 @@ class TurnsPane(Vertical):
         self._day: date | None = None  # the day _shown's clock cells were made for
         self._settings: Settings | None = None
         self._now: datetime | None = None
-        self._table = KeyedTable(COLUMNS, sort=("time", True), id="turns-table", flex="signals",
-                                 drop=["conversation", "tools", "errors", "trigger", "score"])
+        self._table = KeyedTable(
+            COLUMNS,
+            sort=("time", True),
+            id="turns-table",
+            flex="signals",
+            drop=["conversation", "tools", "errors", "trigger", "score"],
+        )
 
     def compose(self) -> ComposeResult:
         yield self._table
@@ -107,8 +122,9 @@ class TurnsPane(Vertical):
         else:  # only the turns this load changed can show something new
             candidates = [key for key in map(_key, view.touched) if key in self.rows]
         self._day = day
-        changed = [key for key in candidates if (shown := self._shown.get(key)) is not None
-                   and shown != turn_state(self.rows[key], day)]
+        changed = [
+            key for key in candidates if (shown := self._shown.get(key)) is not None and shown != turn_state(self.rows[key], day)
+        ]
         missing = [key for key in self.rows if key not in self._shown]  # newest first
         gone = [key for key in self._shown if key not in self.rows]
         for key in gone:
@@ -139,7 +155,7 @@ class TurnsPane(Vertical):
             if not self._table.is_attached:  # the app is closing
                 return
             await self._table.wait_for_refresh()  # a frame between chunks: scrolling and keys stay live
-            self._put([key for key in keys[start:start + CHUNK_ROWS] if key not in self._shown])
+            self._put([key for key in keys[start : start + CHUNK_ROWS] if key not in self._shown])
 
     @on(DataTable.RowHighlighted, "#turns-table")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:

@@ -1,0 +1,77 @@
+"""What every command shares: workspace, --now and --json options, one-line errors, JSON out."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from datetime import datetime
+
+import orjson
+
+from orkas_tui.core.read.timefmt import parse_ts, utc_now
+from orkas_tui.core.read.workspace import Workspace
+
+
+class CliError(RuntimeError):
+    """A problem to report on one line, with exit status 2."""
+
+
+def now_arg(value: str | None) -> datetime:
+    if value is None:
+        return utc_now()
+    moment = parse_ts(value)
+    if moment is None:
+        raise CliError(f"--now: not an RFC 3339 time: {value!r}")
+    return moment
+
+
+def open_workspace(args: argparse.Namespace) -> Workspace:
+    workspace = Workspace.open(getattr(args, "workspace", None))
+    warn_settings(workspace)  # loads them now, so a bad orkas.toml fails before any work
+    return workspace
+
+
+def warn_settings(workspace: Workspace) -> None:
+    """Name each unknown key or table of orkas.toml on stderr, one line each."""
+    for warning in workspace.settings.warnings:
+        print(f"orkas-tui: warning: {warning}", file=sys.stderr)
+
+
+SLOT = orjson.Fragment(b"\0")  # a place in a document for bytes printed as they are (no JSON text holds a NUL)
+
+
+def print_json(value: object, slots: Sequence[bytes] = ()) -> None:
+    """Indented UTF-8 JSON, the same document ``json.dump(indent=2, ensure_ascii=False)`` writes, much faster.
+
+    Each :data:`SLOT` in ``value`` is filled, in order, with the already printed JSON
+    in ``slots``, written as it is rather than copied into one big document.
+    """
+    pieces = orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).split(b"\0")
+    parts = [pieces[0]]
+    for filler, piece in zip(slots, pieces[1:], strict=True):
+        parts += [filler, piece]
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:
+        sys.stdout.write(b"".join(parts).decode() + "\n")
+        return
+    sys.stdout.flush()
+    for part in parts:
+        buffer.write(part)
+    buffer.write(b"\n")
+    buffer.flush()
+
+
+def add_workspace(parser: argparse.ArgumentParser) -> None:
+    # SUPPRESS: a subcommand's own --workspace must not reset one given before the subcommand
+    parser.add_argument(
+        "--workspace", metavar="PATH", default=argparse.SUPPRESS, help="workspace root (default: $ORKAS_HOME, else ~/.orkas)"
+    )
+
+
+def add_now(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--now", metavar="RFC3339", help="evaluate as if it were this time (UTC)")
+
+
+def add_json(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print JSON instead of text")

@@ -1,0 +1,268 @@
+"""Lose nothing: atomic, conflict-checked writes and whole-line appends.
+
+A file's *version* is the SHA-256 of its bytes (``None`` when it does not exist).
+A writer passes the version it read; if the file on disk has another version, the
+write is refused with :class:`ConflictError` unless the caller forces it. The new
+bytes go to a temporary file in the same folder, are fsynced, and renamed over
+the old file, so a crash leaves either the old file or the new one, never half.
+
+Every path named under a workspace root (registered by :func:`register_root`, as
+``Workspace`` and ``AgentPaths`` do) is confined to it: each open, append, lock,
+write and delete here first resolves the path and raises :class:`OutsideWorkspace`
+(an ``OSError``, so callers that survive an unreadable file survive this too) if its
+real location is outside the root's, then opens the resolved path with ``O_NOFOLLOW``
+and ``O_NONBLOCK``, so neither a link swapped in since nor a FIFO is followed or
+waited on. Done here, in the primitives, so that no caller can forget it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import hashlib
+import os
+import stat
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import orjson
+
+MISSING = None
+
+
+class ConflictError(RuntimeError):
+    """The file changed on disk since it was read; nothing was written."""
+
+    def __init__(self, path: Path, message: str | None = None) -> None:
+        super().__init__(message or f"{path} changed on disk since it was read; not overwritten")
+        self.path = path
+
+
+class OutsideWorkspace(OSError):
+    """The path's real location (links resolved) is outside its workspace: never read or written through."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(errno.EXDEV, "links outside the workspace", path)
+
+    def __str__(self) -> str:
+        return f"{self.filename}: links outside the workspace; not read or written"
+
+
+_ROOTS: dict[str, str] = {}  # a workspace root as named (absolute, not normalised) -> its real location
+
+
+def register_root(root: Path | str) -> None:
+    """Confine every path named under ``root`` to ``root``'s real location from now on (idempotent)."""
+    named = os.path.abspath(root)
+    if named not in _ROOTS:
+        _ROOTS[named] = os.path.realpath(named)
+
+
+def _absolute(path: Path | str) -> str:
+    """``path`` made absolute without normalising ``..`` (``root/self/../../x`` stays under ``root`` as named)."""
+    raw = os.fspath(path)
+    return raw if os.path.isabs(raw) else os.path.join(os.getcwd(), raw)
+
+
+def _root_of(named: str) -> str | None:
+    """The real location of the innermost registered root ``named`` lies under, if any."""
+    probe = named
+    while True:
+        real = _ROOTS.get(probe)
+        if real is not None:
+            return real
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            return None
+        probe = parent
+
+
+def confined(path: Path | str) -> str:
+    """``path``'s real location (links and ``..`` resolved; a missing tail kept as named).
+
+    Raises :class:`OutsideWorkspace` when ``path`` is named under a registered workspace root
+    but really lies outside it: a linked folder, a link to an outside file, a ``../`` target.
+    """
+    named = _absolute(path)
+    real = os.path.realpath(named)
+    root = _root_of(named)
+    if root is not None and real != root and not real.startswith(root if root.endswith("/") else root + "/"):
+        raise OutsideWorkspace(named)
+    return real
+
+
+def version_of(data: bytes | None) -> str | None:
+    return None if data is None else hashlib.sha256(data).hexdigest()
+
+
+def _open_confined(path: Path | str, flags: int, mode: int = 0o644) -> int:
+    """``os.open`` of ``path``'s real location, confined (:func:`confined`), never following a last link
+    (a link loop, or a link swapped in since the check, fails with ``ELOOP``). ``O_NONBLOCK``: a FIFO
+    never blocks the open (on a regular file the flag does nothing); anything but a regular file then
+    raises ``OSError`` (``EINVAL``)."""
+    real = confined(path)
+    fd = os.open(real, flags | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, mode)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", os.fspath(path))
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def open_regular(path: Path | str):
+    """``path`` opened for binary reading, confined to its workspace (:func:`confined`).
+
+    Anything but a regular file (a FIFO would block forever, a device never end, a link
+    loop never resolve) raises :class:`OSError` instead of being read; so does a path whose
+    real location is outside its workspace, except that a link to nothing reads as missing
+    (``FileNotFoundError``: there is nothing to leak, and a writer may replace the link).
+    """
+    try:
+        fd = _open_confined(path, os.O_RDONLY)
+    except OutsideWorkspace:
+        if not os.path.lexists(os.path.realpath(_absolute(path))):
+            raise FileNotFoundError(errno.ENOENT, "no such file", os.fspath(path)) from None
+        raise
+    return os.fdopen(fd, "rb")
+
+
+def read_versioned(path: Path) -> tuple[bytes | None, str | None]:
+    """The file's bytes and version, or ``(None, None)`` if it does not exist.
+
+    Anything but a regular file raises :class:`OSError` instead of being read (:func:`open_regular`).
+    """
+    try:
+        handle = open_regular(path)
+    except FileNotFoundError:
+        return None, None
+    with handle:
+        data = handle.read()
+    return data, version_of(data)
+
+
+def read_regular(path: Path) -> bytes:
+    """A confined regular file's bytes; a missing one raises :class:`FileNotFoundError`."""
+    with open_regular(path) as handle:
+        return handle.read()
+
+
+def current_version(path: Path) -> str | None:
+    return read_versioned(path)[1]
+
+
+def atomic_write(
+    path: Path,
+    data: bytes | str | list[bytes],
+    expected: str | None | object = ...,
+    force: bool = False,
+    durable: bool = True,
+    lock_dir: Path | None = None,
+) -> None:
+    """Write ``data`` (a list: its pieces in order, never joined into one copy) to ``path`` atomically.
+
+    The new version is :func:`version_of` the bytes written; not computed here, since
+    caches of several megabytes never need it.
+
+    ``expected`` is the version the caller read (``None`` = "the file must not
+    exist"); leave it out to skip the check. ``force`` overwrites regardless.
+    ``durable=False`` skips the ``fsync`` calls: for a cache, which is checked by its
+    checksum when read and rebuilt if a crash left it torn. ``lock_dir`` holds the
+    lock file instead of ``path``'s folder (a folder not ours, such as an export's).
+    """
+    pieces = [data.encode("utf-8")] if isinstance(data, str) else data if isinstance(data, list) else [data]
+    folder = Path(confined(path.parent))  # the link at ``path`` itself is replaced, never followed
+    folder.mkdir(parents=True, exist_ok=True)
+    with file_lock((lock_dir or folder) / ".orkas-write.lock"):
+        if not force and expected is not ...:
+            if current_version(path) != expected:
+                raise ConflictError(path)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.writelines(pieces)
+                handle.flush()
+                if durable:
+                    os.fsync(handle.fileno())
+            os.replace(tmp, folder / path.name)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+            raise
+        if durable:
+            _fsync_dir(folder)
+
+
+def remove_file(path: Path, expected: str | None | object = ..., force: bool = False) -> None:
+    """Delete ``path`` (a link: the link itself) if it still has the version the caller read."""
+    folder = Path(confined(path.parent))
+    with file_lock(folder / ".orkas-write.lock"):
+        if not force and expected is not ... and current_version(path) != expected:
+            raise ConflictError(path)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(folder / path.name)
+        _fsync_dir(folder)
+
+
+def read_json_object(path: Path) -> dict:
+    """A JSON object file such as ``state.json``; missing, unreadable, outside or corrupt reads as empty."""
+    try:
+        with open_regular(path) as handle:
+            value = orjson.loads(handle.read())
+    except (OSError, orjson.JSONDecodeError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def append_jsonl(path: Path, event: dict, sync: bool = True) -> None:
+    """Append one event as a single ``write`` so concurrent appenders never interleave."""
+    append_bytes(path, orjson.dumps(event) + b"\n", sync)
+
+
+def append_bytes(path: Path, data: bytes, sync: bool = True) -> None:
+    """Append whole lines with ``O_APPEND``, looping until every byte is written.
+
+    Confined like every open here: a link out of the workspace or a FIFO raises ``OSError``
+    (a FIFO without a reader at once, ``ENXIO``), never blocks."""
+    os.makedirs(os.path.dirname(confined(path)), exist_ok=True)
+    fd = _open_confined(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+    try:
+        written = os.write(fd, data)
+        while written < len(data):
+            written += os.write(fd, data[written:])
+        if sync:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def file_lock(path: Path, blocking: bool = True) -> Iterator[None]:
+    """An advisory exclusive lock held for the ``with`` block (between processes too).
+
+    With ``blocking=False`` a lock held elsewhere raises :class:`BlockingIOError` at once.
+    """
+    os.makedirs(os.path.dirname(confined(path)), exist_ok=True)
+    fd = _open_confined(path, os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX if blocking else fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BaseException:
+        os.close(fd)
+        raise
+    try:
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+def _fsync_dir(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)

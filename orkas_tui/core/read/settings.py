@@ -1,0 +1,492 @@
+"""Typed settings read from ``orkas.toml``: every key, its default and its allowed range, here once.
+
+The models below are the only place a default or a range is written. ``LAYOUT``
+maps each key of the file to the setting it fills. Reading a file:
+
+- an unknown key or table is named in :attr:`Settings.warnings` with a "did you
+  mean", and the rest still loads (the command line prints the warnings on stderr);
+- a value of the wrong type, or outside its range, raises :class:`ConfigError`:
+  one line naming the file, the key, the value and what is allowed.
+"""
+
+import dataclasses
+import difflib
+import os
+import re
+import tomllib
+from datetime import timedelta
+from functools import lru_cache
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic.dataclasses import dataclass
+from pydantic_core import PydanticCustomError
+
+from orkas_tui.core.read.files import open_regular
+
+STRICT = ConfigDict(strict=True, extra="forbid")
+MAX_DURATION_S = 100 * 365 * 86400  # adding it to any time never overflows the calendar
+
+
+def _range(low: float, high: float):
+    def check(value):
+        if not (low <= value <= high):  # also refuses NaN
+            raise PydanticCustomError(
+                "range",
+                "{value} is out of range (allowed {low} to {high})",
+                {"value": _show(value), "low": _number(low), "high": _number(high)},
+            )
+        return value
+
+    return AfterValidator(check)
+
+
+def _number(value: float) -> str:
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:,}"
+
+
+def Int(low: int, high: int):  # noqa: N802 - reads as a type
+    return Annotated[int, _range(low, high)]
+
+
+def Number(low: float, high: float):  # noqa: N802
+    return Annotated[float, _range(low, high)]
+
+
+def _non_empty(value: str) -> str:
+    if not value:
+        raise PydanticCustomError("empty", "must not be empty")
+    return value
+
+
+def _regexes(value: tuple[str, ...]) -> tuple[str, ...]:
+    for item in value:
+        try:
+            re.compile(item)
+        except re.error as exc:
+            raise PydanticCustomError(
+                "regex", "{item} is not a valid regular expression ({why})", {"item": _show(item), "why": str(exc)}
+            ) from None
+    return value
+
+
+_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)\s*([dhms])", re.IGNORECASE)
+_UNIT_SECONDS = {"d": 86400, "h": 3600, "m": 60, "s": 1}
+
+
+def _duration(value: Any) -> timedelta:
+    """Seconds (a number) or a text like ``"12h30m"``, ``"4h"``, ``"7d"``, from 0 to 100 years."""
+    if isinstance(value, timedelta):
+        return value
+    if isinstance(value, str):
+        text, total, pos = value.replace(" ", ""), 0.0, 0
+        for match in _DURATION_PART.finditer(text):
+            if match.start() != pos:
+                break
+            total += float(match.group(1)) * _UNIT_SECONDS[match.group(2).lower()]
+            pos = match.end()
+        if not text or pos != len(text):
+            raise PydanticCustomError(
+                "duration", 'must be a duration like "12h30m", "4h", "7d" or seconds, not {value}', {"value": _show(value)}
+            )
+        seconds = total
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        seconds = value
+    else:
+        raise PydanticCustomError(
+            "duration", 'must be a duration like "12h30m", "4h", "7d" or seconds, not {value}', {"value": _show(value)}
+        )
+    if not (0 <= seconds <= MAX_DURATION_S):
+        raise PydanticCustomError("range", "{value} is out of range (allowed 0s to 100 years)", {"value": _show(value)})
+    return timedelta(seconds=seconds)
+
+
+def Duration(minimum: timedelta = timedelta(0)):  # noqa: N802
+    def at_least(value: timedelta) -> timedelta:
+        if value < minimum:
+            raise PydanticCustomError(
+                "range", "{value} is out of range (allowed {low} to 100 years)", {"value": _show(value), "low": _human(minimum)}
+            )
+        return value
+
+    return Annotated[timedelta, BeforeValidator(_duration), AfterValidator(at_least)]
+
+
+Text = Annotated[str, AfterValidator(_non_empty)]
+Phrases = tuple[Text, ...]
+Regexes = Annotated[tuple[Text, ...], AfterValidator(_regexes)]
+Weight = Number(0.0, 10.0)
+
+SIGNAL_NAMES = ("user_correction", "skill_ineffective", "error_recovery", "known_weakness", "complex_task")
+
+DEFAULT_WEIGHTS = {
+    "user_correction": 0.9,
+    "skill_ineffective": 0.8,
+    "error_recovery": 0.6,
+    "known_weakness": 0.6,
+    "complex_task": 0.5,
+}
+
+DEFAULT_CORRECTION_PHRASES = (
+    # English
+    "wrong",
+    "actually",
+    "instead",
+    "that's not",
+    "I meant",
+    "should be",
+    "try again",
+    "not what I asked",
+    "no, use",
+    "don't do that",
+    # Chinese
+    "不对",
+    "应该是",
+    "重新",
+    "错了",
+    "不是这样",
+    # Spanish
+    "incorrecto",
+    "en realidad",
+    "debería ser",
+    "en vez de",
+    "otra vez",
+    "eso no es",
+    "me refería",
+)
+
+DEFAULT_TRANSIENT_STATUSES = (408, 425, 429, 500, 502, 503, 504)
+
+DEFAULT_TRANSIENT_PATTERNS = (
+    r"time[ds]?[ -]?out",
+    r"deadline exceeded",
+    r"connection (?:was )?(?:reset|refused|aborted|closed|lost)",
+    r"\beconn(?:reset|refused|aborted)\b",
+    r"broken pipe",
+    r"name or service not known",
+    r"name resolution",
+    r"\bdns\b",
+    r"getaddrinfo",
+    r"nodename nor servname",
+    r"temporar(?:il)?y unavailable",
+    r"service unavailable",
+    r"rate[ -]?limit",
+    r"too many requests",
+    r"overloaded",
+    r"network (?:is )?unreachable",
+)
+
+# Our own secret rules, on top of detect-secrets' plugins (see core/redact.py). When a
+# pattern has a group named ``secret``, only that group is replaced; else the whole match.
+# A credential-sounding name: one identifier, matched once (the look-ahead finds the word in it,
+# the atomic group takes the whole identifier and never gives it back: linear time, no ReDoS).
+_KEY = (
+    r"(?<![\w.-])(?=[\w.-]{0,80}?(?:passw(?:or)?d|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|"
+    r"auth[_-]?key|private[_-]?key|account[_-]?key|credentials?|session[_-]?key|signing[_-]?key|encryption[_-]?key))"
+    r"(?>[\w.-]{1,200})"
+)
+DEFAULT_REDACT_PATTERNS = (
+    # key = value, key: value, "key": "value", key=value in a query string or an env file
+    # (an unquoted value that is code is left: a dotted name, a CONSTANT, a call, a number, "...")
+    r"(?i)[\"']?" + _KEY + r"[\"']?\]?[ \t]*+(?:=>|:=|=|:)[ \t]*+(?:[\"'](?P<secret>[^\"'\r\n]{3,})[\"']"
+    r"|(?![\"'{\[(<$]|null\b|true\b|false\b|none\b|\.\.\.|\*\*\*|[\d.:]+(?:[\s,;)}\]]|$)"
+    r"|[a-z_$][\w$]*(?:\.[a-z_$][\w$]*)+(?:[\s,;)}\]|<]|$)|[\w$.]+\(|(?-i:[A-Z][A-Z0-9]*_[A-Z0-9_]+)\b)"
+    r"(?P<secret2>[^\s,;&\"'<>(){}\]]{3,}))",
+    r"(?i)\b(?:passw(?:or)?d|passwd|pwd|pin|passcode)[\"']?[ \t]*+[=:][ \t]*+(?P<secret>\d{3,})\b",
+    # YAML or JSON with the value on the next line, Kubernetes Secret data
+    r"(?i)[\"']?" + _KEY + r"[\"']?[ \t]*+:[ \t]*+(?:[|>][-+]?[ \t]*+)?\r?\n[ \t]++(?P<secret>[^\s\"']{8,})",
+    # secrets in connection URLs: scheme://user:password@host, scheme://:password@host
+    r"(?i)\b[a-z][a-z0-9+.-]{1,20}://[^\s/:@\"']*:(?P<secret>[^\s/@\"']{1,200})@",
+    # PEM and PGP private key blocks, also cut short (no END line)
+    r"-----BEGIN[A-Z0-9 _-]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:\s+[A-Za-z0-9+/=:,.-]+){0,2000}(?:\s*-----END[A-Z0-9 _-]{0,40}PRIVATE KEY(?: BLOCK)?-----)?",
+    r"PuTTY-User-Key-File-\d+:[\s\S]{0,4000}?(?:Private-MAC: *[0-9a-f]+|\Z)",
+    # CLI flags: mysql -pSECRET, --password SECRET, curl -u user:pass, sshpass -p SECRET
+    r"(?<![\w-])(?:mysql|mysqldump|mariadb|mysqladmin)\b[^\n|;&]{0,200}?\s-p(?P<secret>[^\s'\"-][^\s'\"]{2,})",
+    r"(?<![\w-])sshpass\s+-p\s*(?P<secret>\S{3,})",
+    # (a flag's value holds a digit or a sign: "--token flag" in prose is not a secret, nor is "$TOKEN")
+    r"(?i)(?<![\w-])--?(?:password|passwd|pass|token|api-key|secret|client-secret|auth-token)(?:=|\s+)[\"']?"
+    r"(?P<secret>(?=[^\s\"']*[^A-Za-z\s\"'])[^\s\"'$-][^\s\"']{2,})",
+    r"(?<![\w-])(?:-u|--user)(?:=|\s+)[\"']?[^\s:\"']{1,100}:(?P<secret>[^\s\"']{3,})",
+    # HTTP authorization: Basic, Bearer, token schemes, and API-key headers
+    r"(?i)\b(?:authorization|proxy-authorization)[\"']?\s*+[:=]\s*+[\"']?(?:(?:basic|bearer|token|digest|negotiate|apikey|sso-key)\s++)?(?P<secret>[A-Za-z0-9._~+/=:-]{8,})",
+    r"(?i)\b(?:basic|bearer)\s+(?P<secret>[A-Za-z0-9._~+/-]{12,}=*)",
+    r"(?i)\bx-(?:api-key|auth-token|access-token|apikey)[\"']?\s*[:=]\s*[\"']?(?P<secret>[A-Za-z0-9._~+/=-]{8,})",
+    # Azure storage account keys and SAS signatures
+    r"(?i)\bAccountKey=(?P<secret>[A-Za-z0-9+/=]{20,})",
+    r"(?i)[?&]sig=(?P<secret>[A-Za-z0-9%+/=]{20,})",
+    # webhooks with the secret in the path
+    r"(?i)(?:\bhttps?://)?\bhooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/_-]{20,}",
+    r"(?i)(?:\bhttps?://)?\b[a-z0-9-]+\.webhook\.office\.com/webhookb2/[^\s\"']+",
+    r"(?i)(?:\bhttps?://)?\bdiscord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{20,}",
+    # JSON Web Tokens (also unsigned), and ones base64-encoded again
+    r"\bey[A-Za-z0-9_-]{10,}\.ey[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_\-/+=]*",
+    r"\bZXlK[A-Za-z0-9+/]{40,}={0,2}",
+    # provider tokens with a distinctive shape (after gitleaks' rules)
+    r"\b(?:sk-ant-(?:api|admin)\d\d-[\w-]{20,}|sk-(?:proj-|svcacct-|admin-|live-|test-)?[A-Za-z0-9_-]{20,})",
+    r"\b(?:gh[pousr]_[A-Za-z0-9_]{30,}|github_pat_\w{30,})",
+    r"\bgl(?:pat|dt|ft|soat|rt|cbt|imt|ptt|agent|oas|ffct)-[\w.-]{20,}|\bGR1348941[\w-]{20,}|\b_gitlab_session=\w{20,}",
+    r"\b(?:xox[abposre]|xapp|xoxe\.xox[bp])-[A-Za-z0-9-]{10,}",
+    r"\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AROA|AIDA|AGPA|ANPA|ANVA|APKA)[A-Z0-9]{16}\b|\bABSK[A-Za-z0-9+/]{100,}={0,2}",
+    r"\bAIza[\w-]{35}|\bGOCSPX-[\w-]{20,}|\bya29\.[\w-]{20,}",
+    r"\b[rsp]k_(?:live|test|prod)_[A-Za-z0-9]{10,}|\bwhsec_[A-Za-z0-9]{20,}",
+    r"\bnpm_[A-Za-z0-9]{36}\b|//[^\s]{1,200}?/:_(?:authToken|auth|password)=\S+",
+    r"\bSG\.[\w-]{20,}\.[\w-]{20,}|\bxkeysib-[a-f0-9]{64}-\w{16}",
+    r"\b(?:hf|api_org)_[A-Za-z]{30,}\b",
+    r"\b(?:SK|AC)[0-9a-fA-F]{32}\b",
+    r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b",
+    r"\bhv[sbr]\.[\w-]{20,}|\bs\.[A-Za-z0-9]{24}\b",
+    r"\bpypi-AgE[\w-]{50,}|\brubygems_[a-f0-9]{48}\b|\bCLOJARS_[a-z0-9]{60}",
+    r"\b(?:dop|doo|dor)_v1_[a-f0-9]{64}\b|\bdapi[a-f0-9]{32}(?:-\d)?\b|\bpul-[a-f0-9]{40}\b",
+    r"\b(?:lin_api|pscale_(?:tkn|oauth|pw)|PMAK|pnu|rdme|ico|pplx|sntryu|ntn|glsa|glc|fo1|fm[12][ar]?|tfp|dt0c01|sm_[ap]at|sm_sat)[_.-][\w.=+/-]{16,}",
+    r"\b(?:shippo_(?:live|test)|duffel_(?:live|test)|FLW(?:SECK|PUBK)_TEST|EZ[AT]K|HRKU-AA|AGE-SECRET-KEY-1|ops_eyJ|sha256~|tk-us-)[\w+/=-]{12,}",
+    r"\b[A-Za-z0-9]{14}\.atlasv1\.[\w=-]{60,}|\bv1\.0-[a-f0-9]{24}-[a-f0-9]{100,}|\bA3-[A-Z0-9]{6}-[A-Z0-9-]{23,}",
+    r"\b(?:EAA[MC][A-Za-z0-9]{100,}|EAAA[\w-]{22,60}|sq0(?:atp|csp)-[\w-]{22,})",
+    r"\b(?:NRAK|NRII|NRJS)-[A-Za-z0-9-]{19,}|\bAPI-[A-Z0-9]{26}\b|\b[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk\b",
+    r"\bpat[A-Za-z0-9]{14}\.[a-f0-9]{64}\b|\bAKCp[A-Za-z0-9]{69}\b|\bcmVmd[A-Za-z0-9]{59}\b|\b4b1d[A-Za-z0-9]{38}\b",
+    r"\b(?:LTAI|AQVN|YC)[A-Za-z0-9_-]{20,}|\bt1\.[\w-]+=*\.[\w-]{86}=*|\bp8e-[A-Za-z0-9]{32}",
+    r"\b(?:pat|sat)\.[\w-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}\b|\bdp\.pt\.[A-Za-z0-9]{43}|\bfio-u-[\w=-]{64}",
+    r"\bs-s4t2(?:ud|af)-[a-f0-9]{64}|\b(?:sc|ext|scauth|authress)_[a-z0-9]{5,30}\.[a-z0-9]{4,6}\.acc[_-][\w-]{10,32}\.[\w+/=-]{30,}",
+    r"\b[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}",
+    r"\b\d{8,10}:AA[\w-]{33}\b",
+    r"\beyJrIjoi[A-Za-z0-9]{40,}={0,3}",
+    r"(?i)<add\s+key=\\?\"(?:ClearText)?Password\\?\"\s+value=\\?\"(?P<secret>[^\"\\]{3,})",
+    r"(?i)\bhttps?://[a-f0-9]{8}:[a-f0-9]{8}@",
+)
+
+
+@dataclass(frozen=True, config=STRICT)
+class ScheduleSettings:
+    cycle_interval: Duration(timedelta(minutes=1)) = timedelta(hours=12, minutes=30)
+    cooldown: Duration() = timedelta(hours=4)
+    force_after: Duration() = timedelta(days=7)
+    max_agents_per_cycle: Int(1, 1_000) = 5
+
+
+@dataclass(frozen=True, config=STRICT)
+class BundleSettings:
+    max_tokens: Int(500, 1_000_000) = 12_000
+    max_conversations: Int(1, 1_000) = 5
+    tool_output_chars: Int(40, 1_000_000) = 600
+    redact_patterns: Regexes = DEFAULT_REDACT_PATTERNS
+
+
+@dataclass(frozen=True, config=STRICT)
+class ModelSettings:
+    name: Text | None = None
+    api_base: Text | None = None
+    api_key_env: Text | None = None
+    timeout_s: Number(0.1, 86_400.0) = 120.0
+    max_retries: Int(0, 20) = 2
+    retry_backoff_s: Number(0.0, 3_600.0) = 2.0
+
+
+@dataclass(frozen=True, config=STRICT)
+class Settings:
+    threshold: Number(0.0, 50.0) = 0.7
+    weights: dict[str, Weight] = Field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
+    complex_min_tool_calls: Int(1, 10_000) = 8
+    max_line_bytes: Int(1024, 1 << 40) = 8 * 1024 * 1024  # a longer conversation or events line is reported and skipped
+    correction_phrases: Phrases = DEFAULT_CORRECTION_PHRASES
+    transient_statuses: tuple[Int(100, 599), ...] = DEFAULT_TRANSIENT_STATUSES
+    transient_patterns: Regexes = DEFAULT_TRANSIENT_PATTERNS
+    max_skills: Int(1, 10_000) = 200
+    max_skill_body_chars: Int(100, 1_000_000) = 20_000
+    profile_cap: Int(1, 100_000) = 2_000
+    strategies_cap: Int(1, 100_000) = 2_000
+    auto_apply: bool = False
+    schedule: ScheduleSettings = Field(default_factory=ScheduleSettings)
+    bundle: BundleSettings = Field(default_factory=BundleSettings)
+    model: ModelSettings = Field(default_factory=ModelSettings)
+    keys: dict[str, Text] = Field(default_factory=dict)
+    theme: Text | None = None
+    source: Path | None = None
+    warnings: tuple[str, ...] = dataclasses.field(default=(), repr=False, compare=False)
+
+    def note_cap(self, note: str) -> int:
+        return self.profile_cap if note == "profile" else self.strategies_cap
+
+
+# Each key of orkas.toml -> (model, field). "+" appends to what the plain key gives.
+SECTIONS = {"schedule": ScheduleSettings, "bundle": BundleSettings, "model": ModelSettings}
+LAYOUT: dict[str, str] = {
+    "threshold": "threshold",
+    "complex_min_tool_calls": "complex_min_tool_calls",
+    "max_line_bytes": "max_line_bytes",
+    "theme": "theme",
+    **{f"weights.{name}": f"weights.{name}" for name in SIGNAL_NAMES},
+    "corrections.phrases": "correction_phrases",
+    "corrections.extra": "+correction_phrases",
+    "transient.statuses": "transient_statuses",
+    "transient.patterns": "transient_patterns",
+    "transient.extra_patterns": "+transient_patterns",
+    "schedule.cycle_interval": "schedule.cycle_interval",
+    "schedule.cooldown": "schedule.cooldown",
+    "schedule.force_after": "schedule.force_after",
+    "schedule.max_agents_per_cycle": "schedule.max_agents_per_cycle",
+    "skills.max_skills": "max_skills",
+    "skills.max_body_chars": "max_skill_body_chars",
+    "self.profile_cap": "profile_cap",
+    "self.strategies_cap": "strategies_cap",
+    "bundle.max_tokens": "bundle.max_tokens",
+    "bundle.max_conversations": "bundle.max_conversations",
+    "bundle.tool_output_chars": "bundle.tool_output_chars",
+    "bundle.redact_patterns": "bundle.redact_patterns",
+    "bundle.extra_redact_patterns": "+bundle.redact_patterns",
+    "model.name": "model.name",
+    "model.api_base": "model.api_base",
+    "model.api_key_env": "model.api_key_env",
+    "model.timeout_s": "model.timeout_s",
+    "model.max_retries": "model.max_retries",
+    "model.retry_backoff_s": "model.retry_backoff_s",
+    "reflection.auto_apply": "auto_apply",
+}
+FREE_TABLES = {"keys"}  # any key name: each value is a key binding
+TABLES = sorted({key.split(".")[0] for key in LAYOUT if "." in key} | FREE_TABLES)
+TOP_KEYS = sorted(key for key in LAYOUT if "." not in key)
+
+
+class ConfigError(ValueError):
+    """A setting in ``orkas.toml`` has a value the program cannot use."""
+
+
+def load_settings(root: Path) -> Settings:
+    """Read ``<root>/orkas.toml``; a missing file means all defaults."""
+    path = root / "orkas.toml"
+    try:
+        with open_regular(os.path.realpath(path)) as handle:  # a link (dotfiles) is followed; a FIFO is refused
+            raw = handle.read()
+    except FileNotFoundError:
+        return Settings()
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read ({exc.strerror})") from exc
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc})") from exc
+    return parse_settings(data, path)
+
+
+def parse_settings(data: dict[str, Any], path: Path) -> Settings:
+    """Settings from a parsed ``orkas.toml``; unknown keys become warnings, bad values a ConfigError."""
+    values: dict[str, Any] = {}
+    extras: dict[str, Any] = {}
+    warnings: list[str] = []
+    for key, value in data.items():
+        if key in TABLES:
+            if not isinstance(value, dict):
+                raise ConfigError(f"{path}: {key}: must be a table ([{key}]), not {_show(value)}")
+            for name, item in value.items():
+                dotted = f"{key}.{name}"
+                if key in FREE_TABLES:
+                    values[dotted] = _check(path, dotted, Text, item)
+                elif dotted in LAYOUT:
+                    _take(path, dotted, item, values, extras)
+                else:
+                    known = [k.split(".", 1)[1] for k in LAYOUT if k.startswith(key + ".")]
+                    warnings.append(_unknown(path, f"key {dotted}", name, known, f"{key}."))
+        elif key in LAYOUT:
+            _take(path, key, value, values, extras)
+        else:
+            candidates = TOP_KEYS + [f"[{t}]" for t in TABLES]
+            what = f"table [{key}]" if isinstance(value, dict) else f"key {key}"
+            warnings.append(_unknown(path, what, f"[{key}]" if isinstance(value, dict) else key, candidates))
+    return _build(values, extras, path, tuple(warnings))
+
+
+def _take(path: Path, key: str, value: Any, values: dict[str, Any], extras: dict[str, Any]) -> None:
+    target = LAYOUT[key]
+    checked = _check(path, key, _field_type(target.lstrip("+")), _as_tuple(value))
+    (extras if target.startswith("+") else values)[key] = checked
+
+
+def _build(values: dict[str, Any], extras: dict[str, Any], path: Path, warnings: tuple[str, ...]) -> Settings:
+    fields: dict[str, Any] = {"weights": dict(DEFAULT_WEIGHTS), "keys": {}}
+    sections: dict[str, dict[str, Any]] = {name: {} for name in SECTIONS}
+    for key, value in values.items():
+        target = LAYOUT.get(key, key)
+        head, _, rest = target.partition(".")
+        if head in ("weights", "keys"):
+            fields[head][rest] = value
+        elif head in SECTIONS:
+            sections[head][rest] = value
+        else:
+            fields[target] = value
+    for key, value in extras.items():
+        head, _, rest = LAYOUT[key].lstrip("+").partition(".")
+        if head in SECTIONS:
+            base = sections[head].get(rest, getattr(SECTIONS[head](), rest))
+            sections[head][rest] = base + value
+        else:
+            fields[head] = fields.get(head, getattr(Settings(), head)) + value
+    return Settings(**fields, **{name: SECTIONS[name](**kw) for name, kw in sections.items()}, source=path, warnings=warnings)
+
+
+def _check(path: Path, key: str, kind: Any, value: Any) -> Any:
+    try:
+        return _adapter(kind).validate_python(value)
+    except ValidationError as exc:
+        error = exc.errors(include_url=False)[0]
+        where = "".join(f"[{part}]" if isinstance(part, int) else "" for part in error["loc"])
+        raise ConfigError(f"{path}: {key}{where}: {_reason(exc, error)}") from None
+
+
+TYPE_WORDS = {
+    "int_type": "a whole number",
+    "float_type": "a number",
+    "bool_type": "true or false",
+    "string_type": "text",
+    "tuple_type": "a list",
+    "dict_type": "a table",
+    "none_required": "absent",
+}
+
+
+def _reason(exc: ValidationError, error: dict) -> str:
+    """One phrase: what the value must be, or why it is refused."""
+    if error["type"].endswith("_type"):
+        kinds = sorted(
+            {
+                TYPE_WORDS.get(e["type"], e["type"].removesuffix("_type"))
+                for e in exc.errors()
+                if e["loc"] == error["loc"] and e["type"] != "none_required"
+            }
+        )
+        return f"must be {' or '.join(kinds)}, not {_show(error['input'])}"
+    return error["msg"]
+
+
+def _field_type(target: str) -> Any:
+    head, _, rest = target.partition(".")
+    if head == "weights":
+        return Weight
+    model, name = (SECTIONS[head], rest) if head in SECTIONS else (Settings, head)
+    info = model.__pydantic_fields__[name]
+    return Annotated[(info.annotation, *info.metadata)] if info.metadata else info.annotation
+
+
+@lru_cache(maxsize=None)
+def _adapter(kind: Any) -> TypeAdapter:
+    return TypeAdapter(kind, config=ConfigDict(strict=True))
+
+
+def _as_tuple(value: Any) -> Any:
+    return tuple(value) if isinstance(value, list) else value
+
+
+def _unknown(path: Path, what: str, name: str, candidates: list[str], prefix: str = "") -> str:
+    guess = difflib.get_close_matches(name, candidates, n=1, cutoff=0.6)
+    hint = f" (did you mean {prefix}{guess[0]}?)" if guess else ""
+    return f"{path}: unknown {what}{hint}; ignored"
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, timedelta):
+        return _human(value)
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _human(delta: timedelta) -> str:
+    seconds = int(delta.total_seconds())
+    return f"{seconds // 60}m" if seconds % 60 == 0 and seconds else f"{seconds}s"

@@ -1,0 +1,324 @@
+"""Where things are: the workspace root, its agents, and each agent's paths."""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import stat
+import tomllib
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+import orjson
+
+from orkas_tui.core.read.files import OutsideWorkspace, atomic_write, confined, open_regular, read_json_object, register_root
+from orkas_tui.core.read.settings import Settings, load_settings
+
+AGENT_ID = re.compile(r"^[a-z0-9_-]{1,64}$")
+SLUG = AGENT_ID
+
+
+class WorkspaceError(RuntimeError):
+    """The workspace or an agent in it cannot be used; the message says why."""
+
+
+def resolve_root(explicit: str | os.PathLike | None = None) -> Path:
+    """``--workspace`` first, then ``$ORKAS_HOME``, then ``~/.orkas``."""
+    if explicit:
+        return Path(explicit).expanduser()
+    env = os.environ.get("ORKAS_HOME")
+    if env:
+        return Path(env).expanduser()
+    return Path.home() / ".orkas"
+
+
+@dataclass(frozen=True)
+class AgentPaths:
+    root: Path
+
+    def __post_init__(self) -> None:
+        register_root(self.workspace_root)  # every read and write below is confined to it (core.files)
+
+    @property
+    def id(self) -> str:
+        return self.root.name
+
+    @property
+    def conversations(self) -> Path:
+        return self.root / "conversations"
+
+    @property
+    def events(self) -> Path:
+        return self.root / "events.jsonl"
+
+    @property
+    def skills(self) -> Path:
+        return self.root / "skills"
+
+    @property
+    def self_dir(self) -> Path:
+        return self.root / "self"
+
+    @property
+    def private(self) -> Path:
+        return self.root / ".orkas"
+
+    @property
+    def state(self) -> Path:
+        return self.private / "state.json"
+
+    def note(self, note: str) -> Path:
+        return self.self_dir / f"{note}.md"
+
+    def skill(self, slug: str) -> Path:
+        if not SLUG.match(slug):
+            raise WorkspaceError(f"not a valid skill slug: {slug!r}")
+        return self.skills / f"{slug}.md"
+
+    @property
+    def workspace_root(self) -> Path:
+        return self.root.parent.parent
+
+    def contains(self, path: Path) -> bool:
+        """True when ``path``'s real location (links and ``..`` resolved) is inside the workspace
+        (:func:`~orkas_tui.core.read.files.confined`, the check every read and write makes)."""
+        try:
+            confined(path)
+        except OutsideWorkspace:
+            return False
+        return True
+
+    def unsafe_paths(self) -> list[str]:
+        """One line for each of the agent's own folders (and ``events.jsonl``) that must not be used:
+        linked out of the workspace, a link loop, not a folder (not a regular file), or an
+        ``events.jsonl`` that cannot be read and appended to. Nothing is read from or written
+        through them (:mod:`orkas_tui.core.read.files` refuses it), and no change is made meanwhile."""
+        return self._lines(self._unsafe())
+
+    def _lines(self, unsafe: dict[Path, str]) -> list[str]:
+        return [
+            f"{path}: {problem}; {'nothing in it is' if path == self.root else 'not'} read or written"
+            for path, problem in unsafe.items()
+        ]
+
+    def _unsafe(self) -> dict[Path, str]:
+        if (problem := _unsafe(self.root, stat.S_ISDIR, "folder")) is not None:
+            return {self.root: problem}
+        found = {}
+        for path, test, kind in (
+            (self.conversations, stat.S_ISDIR, "folder"),
+            (self.skills, stat.S_ISDIR, "folder"),
+            (self.self_dir, stat.S_ISDIR, "folder"),
+            (self.private, stat.S_ISDIR, "folder"),
+            (self.events, stat.S_ISREG, "regular file"),
+        ):
+            if (problem := _unsafe(path, test, kind)) is not None:
+                found[path] = problem
+        return found
+
+    def require_safe(self) -> None:
+        """Raise :class:`WorkspaceError` before any change when :meth:`unsafe_paths` finds anything."""
+        unsafe = self.unsafe_paths()
+        if unsafe:
+            raise WorkspaceError(f"agent {self.id} is not changed: {unsafe[0]}")
+
+    def _files(self, folder: Path, suffix: str) -> list[tuple[str, str | None]]:
+        """Names of the visible files with ``suffix`` in ``folder``, each with why it is not read (``None``: it is).
+
+        A plain entry needs no system call (its type comes with the listing); only a link, or
+        an entry that is not a plain file, is looked at further. Raises ``OSError`` when
+        ``folder`` cannot be listed, :class:`OutsideWorkspace` when it lies outside the workspace.
+        """
+        try:
+            real = confined(folder)
+            with os.scandir(real) as listing:
+                entries = sorted(
+                    (e for e in listing if e.name.endswith(suffix) and not e.name.startswith(".")), key=lambda e: e.name
+                )
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+        base = str(folder)
+        files = []
+        for entry in entries:
+            if entry.is_file(follow_symlinks=False):
+                problem = None if os.access(f"{base}/{entry.name}", os.R_OK) else "cannot be read (permission denied)"
+            else:
+                problem = self._odd_entry(folder / entry.name)
+            files.append((entry.name, problem))
+        return files
+
+    def _odd_entry(self, path: Path) -> str | None:
+        """Why a link or a non-file entry is not read (``None``: a link to a readable file inside)."""
+        try:
+            mode = os.stat(path).st_mode
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                return "is a link loop"
+            if isinstance(exc, FileNotFoundError):
+                return "links to nothing"
+            return f"cannot be read ({exc.strerror})"
+        if not self.contains(path):
+            return "links outside the workspace"
+        if not stat.S_ISREG(mode):
+            return f"is {_KIND.get(stat.S_IFMT(mode), 'a special file')}, not a regular file"
+        return None if os.access(path, os.R_OK) else "cannot be read (permission denied)"
+
+    def readable_names(self, folder: Path, suffix: str) -> list[str]:
+        """``folder``'s visible ``suffix`` files that are inside the workspace and readable; none when it cannot be listed."""
+        try:
+            files = self._files(folder, suffix)
+        except OSError:
+            return []
+        return [name for name, problem in files if problem is None]
+
+    def conversation_files(self) -> list[Path]:
+        folder = self.conversations
+        return [folder / name for name in self.readable_names(folder, ".jsonl")]
+
+    def skipped_files(self) -> list[str]:
+        """One line for each conversation, skill or note that is not read, saying why."""
+        return self.survey().skipped
+
+    def survey(self) -> Survey:
+        """The conversation, skill and note folders listed once: what is read and why the rest is not
+        (first the agent's folders that are not used at all, :meth:`unsafe_paths`)."""
+        readable: dict[str, list[str]] = {}
+        refused = self._unsafe()
+        problems = self._lines(refused)
+        for folder, suffix in ((self.conversations, ".jsonl"), (self.skills, ".md"), (self.self_dir, ".md")):
+            names = readable[folder.name] = []
+            if folder in refused or self.root in refused:
+                continue
+            try:
+                files = self._files(folder, suffix)
+            except OSError as exc:
+                problems.append(f"{folder}: cannot be listed ({exc.strerror}); not read")
+                continue
+            for name, problem in files:
+                if problem is not None:
+                    problems.append(f"{folder}/{name}: {problem}; not read")
+                else:
+                    names.append(name)
+        return Survey(readable, problems)
+
+
+_KIND = {
+    stat.S_IFREG: "a file",
+    stat.S_IFDIR: "a folder",
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFSOCK: "a socket",
+    stat.S_IFCHR: "a device",
+    stat.S_IFBLK: "a device",
+}
+
+
+def _unsafe(path: Path, test, kind: str) -> str | None:
+    """Why ``path`` (absent is fine) cannot be used as the agent's ``kind``, or ``None``."""
+    try:
+        confined(path)
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return None if not os.path.islink(path) else "links to nothing"
+    except OutsideWorkspace:
+        return "links outside the workspace"
+    except OSError as exc:
+        return "is a link loop" if exc.errno == errno.ELOOP else f"cannot be used ({exc.strerror})"
+    if not test(mode):
+        return f"is {_KIND.get(stat.S_IFMT(mode), 'a special file')}, not a {kind}"
+    if stat.S_ISREG(mode) and not os.access(path, os.R_OK | os.W_OK):  # events.jsonl: bundled, and appended by each change
+        return "cannot be read and appended to (permission denied)"
+    return None
+
+
+@dataclass(frozen=True)
+class Survey:
+    """Readable file names by folder (``conversations``, ``skills``, ``self``) and one line per file skipped."""
+
+    readable: dict[str, list[str]]
+    skipped: list[str]
+
+
+@dataclass(frozen=True)
+class AgentMeta:
+    name: str | None = None
+    description: str | None = None
+    problem: str | None = None
+
+
+def read_agent_meta(paths: AgentPaths) -> AgentMeta:
+    """``agent.toml`` is optional; a broken one is reported, not fatal."""
+    path = paths.root / "agent.toml"
+    try:
+        with open_regular(path) as handle:
+            data = tomllib.loads(handle.read().decode("utf-8"))
+    except FileNotFoundError:
+        return AgentMeta()
+    except OutsideWorkspace as exc:
+        return AgentMeta(problem=str(exc))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        return AgentMeta(problem=f"{path}: {exc}")
+    name, description = data.get("name"), data.get("description")
+    return AgentMeta(
+        name=name if isinstance(name, str) else None,
+        description=description if isinstance(description, str) else None,
+    )
+
+
+def read_state(paths: AgentPaths) -> dict:
+    """orkas-tui's per-agent state; missing or corrupt state reads as empty."""
+    return read_json_object(paths.state)
+
+
+def write_state(paths: AgentPaths, **changes: object) -> dict:
+    state = read_state(paths)
+    state.update(changes)
+    atomic_write(paths.state, orjson.dumps(state, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n")
+    return state
+
+
+class Workspace:
+    def __init__(self, root: Path, settings: Settings | None = None) -> None:
+        self.root = root
+        self._settings = settings
+        register_root(root)
+
+    @classmethod
+    def open(cls, explicit: str | os.PathLike | None = None) -> "Workspace":
+        root = resolve_root(explicit)
+        if not root.is_dir():
+            raise WorkspaceError(f"no workspace at {root} (create it, or pass --workspace PATH / set ORKAS_HOME)")
+        return cls(root)
+
+    @cached_property
+    def settings(self) -> Settings:
+        return self._settings if self._settings is not None else load_settings(self.root)
+
+    def use_settings(self, settings: Settings) -> None:
+        """Use ``settings`` from now on: the app reloads ``orkas.toml`` while it runs."""
+        self._settings = settings
+        self.__dict__.pop("settings", None)
+
+    @property
+    def agents_dir(self) -> Path:
+        return self.root / "agents"
+
+    @property
+    def private(self) -> Path:
+        return self.root / ".orkas"
+
+    def agent_ids(self) -> list[str]:
+        try:
+            entries = sorted(self.agents_dir.iterdir())
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+        return [p.name for p in entries if AGENT_ID.match(p.name) and p.is_dir()]
+
+    def agent(self, agent_id: str) -> AgentPaths:
+        if not AGENT_ID.match(agent_id or ""):
+            raise WorkspaceError(f"not a valid agent id: {agent_id!r}")
+        path = self.agents_dir / agent_id
+        if not path.is_dir():
+            raise WorkspaceError(f"no agent {agent_id!r} in {self.root}")
+        return AgentPaths(path)

@@ -1,0 +1,310 @@
+"""The reflection bundle: recent activity, redacted, interleaved in time, under a token budget.
+
+At most ``max_conversations`` conversations with activity since the last
+reflection, plus the agent's system events (``events.jsonl``) of the same period,
+one line per event in time order. Secrets are redacted first, so the count and
+the text sent are both of the redacted text. When over budget, long tool outputs
+are cut first; then any line still longer than a quarter of the budget is cut by
+tokens to that quarter, keeping its head and its tail (a 141 KB paste stays, cut, with
+what came before it); then the oldest lines are dropped. The result is counted again
+as a whole, so the budget is never exceeded.
+
+Lines are redacted and counted lazily, newest first: only the lines a bundle can
+keep (and the one that no longer fits) are ever scanned for secrets or counted.
+A file that cannot be read (``events.jsonl``, a conversation) is named in
+``problems`` and the bundle is built from the rest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from pathlib import Path
+
+import orjson
+
+from orkas_tui.core.observe.transient import TransientRule
+from orkas_tui.core.read.files import open_regular
+from orkas_tui.core.read.tail import JsonlTail
+from orkas_tui.core.read.timefmt import format_ts, parse_ts
+from orkas_tui.core.reflect.tokens import count_tokens, cut_middle_to_tokens, truncate_to_tokens
+from orkas_tui.core.store.redact import Redactor
+from orkas_tui.core.summary.scan import AgentScan
+
+SYSTEM = "system"
+
+
+@dataclass
+class BundleItem:
+    """One event as a line: ``[ts] source kind: text``, with a tool output cut separately."""
+
+    ts: datetime
+    order: int
+    source: str
+    kind: str
+    text: str
+    output: str | None = None
+
+    def line(self) -> str:
+        head = f"[{format_ts(self.ts)}] {self.source} {self.kind}: {self.text}"
+        return head if self.output is None else f"{head}\n    output: {self.output}"
+
+
+@dataclass(frozen=True)
+class Bundle:
+    agent: str
+    since: datetime | None
+    text: str
+    tokens: int
+    budget: int
+    redactions: int
+    conversations: list[str]
+    items_total: int
+    items_kept: int
+    outputs_cut: int
+    skills_read: list[str] = field(default_factory=list)
+    lines_cut: int = 0
+    problems: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {
+            "agent": self.agent,
+            "since": format_ts(self.since) if self.since else None,
+            "tokens": self.tokens,
+            "budget": self.budget,
+            "redactions": self.redactions,
+            "conversations": self.conversations,
+            "items_total": self.items_total,
+            "items_kept": self.items_kept,
+            "outputs_cut": self.outputs_cut,
+            "lines_cut": self.lines_cut,
+            "problems": self.problems,
+        }
+
+
+def _fields(event: dict, drop: tuple[str, ...]) -> str:
+    rest = {k: v for k, v in event.items() if k not in drop}
+    return orjson.dumps(rest, default=str).decode() if rest else ""
+
+
+def _describe(event: dict, rule: TransientRule) -> tuple[str, str | None]:
+    """The text of a conversation event, and its tool output (if any)."""
+    kind = event["type"]
+    if kind in ("user", "assistant"):
+        return str(event.get("text", "")), None
+    if kind == "turn_start":
+        indexed = event.get("skills_indexed")
+        listed = ", ".join(s for s in indexed if isinstance(s, str)) if isinstance(indexed, list) else ""
+        return f"turn {event.get('turn')} (skills indexed: {listed or 'none'})", None
+    if kind == "tool_call":
+        args = orjson.dumps(event.get("args", {}), default=str).decode()
+        return f"{event.get('name')} {args} (call {event.get('id')})", None
+    if kind == "tool_result":
+        output = event.get("output")
+        output = output if isinstance(output, str) and output else None
+        if event.get("ok") is True:
+            return f"ok (call {event.get('id')})", output
+        status = event.get("status")
+        verdict = rule.classify(
+            event.get("error"), status, event.get("transient") if isinstance(event.get("transient"), bool) else None
+        )
+        label = "TRANSIENT error (the environment's, not the agent's)" if verdict.transient else "error"
+        code = f" status {status}" if isinstance(status, int) else ""
+        return f"{label}{code} (call {event.get('id')}): {event.get('error', '')}", output
+    if kind == "skill_read":
+        return str(event.get("skill")), None
+    if kind == "turn_end":
+        text = f"turn {event.get('turn')} ended {event.get('status')}"
+        if event.get("status") == "error":
+            flag = event.get("transient") if isinstance(event.get("transient"), bool) else None
+            verdict = rule.classify(event.get("error"), None, flag)
+            text += f" with a {'TRANSIENT (environment) ' if verdict.transient else ''}error: {event.get('error', '')}"
+        return text, None
+    if kind == "output_edited":
+        return f"the user edited the output of turn {event.get('turn')} by hand", None
+    return _fields(event, ("ts", "type")), None
+
+
+def _read_events(path: Path, problems: list[str]) -> list[dict]:
+    try:
+        open_regular(path).close()  # the tail skips a file it cannot open; the bundle names it
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        problems.append(f"{path.name}: cannot read ({exc.strerror or exc}); left out of the bundle")
+        return []
+    _reset, lines = JsonlTail(path).poll()
+    return [line.event for line in lines if line.event is not None]
+
+
+def _collect(
+    scan: AgentScan, since: datetime | None, max_conversations: int
+) -> tuple[list[BundleItem], list[str], list[str], list[str]]:
+    """The raw (not yet redacted) items of the period, the conversations chosen, skills read, problems."""
+    rule = TransientRule.from_settings(scan.settings)
+    active = [
+        state
+        for state in scan.conversations.values()
+        if state.observer.latest_at is not None and (since is None or state.observer.latest_at > since)
+    ]
+    active.sort(key=lambda s: (s.observer.latest_at, s.path.stem), reverse=True)
+    chosen = active[:max_conversations]
+    items: list[BundleItem] = []
+    skills_read: dict[str, None] = {}
+    problems: list[str] = []
+    order = 0
+    for state in chosen:
+        previous = None
+        for event in _read_events(state.path, problems):
+            moment = parse_ts(event.get("ts")) or previous
+            previous = moment
+            if moment is None or (since is not None and moment <= since):
+                continue
+            text, output = _describe(event, rule)
+            if event["type"] == "skill_read" and isinstance(event.get("skill"), str):
+                skills_read[event["skill"]] = None
+            if event["type"] == "tool_call" and event.get("name") == "read_skill" and isinstance(event.get("args"), dict):
+                name = event["args"].get("name")
+                if isinstance(name, str):
+                    skills_read[name] = None
+            items.append(BundleItem(moment, order, state.path.stem, event["type"], text, output))
+            order += 1
+    for event in _read_events(scan.paths.events, problems):
+        moment = parse_ts(event.get("ts"))
+        if moment is None or (since is not None and moment <= since):
+            continue
+        items.append(BundleItem(moment, order, SYSTEM, event["type"], _fields(event, ("ts", "type", "source"))))
+        order += 1
+    items.sort(key=lambda item: (item.ts, item.order))
+    return items, [s.path.stem for s in chosen], list(skills_read), problems
+
+
+def _header(since: datetime | None, conversations: list[str], dropped: int) -> str:
+    period = f"since {format_ts(since)}" if since else "since the first turn (never reflected on)"
+    head = f"# Activity {period}: {len(conversations)} conversation(s) and system events, oldest first\n"
+    if dropped:
+        head += f"[{dropped} older line(s) dropped to fit the token budget]\n"
+    return head
+
+
+WHOLE, OUTPUTS_CUT, LINES_CUT = 0, 1, 2  # how much a line is cut, in the spec's order
+
+
+class _Lines:
+    """Each item redacted, cut as the current stage asks, and counted: only when asked for (newest first).
+
+    A bundle keeps the newest few hundred of thousands of items: only those, and
+    the one that no longer fits, are ever redacted or counted.
+    """
+
+    def __init__(self, items: list[BundleItem], redact: Redactor, output_chars: int, line_tokens: int) -> None:
+        self.items = items
+        self.redact = redact
+        self.output_chars = output_chars
+        self.line_tokens = line_tokens
+        self.stage = WHOLE
+        self.clean: dict[int, tuple[BundleItem, int]] = {}
+        self.known: dict[tuple[int, int], tuple[str, int]] = {}
+        self.cut_lines: set[int] = set()
+
+    def _redacted(self, i: int) -> tuple[BundleItem, int]:
+        done = self.clean.get(i)
+        if done is None:
+            item, before = self.items[i], self.redact.count
+            text = self.redact(item.text)
+            output = self.redact(item.output) if item.output else item.output
+            done = self.clean[i] = (replace(item, text=text, output=output), self.redact.count - before)
+        return done
+
+    def line(self, i: int) -> tuple[str, int]:
+        """The line of item ``i`` at the current stage, and its token count."""
+        known = self.known.get((self.stage, i))
+        if known is None:
+            item = self._redacted(i)[0]
+            if self.stage >= OUTPUTS_CUT and item.output is not None and len(item.output) > self.output_chars:
+                limit = self.output_chars
+                item = replace(item, output=item.output[:limit] + f" … [cut {len(item.output) - limit} chars]")
+            text = item.line() + "\n"
+            cost = count_tokens(text)
+            if self.stage >= LINES_CUT and cost > self.line_tokens:
+                item = self._cut(item)
+                text = item.line() + "\n"
+                cost = count_tokens(text)
+                self.cut_lines.add(i)
+            known = self.known[(self.stage, i)] = (text, cost)
+        return known
+
+    def _cut(self, item: BundleItem) -> BundleItem:
+        """The item with its text (and output) cut by tokens to fit a quarter of the budget, head and tail kept."""
+        room = self.line_tokens - count_tokens(replace(item, text="", output=None if item.output is None else "").line() + "\n")
+        if item.output is None:
+            return replace(item, text=cut_middle_to_tokens(item.text, room))
+        half = room // 2
+        return replace(item, text=cut_middle_to_tokens(item.text, half), output=cut_middle_to_tokens(item.output, room - half))
+
+    def fits(self, start: int, room: int) -> bool:
+        """Whether the lines from ``start`` on cost at most ``room`` tokens."""
+        used = 0
+        for i in range(len(self.items) - 1, start - 1, -1):
+            used += self.line(i)[1]
+            if used > room:
+                return False
+        return True
+
+    def first_fitting(self, start: int, room: int) -> int:
+        """The smallest index from ``start`` whose lines from there on cost at most ``room`` (at most the last item)."""
+        last = len(self.items) - 1
+        used = 0
+        for i in range(last, start - 1, -1):
+            used += self.line(i)[1]
+            if used > room:
+                return min(i + 1, last)
+        return start
+
+    def redactions(self, start: int) -> int:
+        return sum(self._redacted(i)[1] for i in range(start, len(self.items)))
+
+
+def build_bundle(scan: AgentScan, since: datetime | None) -> Bundle:
+    """The bundle for one refreshed scan and the period after ``since``."""
+    settings = scan.settings.bundle
+    budget = settings.max_tokens
+    items, conversations, skills_read, problems = _collect(scan, since, settings.max_conversations)
+    total = len(items)
+    lines = _Lines(items, Redactor(settings.redact_patterns), settings.tool_output_chars, budget // 4)
+    cut = 0
+    if not lines.fits(0, budget - count_tokens(_header(since, conversations, 0))):
+        lines.stage = OUTPUTS_CUT
+        cut = sum(1 for item in items if item.output is not None and len(item.output) > settings.tool_output_chars)
+        if not lines.fits(0, budget - count_tokens(_header(since, conversations, 0))):
+            lines.stage = LINES_CUT
+    start = 0
+    while True:
+        start = lines.first_fitting(start, budget - count_tokens(_header(since, conversations, start)))
+        head = _header(since, conversations, start)
+        body = "".join(lines.line(i)[0] for i in range(start, len(items)))
+        text = head + body
+        tokens = count_tokens(text)
+        if tokens <= budget:
+            break
+        if start < len(items) - 1:
+            start += 1
+            continue
+        text = truncate_to_tokens(text, budget)
+        tokens = count_tokens(text)
+        break
+    return Bundle(
+        agent=scan.id,
+        since=since,
+        text=text,
+        tokens=tokens,
+        budget=budget,
+        redactions=lines.redactions(start) if items else 0,
+        conversations=conversations,
+        items_total=total,
+        items_kept=total - start,
+        outputs_cut=cut,
+        skills_read=skills_read,
+        lines_cut=len({i for i in lines.cut_lines if i >= start}),
+        problems=problems,
+    )

@@ -1,0 +1,271 @@
+"""The reflection schedule: which agents a cycle reflects on, and why the others wait.
+
+:func:`plan_queue` is a pure function of refreshed :class:`AgentScan` objects, the
+moment ``now`` and the time of the last cycle: it reads each agent's state and
+profile but writes nothing, so the CLI, the daemon and the TUI all show the same
+decision. Every agent left out gets exactly one reason, the first that applies in
+the spec's order: ``no changes``, ``cooling down (until ...)``, ``no trigger``,
+``over the per-cycle cap``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import orjson
+
+from orkas_tui.core.observe.signals import score_turn, weakness_tools
+from orkas_tui.core.read.files import atomic_write, read_json_object
+from orkas_tui.core.read.settings import Settings
+from orkas_tui.core.read.timefmt import format_ts, later, parse_ts
+from orkas_tui.core.read.workspace import AgentPaths, Workspace, read_state
+from orkas_tui.core.store.notes import SelfNotes
+from orkas_tui.core.summary.report import HistoryFacts, last_reflection_at
+from orkas_tui.core.summary.scan import AgentScan
+
+NO_CHANGES = "no changes"
+NO_TRIGGER = "no trigger"
+OVER_CAP = "over the per-cycle cap"
+
+
+def cooling_reason(until: datetime) -> str:
+    return f"cooling down (until {format_ts(until)})"
+
+
+@dataclass(frozen=True)
+class Backoff:
+    """Failed reflections in a row since the last one that worked, and when the queue may try again."""
+
+    failures: int
+    until: datetime
+    last_failure: str
+
+    def reason(self) -> str:
+        why = self.last_failure if len(self.last_failure) <= 160 else self.last_failure[:157] + "..."
+        return f"backing off after {self.failures} failed reflection(s) (until {format_ts(self.until)}): {why}"
+
+
+def failure_backoff(paths: AgentPaths, settings: Settings) -> Backoff | None:
+    """After n failed reflections in a row (bad answers, refused calls: not transient ones, which
+    the model call already retried) the queue waits ``cooldown × 2^(n-1)`` from the last one, at
+    most ``force_after``; a reflection that works ends the back-off."""
+    backoff = read_state(paths).get("backoff")
+    if not isinstance(backoff, dict):
+        return None
+    failures, since = backoff.get("failures"), parse_ts(backoff.get("since"))
+    if type(failures) is not int or failures < 1 or since is None:
+        return None
+    schedule = settings.schedule
+    wait = min(schedule.cooldown * 2 ** min(failures - 1, 20), schedule.force_after)
+    return Backoff(failures, later(since, wait), str(backoff.get("reason") or "no reason recorded"))
+
+
+@dataclass(frozen=True)
+class QueueDecision:
+    """One agent's place in the next cycle. ``reason`` is ``None`` when selected."""
+
+    id: str
+    selected: bool
+    forced: bool
+    reason: str | None
+    trigger_score: float
+    pending_changes: bool
+    cooldown_until: datetime | None
+    last_reflection_at: datetime | None
+    rank: int | None = None
+
+    def to_json(self) -> dict:
+        return {
+            "id": self.id,
+            "selected": self.selected,
+            "forced": self.forced,
+            "reason": self.reason,
+            "trigger_score": self.trigger_score,
+            "pending_changes": self.pending_changes,
+            "cooldown_until": _ts(self.cooldown_until),
+            "last_reflection_at": _ts(self.last_reflection_at),
+            "rank": self.rank,
+        }
+
+
+@dataclass(frozen=True)
+class QueuePlan:
+    """Every agent's decision (selected ones first, in cycle order) and the cycle clock."""
+
+    now: datetime
+    last_cycle_at: datetime | None
+    next_cycle_at: datetime
+    decisions: list[QueueDecision]
+
+    @property
+    def selected(self) -> list[QueueDecision]:
+        return [d for d in self.decisions if d.selected]
+
+    def decision(self, agent_id: str) -> QueueDecision | None:
+        return next((d for d in self.decisions if d.id == agent_id), None)
+
+    def to_json(self) -> dict:
+        return {
+            "now": format_ts(self.now),
+            "last_cycle_at": _ts(self.last_cycle_at),
+            "next_cycle_at": format_ts(self.next_cycle_at),
+            "agents": [d.to_json() for d in self.decisions],
+        }
+
+
+def _ts(moment: datetime | None) -> str | None:
+    return format_ts(moment) if moment else None
+
+
+@dataclass(frozen=True)
+class AgentFacts:
+    """One agent's standing for the next cycle, as :func:`plan_facts` weighs it."""
+
+    id: str
+    last: datetime | None
+    pending: bool
+    trigger_score: float
+    triggered: bool
+    forced: bool
+    cooldown_until: datetime | None
+    backoff: Backoff | None = None
+
+
+def history_facts(scan: AgentScan, last: datetime | None) -> HistoryFacts:
+    settings = scan.settings
+    weak = weakness_tools(SelfNotes(scan.paths, settings).read("profile").text)
+    turns = list(scan.turns())
+    first_turn = min(
+        ((m, stamp) for t in turns if (m := parse_ts(stamp := t.started_at or t.ended_at))),
+        default=(None, None),
+        key=lambda pair: pair[0],
+    )[1]
+    if last is None:
+        pending = bool(turns)
+    else:
+        latest = scan.latest_activity()
+        pending = (latest is not None and latest > last) or any(
+            (m := parse_ts(t.ended_at)) is not None and m > last for t in turns
+        )
+    total = 0.0
+    triggered = False
+    for turn in turns:
+        ended = parse_ts(turn.ended_at)
+        if ended is None or (last is not None and ended <= last):
+            continue
+        score = score_turn(turn, settings, weak)
+        if score.triggers:
+            triggered = True
+            total += score.score
+    return HistoryFacts(first_turn, pending, round(total, 6), triggered)
+
+
+def agent_facts(
+    agent_id: str, last: datetime | None, history: HistoryFacts, now: datetime, settings: Settings, backoff: Backoff | None = None
+) -> AgentFacts:
+    schedule = settings.schedule
+    if last is None:
+        first = parse_ts(history.first_turn)
+        forced = first is not None and now - first >= schedule.force_after
+    else:
+        forced = now - last >= schedule.force_after
+    cooldown_until = later(last, schedule.cooldown) if last is not None else None
+    return AgentFacts(agent_id, last, history.pending, history.trigger_score, history.triggered, forced, cooldown_until, backoff)
+
+
+def _facts(scan: AgentScan, now: datetime) -> AgentFacts:
+    last = last_reflection_at(scan)
+    return agent_facts(scan.id, last, history_facts(scan, last), now, scan.settings, failure_backoff(scan.paths, scan.settings))
+
+
+def next_cycle_at(last_cycle_at: datetime | None, now: datetime, interval: timedelta) -> datetime:
+    """The last cycle plus the interval; ``now`` when no cycle ran yet or one is overdue."""
+    if last_cycle_at is None:
+        return now
+    return max(now, later(last_cycle_at, interval))
+
+
+def plan_queue(scans: Iterable[AgentScan], now: datetime, settings: Settings, last_cycle_at: datetime | None = None) -> QueuePlan:
+    """Decide the next cycle for one workspace's refreshed scans under its ``settings``."""
+    return plan_facts([_facts(scan, now) for scan in scans], now, settings, last_cycle_at)
+
+
+def plan_facts(
+    agents: Iterable[AgentFacts], now: datetime, settings: Settings, last_cycle_at: datetime | None = None
+) -> QueuePlan:
+    """:func:`plan_queue` from each agent's facts (see :func:`agent_facts`)."""
+    schedule = settings.schedule
+    facts = sorted(agents, key=lambda f: f.id)
+    eligible: list[AgentFacts] = []
+    reasons: dict[str, str] = {}
+    for f in facts:
+        if not f.pending:
+            reasons[f.id] = NO_CHANGES
+        elif f.cooldown_until is not None and now < f.cooldown_until:
+            reasons[f.id] = cooling_reason(f.cooldown_until)
+        elif f.backoff is not None and now < f.backoff.until:
+            reasons[f.id] = f.backoff.reason()
+        elif not (f.triggered or f.forced):
+            reasons[f.id] = NO_TRIGGER
+        else:
+            eligible.append(f)
+    never = datetime.min.replace(tzinfo=now.tzinfo)
+    eligible.sort(key=lambda f: (not f.forced, -f.trigger_score, f.last or never, f.id))
+    chosen = eligible[: schedule.max_agents_per_cycle]
+    for f in eligible[schedule.max_agents_per_cycle :]:
+        reasons[f.id] = OVER_CAP
+    ranks = {f.id: i + 1 for i, f in enumerate(chosen)}
+    decisions = [
+        QueueDecision(
+            id=f.id,
+            selected=f.id in ranks,
+            forced=f.forced,
+            reason=reasons.get(f.id),
+            trigger_score=f.trigger_score,
+            pending_changes=f.pending,
+            cooldown_until=f.cooldown_until,
+            last_reflection_at=f.last,
+            rank=ranks.get(f.id),
+        )
+        for f in facts
+    ]
+    decisions.sort(key=lambda d: (d.rank is None, d.rank or 0, d.id))
+    return QueuePlan(now, last_cycle_at, next_cycle_at(last_cycle_at, now, schedule.cycle_interval), decisions)
+
+
+def workspace_state_path(workspace: Workspace) -> Path:
+    return workspace.private / "state.json"
+
+
+def read_workspace_state(workspace: Workspace) -> dict:
+    """The workspace's own state (``<root>/.orkas/state.json``); missing or corrupt reads as empty."""
+    return read_json_object(workspace_state_path(workspace))
+
+
+def last_cycle_at(workspace: Workspace) -> datetime | None:
+    return parse_ts(read_workspace_state(workspace).get("last_cycle_at"))
+
+
+def record_cycle(workspace: Workspace, now: datetime) -> None:
+    state = read_workspace_state(workspace)
+    state["last_cycle_at"] = format_ts(now)
+    atomic_write(workspace_state_path(workspace), orjson.dumps(state, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n")
+
+
+def refreshed_scans(workspace: Workspace) -> list[AgentScan]:
+    """One freshly read scan per agent (the CLI's path; the TUI keeps its own scans)."""
+    scans = []
+    for agent_id in workspace.agent_ids():
+        scan = AgentScan(workspace.agent(agent_id), workspace.settings)
+        scan.refresh()
+        scans.append(scan)
+    return scans
+
+
+def workspace_queue(workspace: Workspace, now: datetime, scans: Iterable[AgentScan] | None = None) -> QueuePlan:
+    """:func:`plan_queue` with the workspace's last cycle; reads the agents when no scans are given."""
+    chosen = refreshed_scans(workspace) if scans is None else scans
+    return plan_queue(chosen, now, workspace.settings, last_cycle_at(workspace))

@@ -1,0 +1,279 @@
+"""One reflection of one agent: bundle, prompt, model call, validation, proposal or apply.
+
+:func:`reflect` reports its stages through ``on_progress`` (bundle built, waiting
+for the model, retrying, validating, applying, done) and honours a
+:class:`threading.Event` as a cancel switch at every stage. Only one reflection of
+an agent runs at a time (a non-blocking per-agent lock); a second one returns
+``busy`` at once. :func:`prepare` builds exactly what would be sent, without
+importing litellm or opening any connection: the dry run.
+
+Outcomes and what they write:
+
+- ``proposed`` / ``applied`` / ``nothing_to_save``: the reflection happened;
+  ``last_reflection_at`` is set (the cooldown starts) and a ``reflection`` event is logged.
+- ``transient_failure`` / ``failed`` / ``invalid_reply``: no skill, note or
+  proposal is written and no cooldown is spent; the failure is recorded in the
+  agent's state (a failure that is not transient also counts towards the
+  queue's back-off) and as a ``reflection_failed`` event (an invalid reply is kept
+  under ``.orkas/replies/`` for inspection, up to the reply size limit).
+- ``cancelled`` / ``busy``: nothing is written.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from orkas_tui.core.read.files import atomic_write, file_lock
+from orkas_tui.core.read.timefmt import format_ts
+from orkas_tui.core.read.workspace import AgentPaths, Workspace, read_state, write_state
+from orkas_tui.core.reflect.bundle import Bundle, build_bundle
+from orkas_tui.core.reflect.llm import Cancelled, ModelError, ModelReply, complete, model_config
+from orkas_tui.core.reflect.prompt import Prompt, build_prompt
+from orkas_tui.core.store.guard import MAX_REPLY_CHARS
+from orkas_tui.core.store.operations import ReplyError, parse_reply
+from orkas_tui.core.store.proposals import AUTO_APPLY_REMOVALS, INVALID, apply_lock, apply_pending, create_proposal, recover_agent
+from orkas_tui.core.store.system_events import log_event
+from orkas_tui.core.summary.report import last_reflection_at
+from orkas_tui.core.summary.scan import AgentScan
+
+BUNDLE, WAITING, RETRYING, VALIDATING, APPLYING, DONE = "bundle", "waiting", "retrying", "validating", "applying", "done"
+REFLECTED = ("proposed", "applied", "nothing_to_save")
+
+
+@dataclass(frozen=True)
+class Progress:
+    """One step of a running reflection, for a progress line or a log."""
+
+    agent: str
+    stage: str
+    message: str
+
+
+ProgressFn = Callable[[Progress], None]
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """Exactly what a reflection would send now: the bundle and the messages."""
+
+    scan: AgentScan
+    since: datetime | None
+    bundle: Bundle
+    prompt: Prompt
+
+    def to_json(self) -> dict:
+        return {
+            "agent": self.scan.id,
+            "since": format_ts(self.since) if self.since else None,
+            "bundle": self.bundle.to_json(),
+            "prompt_tokens": self.prompt.tokens,
+            "redactions": self.prompt.redactions,
+            "messages": self.prompt.messages,
+        }
+
+
+@dataclass
+class Outcome:
+    agent: str
+    status: str
+    message: str
+    summary: str | None = None
+    proposal: str | None = None
+    changes: list[str] = field(default_factory=list)
+    invalid: list[dict] = field(default_factory=list)
+    bundle_tokens: int | None = None
+    redactions: int | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cost_usd: float | None = None
+    attempts: int = 0
+    reply_path: str | None = None
+
+    def to_json(self) -> dict:
+        return dict(self.__dict__)
+
+
+def prepare(workspace: Workspace, agent_id: str, scan: AgentScan | None = None) -> Prepared:
+    """Build the bundle and messages for ``agent_id`` (``scan``, if given, must be refreshed)."""
+    if scan is None:
+        scan = AgentScan(workspace.agent(agent_id), workspace.settings)
+        scan.refresh()
+    since = last_reflection_at(scan)
+    bundle = build_bundle(scan, since)
+    return Prepared(scan, since, bundle, build_prompt(scan, bundle))
+
+
+def _keep_reply(paths: AgentPaths, now: datetime, text: str) -> Path:
+    """Keep the raw reply for inspection: at most the reply size limit, never a huge one whole."""
+    path = paths.private / "replies" / f"{now.strftime('%Y%m%dT%H%M%SZ')}.txt"
+    if len(text) > MAX_REPLY_CHARS:
+        text = (
+            text[:MAX_REPLY_CHARS]
+            + f"\n[orkas-tui: the reply was {len(text):,} characters; only the first {MAX_REPLY_CHARS:,} are kept]\n"
+        )
+    atomic_write(path, text)
+    return path
+
+
+def record_failure(paths: AgentPaths, now: datetime, outcome: Outcome, transient: bool) -> Outcome:
+    """Record a failed reflection. One that is not transient (a bad answer, a refused call, an
+    unexpected error) also counts towards the queue's back-off (``state.backoff``)."""
+    changes: dict = {"last_failure_at": format_ts(now), "last_failure": outcome.message, "last_failure_transient": transient}
+    if not transient:
+        previous = read_state(paths).get("backoff")
+        count = previous.get("failures") if isinstance(previous, dict) else 0
+        count = count + 1 if type(count) is int and count >= 0 else 1
+        changes["backoff"] = {"failures": count, "since": format_ts(now), "reason": outcome.message}
+    write_state(paths, **changes)
+    log_event(
+        paths,
+        "reflection_failed",
+        now,
+        status=outcome.status,
+        transient=transient,
+        error=outcome.message,
+        reply=outcome.reply_path,
+        attempts=outcome.attempts,
+    )
+    return outcome
+
+
+def reflect(
+    workspace: Workspace,
+    agent_id: str,
+    now: datetime,
+    on_progress: ProgressFn | None = None,
+    cancel: threading.Event | None = None,
+    scan: AgentScan | None = None,
+) -> Outcome:
+    """Run one reflection now; never raises for model or reply problems (see the outcome)."""
+    paths = workspace.agent(agent_id)
+    if unsafe := paths.unsafe_paths():
+        return Outcome(agent_id, "failed", f"{unsafe[0]}; no reflection")
+    try:
+        with file_lock(paths.private / "reflect.lock", blocking=False):
+            return _reflect_locked(workspace, paths, now, on_progress or (lambda _p: None), cancel, scan)
+    except BlockingIOError:
+        return Outcome(agent_id, "busy", "a reflection of this agent is already running")
+
+
+def _reflect_locked(
+    workspace: Workspace,
+    paths: AgentPaths,
+    now: datetime,
+    report: ProgressFn,
+    cancel: threading.Event | None,
+    scan: AgentScan | None,
+) -> Outcome:
+    agent = paths.id
+    settings = workspace.settings
+    recovered = recover_agent(paths)
+    if recovered:
+        report(Progress(agent, BUNDLE, recovered))
+    prepared = prepare(workspace, agent, scan)
+    bundle = prepared.bundle
+    outcome = Outcome(agent, "", "", bundle_tokens=bundle.tokens, redactions=prepared.prompt.redactions)
+    report(
+        Progress(
+            agent,
+            BUNDLE,
+            f"bundle built: {bundle.tokens} tokens, {prepared.prompt.redactions} redactions, "
+            f"{bundle.items_kept}/{bundle.items_total} events from {len(bundle.conversations)} conversation(s)",
+        )
+    )
+
+    def cancelled() -> Outcome:
+        outcome.status, outcome.message = "cancelled", "cancelled; nothing was written"
+        report(Progress(agent, DONE, outcome.message))
+        return outcome
+
+    if cancel is not None and cancel.is_set():
+        return cancelled()
+    try:
+        config = model_config(settings)
+        report(Progress(agent, WAITING, f"waiting for {config.name} ({prepared.prompt.tokens} prompt tokens)"))
+        reply: ModelReply = complete(
+            config,
+            prepared.prompt.messages,
+            cancel,
+            on_retry=lambda n, why, delay: report(
+                Progress(agent, RETRYING, f"attempt {n} failed ({why}); retrying in {delay:g}s")
+            ),
+        )
+    except Cancelled:
+        return cancelled()
+    except ModelError as exc:
+        outcome.status = "transient_failure" if exc.transient else "failed"
+        outcome.message = f"model call failed after {exc.attempts} attempt(s): {exc}; nothing changed"
+        outcome.attempts = exc.attempts
+        report(Progress(agent, DONE, outcome.message))
+        return record_failure(paths, now, outcome, exc.transient)
+    outcome.prompt_tokens, outcome.completion_tokens = reply.prompt_tokens, reply.completion_tokens
+    outcome.cost_usd, outcome.attempts = reply.cost_usd, reply.attempts
+    report(Progress(agent, VALIDATING, "validating the answer"))
+    try:
+        answer = parse_reply(reply.text)
+    except ReplyError as exc:
+        outcome.reply_path = str(_keep_reply(paths, now, reply.text))
+        outcome.status, outcome.message = "invalid_reply", f"{exc}; nothing written (reply kept at {outcome.reply_path})"
+        report(Progress(agent, DONE, outcome.message))
+        return record_failure(paths, now, outcome, transient=False)
+    if cancel is not None and cancel.is_set():
+        return cancelled()
+    outcome.summary = answer.summary
+    usage = {
+        "model": config.name,
+        "prompt_tokens": reply.prompt_tokens,
+        "completion_tokens": reply.completion_tokens,
+        "cost_usd": reply.cost_usd,
+        "bundle_tokens": bundle.tokens,
+        "redactions": prepared.prompt.redactions,
+    }
+    if not answer.operations:
+        outcome.status, outcome.message = "nothing_to_save", "nothing to save"
+    else:
+        proposal = create_proposal(paths, settings, answer.summary, answer.operations, now, usage)
+        outcome.proposal = proposal.id
+        outcome.invalid = [{"index": o.index, "reason": o.reason} for o in proposal.operations if o.status == INVALID]
+        if outcome.invalid:
+            outcome.reply_path = str(_keep_reply(paths, now, reply.text))
+        if settings.auto_apply and not outcome.invalid:
+            report(Progress(agent, APPLYING, f"applying {len(proposal.operations)} operation(s)"))
+            with apply_lock(paths):
+                result = apply_pending(
+                    paths, settings, proposal, proposal.operations, now, by="reflection", max_removals=AUTO_APPLY_REMOVALS
+                )
+            outcome.changes = [c.id for c in result.applied]
+            outcome.status = "applied"
+            outcome.message = f"applied {len(outcome.changes)} change(s)" + (
+                f"; {len(result.failed)} failed: " + "; ".join(result.failed) if result.failed else ""
+            )
+            if result.held:
+                outcome.message += f"; {len(result.held)} operation(s) wait for approval in {proposal.id} (auto_apply removes at most one skill per answer)"
+        else:
+            outcome.status = "proposed"
+            pending = len(proposal.operations) - len(outcome.invalid)
+            why = (
+                f"; {len(outcome.invalid)} invalid operation(s), so nothing is applied automatically"
+                if outcome.invalid and settings.auto_apply
+                else ""
+            )
+            outcome.message = f"proposal {proposal.id}: {pending} operation(s) to review, {len(outcome.invalid)} invalid{why}"
+    write_state(paths, last_reflection_at=format_ts(now), last_outcome=outcome.status, last_usage=usage, backoff=None)
+    log_event(
+        paths,
+        "reflection",
+        now,
+        status=outcome.status,
+        summary=answer.summary,
+        operations=len(answer.operations),
+        proposal=outcome.proposal,
+        changes=outcome.changes or None,
+        **{k: v for k, v in usage.items() if v is not None},
+    )
+    report(Progress(agent, DONE, outcome.message))
+    return outcome

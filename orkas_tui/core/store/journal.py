@@ -1,0 +1,189 @@
+"""The write-ahead journal: an apply or a revert is written down, fsynced, before any file is touched.
+
+One intent at a time per agent (under its apply lock), in ``<agent>/.orkas/journal.json``:
+what is being done (``apply`` of a proposal's operation, or ``revert`` of a change)
+and one *step* per file with its whole text before and after, the history id
+reserved for it and the event to log. After a crash the next command finds the
+intent and finishes it: every file that still holds its *before* text gets its
+*after* text. A file that holds neither (a person edited it since) is never
+overwritten: the steps already written are put back to *before* and the
+operation is left undone. The journal is removed only once the files, the history
+and the proposal agree, so a kill at any moment leaves it to be finished.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import orjson
+
+from orkas_tui.core.read.files import ConflictError, atomic_write, current_version, read_versioned, remove_file, version_of
+from orkas_tui.core.read.timefmt import parse_ts
+from orkas_tui.core.read.workspace import SLUG, AgentPaths
+from orkas_tui.core.store.notes import NOTES
+
+ACTIONS = (
+    "create_skill",
+    "patch_skill",
+    "delete_skill",
+    "evict_skill",
+    "update_self",
+    "edit_skill",
+)  # edit_skill: a person's edit (core/user_edits.py)
+CHANGE_ID = r"^[a-z0-9_-]{1,64}\.c[0-9]{1,9}$"
+
+
+class JournalError(ValueError):
+    """The journal cannot be used as written (damaged or tampered with); nothing was done."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """One file's change: its whole text before and after (``None``: no file)."""
+
+    action: str
+    kind: str  # "skill" or "note"
+    target: str  # the skill slug or the note name
+    before: str | None
+    after: str | None
+    change: str = ""  # the history id reserved for it
+    event: dict | None = None  # the events.jsonl entry to log once it is done: {"type": ..., fields}
+
+    def path_in(self, paths: AgentPaths) -> Path:
+        return target_path(paths, self.kind, self.target)
+
+
+def target_problem(kind: object, target: object) -> str | None:
+    """Why a step or a history entry does not name a skill or a note of the agent, or ``None``."""
+    if (kind == "skill" and isinstance(target, str) and SLUG.fullmatch(target)) or (kind == "note" and target in NOTES):
+        return None
+    return f"{str(kind)[:20]!r} {str(target)[:80]!r} is neither a skill slug nor a note name"
+
+
+def target_path(paths: AgentPaths, kind: str, target: str) -> Path:
+    if problem := target_problem(kind, target):
+        raise JournalError(problem)
+    return paths.skill(target) if kind == "skill" else paths.note(target)
+
+
+def journal_path(paths: AgentPaths) -> Path:
+    return paths.private / "journal.json"
+
+
+def begin(paths: AgentPaths, intent: dict, steps: list[Step]) -> dict:
+    """Write the intent (fsynced, with its folder) before anything it names is touched."""
+    record = {**intent, "steps": [asdict(s) for s in steps]}
+    atomic_write(journal_path(paths), orjson.dumps(record, option=orjson.OPT_INDENT_2) + b"\n")
+    return record
+
+
+def pending(paths: AgentPaths) -> dict | None:
+    """The unfinished intent, checked like any untrusted input; ``None`` when there is none."""
+    try:
+        data, _ = read_versioned(journal_path(paths))
+    except OSError as exc:
+        raise JournalError(f".orkas/journal.json cannot be read ({exc.strerror})") from exc
+    if data is None:
+        return None
+    try:
+        record = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        raise JournalError(".orkas/journal.json is not JSON") from exc
+    return _checked(record)
+
+
+def steps_of(record: dict) -> list[Step]:
+    return [Step(**s) for s in record["steps"]]
+
+
+def reserved_changes(paths: AgentPaths) -> list[str]:
+    """History ids an unfinished intent has reserved (a new change never takes one)."""
+    with contextlib.suppress(JournalError):
+        record = pending(paths)
+        if record is not None:
+            return [s["change"] for s in record["steps"] if s["change"]]
+    return []
+
+
+def clear(paths: AgentPaths) -> None:
+    remove_file(journal_path(paths), force=True)
+
+
+def write_steps(paths: AgentPaths, steps: list[Step]) -> None:
+    """Give every file its *after* text; one holding neither text rolls every step back.
+
+    Idempotent: a file already at *after* is left alone, so a finished step is never
+    written twice. Raises :class:`ConflictError` (after the roll-back) on a file changed by someone else.
+    """
+    states = [_state(paths, s) for s in steps]
+    if "other" in states:
+        for step, state in zip(steps, states):
+            if state == "after" and step.before != step.after:
+                _put(step.path_in(paths), step.before, expected=_version(step.after))
+        changed = next(s for s, state in zip(steps, states) if state == "other")
+        raise ConflictError(
+            changed.path_in(paths),
+            f"{changed.path_in(paths).relative_to(paths.root)} changed on disk since it was read; nothing was applied",
+        )
+    for step, state in zip(steps, states):
+        if state == "before":
+            _put(step.path_in(paths), step.after, expected=_version(step.before))
+
+
+def _state(paths: AgentPaths, step: Step) -> str:
+    version = current_version(step.path_in(paths))
+    if version == _version(step.after):
+        return "after"
+    return "before" if version == _version(step.before) else "other"
+
+
+def _version(text: str | None) -> str | None:
+    return None if text is None else version_of(text.encode("utf-8"))
+
+
+def _put(path: Path, text: str | None, expected: str | None) -> None:
+    if text is None:
+        remove_file(path, expected=expected)
+    else:
+        atomic_write(path, text, expected=expected)
+
+
+def _checked(record: object) -> dict:
+    def need(ok: bool, what: str) -> None:
+        if not ok:
+            raise JournalError(
+                f".orkas/journal.json is damaged ({what}); nothing was done. Check the files it names, then move it away"
+            )
+
+    need(isinstance(record, dict), "not an object")
+    kind = record.get("kind")
+    need(kind in ("apply", "revert"), "unknown kind")
+    need(isinstance(record.get("by"), str), "no by")
+    need(isinstance(record.get("at"), str) and parse_ts(record["at"]) is not None, "no time")
+    if kind == "apply":
+        need(isinstance(record.get("proposal"), str) and type(record.get("op_index")) is int, "no proposal operation")
+    else:
+        need(isinstance(record.get("revert"), str) and re.match(CHANGE_ID, record["revert"]) is not None, "no change to revert")
+    steps = record.get("steps")
+    need(isinstance(steps, list) and 0 < len(steps) <= 2, "no steps")
+    for step in steps:
+        need(
+            isinstance(step, dict) and set(step) == {"action", "kind", "target", "before", "after", "change", "event"},
+            "a step's keys",
+        )
+        need(step["action"] in ACTIONS, "a step's action")
+        problem = target_problem(step["kind"], step["target"])
+        need(problem is None, problem or "")
+        need(all(step[k] is None or isinstance(step[k], str) for k in ("before", "after")), "a step's text")
+        need(
+            isinstance(step["change"], str) and (step["change"] == "" or re.match(CHANGE_ID, step["change"]) is not None),
+            "a step's change id",
+        )
+        need(
+            step["event"] is None or (isinstance(step["event"], dict) and isinstance(step["event"].get("type"), str)),
+            "a step's event",
+        )
+    return record

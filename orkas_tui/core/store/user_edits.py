@@ -1,0 +1,96 @@
+"""A person's own edits of skills and notes, recorded in history like a reflection's.
+
+Each save is checked first (a skill keeps a name and a description and front matter that
+parses; a note stays under its cap) and refused with the reason, nothing written. A save
+that goes through writes the file under the agent's apply lock and records one change
+(``by: "user"``) with its before and after text, so :func:`~orkas_tui.core.store.history.revert`
+undoes it exactly as it undoes an applied proposal.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+from orkas_tui.core.read.files import atomic_write, read_versioned
+from orkas_tui.core.read.settings import Settings
+from orkas_tui.core.read.workspace import AgentPaths
+from orkas_tui.core.store.history import Change, record_change
+from orkas_tui.core.store.notes import NOTES, SelfNotes
+from orkas_tui.core.store.proposals import apply_lock
+from orkas_tui.core.store.skills import Skill, SkillError, SkillStore, parse_skill
+from orkas_tui.core.store.system_events import log_event
+
+BY = "user"
+
+
+def _text(path: Path) -> str | None:
+    data, _ = read_versioned(path)
+    return None if data is None else data.decode("utf-8", "replace")
+
+
+def edit_skill(
+    paths: AgentPaths,
+    settings: Settings,
+    slug: str,
+    description: str,
+    body: str,
+    expected: str | None,
+    now: datetime,
+    force: bool = False,
+) -> tuple[Skill, Change]:
+    """Save a person's description and body; raises :class:`SkillError` (or ``ConflictError``) with nothing written."""
+    if not description.strip():
+        raise SkillError(f"{slug}.md: the description is empty; it is what the agent reads to choose the skill. Not saved")
+    store = SkillStore(paths, settings)
+    with apply_lock(paths):
+        before = _text(store.paths.skill(slug))
+        saved = store.edit(slug, description, body, expected, now, force=force)
+        change = record_change(
+            paths, now, by=BY, action="edit_skill", kind="skill", target=slug, before=before, after=_text(paths.skill(slug))
+        )
+    return saved, change
+
+
+def save_skill_text(
+    paths: AgentPaths, settings: Settings, slug: str, text: str, expected: str | None, now: datetime, force: bool = False
+) -> tuple[Skill, Change]:
+    """Save a whole skill file as a person wrote it (how a broken one is fixed), if it is a valid skill."""
+    payload = text.encode("utf-8")
+    skill = parse_skill(slug, payload)  # raises SkillError: not valid YAML, no name
+    if not skill.description:
+        raise SkillError(f"{slug}.md: front matter has no description; not saved")
+    if len(skill.body) > settings.max_skill_body_chars:
+        raise SkillError(
+            f"{slug}.md: the body is {len(skill.body):,} characters, over the {settings.max_skill_body_chars:,} limit; not saved"
+        )
+    path = paths.skill(slug)
+    with apply_lock(paths):
+        before = _text(path)
+        atomic_write(path, payload, expected=... if force else expected)
+        log_event(paths, "skill_edited", now, skill=slug, by=BY)
+        change = record_change(paths, now, by=BY, action="edit_skill", kind="skill", target=slug, before=before, after=text)
+    return skill, change
+
+
+def delete_skill(paths: AgentPaths, settings: Settings, slug: str, expected: str | None, now: datetime) -> Change:
+    """Delete a skill a person chose to delete; the change keeps its text, so it can be reverted."""
+    with apply_lock(paths):
+        before = _text(paths.skill(slug))
+        SkillStore(paths, settings).delete(slug, now, expected=expected, by=BY)
+        return record_change(paths, now, by=BY, action="delete_skill", kind="skill", target=slug, before=before, after=None)
+
+
+def save_note(
+    paths: AgentPaths, settings: Settings, note: str, text: str, expected: str | None, now: datetime, force: bool = False
+) -> tuple[str, Change | None]:
+    """Save a self note a person edited; returns its new version and the recorded change
+    (``None`` when the text is what the file already held: nothing to undo, nothing recorded)."""
+    notes = SelfNotes(paths, settings)
+    with apply_lock(paths):
+        before = _text(paths.note(note)) if note in NOTES else None
+        version = notes.write(note, text, expected, now, by=BY, force=force)
+        if before == text or (before is None and not text):
+            return version, None
+        change = record_change(paths, now, by=BY, action="update_self", kind="note", target=note, before=before, after=text)
+    return version, change

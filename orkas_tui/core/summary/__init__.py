@@ -1,0 +1,1 @@
+"""Summary: each conversation folded into scored turns and skill uses; the caches of what was folded."""
