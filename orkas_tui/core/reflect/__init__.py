@@ -1,1 +1,1 @@
-"""Reflect: the queue, the bundle, redaction, the prompt, the model call and one reflection's run."""
+"""Reflect: the queue, the bundle, the prompt, the model call and one reflection's run."""

@@ -1,1 +1,1 @@
-"""Store: skills, self notes, proposals, history and the journal: the only writers of an agent's files."""
+"""Store: skills, self notes, proposals, history, the journal, and the checks (guard, redaction) every write of model text passes."""
