@@ -5,6 +5,8 @@ price-map fetch and telemetry off. Time-outs, 429 and 5xx (and refused
 connections) are retried with exponential back-off; when retries run out the
 failure is *transient*: it changes nothing and spends no cooldown. The call runs
 in a worker thread so a cancel is honoured within a fraction of a second.
+:func:`takes_response_schema` asks litellm's bundled model map (no network) whether
+the model accepts a JSON schema as ``response_format``.
 """
 
 from __future__ import annotations
@@ -103,6 +105,17 @@ def _litellm():
     return litellm
 
 
+def takes_response_schema(config: ModelConfig) -> bool:
+    """Whether litellm's model map says this model takes a JSON schema as ``response_format``.
+    An unknown model (a local server's, most often) does not: it gets plain instructions."""
+    litellm = _litellm()
+    try:
+        model, provider, _key, _base = litellm.get_llm_provider(model=config.name, api_base=config.api_base)
+    except Exception:  # litellm cannot tell the provider: it cannot say the model takes a schema either
+        return False
+    return bool(litellm.supports_response_schema(model=model, custom_llm_provider=provider))
+
+
 def _is_transient(exc: BaseException, litellm) -> bool:
     status = getattr(exc, "status_code", None)
     if isinstance(status, int) and (status in TRANSIENT_STATUSES or status >= 500):
@@ -170,8 +183,10 @@ def complete(
     messages: list[dict],
     cancel: threading.Event | None = None,
     on_retry: Callable[[int, str, float], None] | None = None,
+    response_format: dict | None = None,
 ) -> ModelReply:
-    """Send the messages; retry transient failures; raise :class:`ModelError` or :class:`Cancelled`."""
+    """Send the messages (with ``response_format`` when given); retry transient failures;
+    raise :class:`ModelError` or :class:`Cancelled`."""
     litellm = _litellm()
     kwargs: dict[str, object] = {
         "model": config.name,
@@ -185,6 +200,8 @@ def complete(
         kwargs["api_base"] = config.api_base
     if config.api_key:
         kwargs["api_key"] = config.api_key
+    if response_format is not None:
+        kwargs["response_format"] = response_format
     attempt = 0
     while True:
         attempt += 1
