@@ -36,47 +36,65 @@ _OBJECTS_EN = (
 )
 _CUE_EN = r"use|in|it's|it is|check|open|edit|try|want|need|meant|mean|change|on"
 _CUE_ES = r"usa|use|en|es|era|mira|abre|edita|quiero|quer[ií]a|cambia"
-FORMS = (
+# (gate, form): a form is tried only when one of its gate words is in the lowercased text
+# (an empty gate: always), which keeps the forms cheap on the observation hot path.
+FORMS: tuple[tuple[tuple[str, ...], str], ...] = (
     # English
-    rf"\A\W*(?:no|nope|nah)\s*[,.;:!\u2014\u2013-]+(?=\s*(?!(?:{_NO_THEN})\b)\S)",
-    r"\bincorrect\b",
-    r"\b(?:not|isn't|is not|wasn't) (?:right|correct|accurate)\b(?! (?:now|away|yet)\b)",
-    r"\bnot (?:quite|exactly)\b(?! (?:sure|certain|clear|what)\b)",
-    r"\bnot what I (?:asked|wanted|meant|said|need(?:ed)?)\b",
-    r"\byou (?:misunderstood|misread|forgot|missed|broke|ignored)\b",
-    r"\bI (?:said|told you|asked (?:you )?(?:for|to))\b",
-    r"\bshould(?:'ve| have) been\b",
-    r"\bwhy did you\b",
-    r"\b(?:put|change) (?:it|them|that) back\b",
-    r"\b(?:undo|revert) (?:that|this|it|the last|your|the change|these)\b",
-    r"\bstill (?:not working|doesn't|does not|doesnt|isn't|is not|fails|failing|broken|crash(?:es|ing)|the same|wrong)\b",
-    rf"(?:\A\W*|\b(?:{_CUE_EN})\s+)the other (?:{_OBJECTS_EN})\b",
-    rf"\bnot (?:this|that|the) (?:right )?(?:{_OBJECTS_EN})\b",
+    ((), rf"\A\W*(?:no|nope|nah)\s*[,.;:!\u2014\u2013-]+(?=\s*(?!(?:{_NO_THEN})\b)\S)"),
+    (("incorrect",), r"\bincorrect\b"),
+    (("right", "correct", "accurate"), r"\b(?:not|isn't|is not|wasn't) (?:right|correct|accurate)\b(?! (?:now|away|yet)\b)"),
+    (("quite", "exactly"), r"\bnot (?:quite|exactly)\b(?! (?:sure|certain|clear|what)\b)"),
+    (("what i",), r"\bnot what I (?:asked|wanted|meant|said|need(?:ed)?)\b"),
+    (
+        ("misunderstood", "misread", "forgot", "missed", "broke", "ignored"),
+        r"\byou (?:misunderstood|misread|forgot|missed|broke|ignored)\b",
+    ),
+    (("said", "told", "asked"), r"\bI (?:said|told you|asked (?:you )?(?:for|to))\b"),
+    (("been",), r"\bshould(?:'ve| have) been\b"),
+    (("why did",), r"\bwhy did you\b"),
+    (("back",), r"\b(?:put|change) (?:it|them|that) back\b"),
+    (("undo", "revert"), r"\b(?:undo|revert) (?:that|this|it|the last|your|the change|these)\b"),
+    (
+        ("still",),
+        r"\bstill (?:not working|doesn't|does not|doesnt|isn't|is not|fails|failing|broken|crash(?:es|ing)|the same|wrong)\b",
+    ),
+    (("the other",), rf"(?:\A\W*|\b(?:{_CUE_EN})\s+)the other (?:{_OBJECTS_EN})\b"),
+    (("not th",), rf"\bnot (?:this|that|the) (?:right )?(?:{_OBJECTS_EN})\b"),
     # Spanish
-    r"(?<!no )\b(?:est[aá]s?|qued[oó]) mal\b",
-    r"\A\W*mal\b",
-    r"\bno (?:es|era) (?:as[ií]|eso|correct[oa]|lo que)\b",
-    r"\bno es (?:el|la) \w+ correct[oa]\b",
-    r"\bno (?:est[aá] bien|exactamente|me refer[ií]a)\b",
-    r"\bincorrect[oa]\b",  # singular: "la respuesta es incorrecta"; a plural is more often content
-    r"\berr[oó]ne[oa]\b",
-    r"\bte (?:equivocaste|has equivocado|confundiste|has confundido|olvidaste|has olvidado|dije|ped[ií])\b",
-    r"\b(?:olvidaste|quise decir|al rev[eé]s|en lugar de)\b",
-    r"\b(?:sigue|todav[ií]a) (?:sin funcionar|fallando|igual|mal|roto|no funciona)\b",
-    r"\b(?:deshaz|revierte)\b",
-    r"\b(?:esa|ese|eso|esta|este|as[ií]) no\s*[,.;:]",
-    rf"(?:\A\W*|\b(?:{_CUE_ES})\s+)(?:la otra|el otro|los otros|las otras)\s+(?!(?:d[ií]a|vez|lado|enfoque)\b)\w+",
+    (("mal",), r"(?<!no )\b(?:est[aá]s?|qued[oó]) mal\b"),
+    ((), r"\A\W*mal\b"),
+    (("no es", "no era"), r"\bno (?:es|era) (?:as[ií]|eso|correct[oa]|lo que)\b"),
+    (("correct",), r"\bno es (?:el|la) \w+ correct[oa]\b"),
+    (("no est", "no exac", "no me"), r"\bno (?:est[aá] bien|exactamente|me refer[ií]a)\b"),
+    # singular: "la respuesta es incorrecta"; a plural is more often content
+    (("incorrect",), r"\bincorrect[oa]\b"),
+    (("rrone", "rróne"), r"\berr[oó]ne[oa]\b"),
+    (
+        ("equivoc", "confund", "olvid", "te dije", "te ped"),
+        r"\bte (?:equivocaste|has equivocado|confundiste|has confundido|olvidaste|has olvidado|dije|ped[ií])\b",
+    ),
+    (("olvidaste", "quise decir", "al rev", "en lugar de"), r"\b(?:olvidaste|quise decir|al rev[eé]s|en lugar de)\b"),
+    (("sigue", "todav"), r"\b(?:sigue|todav[ií]a) (?:sin funcionar|fallando|igual|mal|roto|no funciona)\b"),
+    (("deshaz", "revierte"), r"\b(?:deshaz|revierte)\b"),
+    (("esa no", "ese no", "eso no", "esta no", "este no", "así no", "asi no"), r"\b(?:esa|ese|eso|esta|este|as[ií]) no\s*[,.;:]"),
+    (
+        ("otra", "otro"),
+        rf"(?:\A\W*|\b(?:{_CUE_ES})\s+)(?:la otra|el otro|los otros|las otras)\s+(?!(?:d[ií]a|vez|lado|enfoque)\b)\w+",
+    ),
     # Chinese
-    r"不是(?:这个|那个|这样|这里|那里|我要的|我想要的)|并不是|不是.{1,12}而是",
-    r"(?:搞|弄|改|理解|看|用)错",
-    r"(?:还是|依然|仍然|依旧)(?:不行|不对|报|没用|没有用|没反应|不显示|不工作|失败|有问题|一样)",
-    r"我(?:说的是|的意思是|要的是|指的是|让你)",
-    r"你(?:又)?(?:忘了|漏了)|漏掉了",
-    r"不正确|不准确|有误",
-    r"撤销|撤回|回滚|(?<!不用)改回(?:去|来)",
-    r"(?:别|不要)用.{1,20}[，,]\s*(?:用|改用|换成)",
-    r"(?:是|用|换成|改成|在)另一个",
-    r"应该(?:用|在|改)",
+    (("不是",), r"不是(?:这个|那个|这样|这里|那里|我要的|我想要的)|并不是|不是.{1,12}而是"),
+    (("错",), r"(?:搞|弄|改|理解|看|用)错"),
+    (
+        ("还是", "依然", "仍然", "依旧"),
+        r"(?:还是|依然|仍然|依旧)(?:不行|不对|报|没用|没有用|没反应|不显示|不工作|失败|有问题|一样)",
+    ),
+    (("我",), r"我(?:说的是|的意思是|要的是|指的是|让你)"),
+    (("忘了", "漏"), r"你(?:又)?(?:忘了|漏了)|漏掉了"),
+    (("不正确", "不准确", "有误"), r"不正确|不准确|有误"),
+    (("撤", "回滚", "改回"), r"撤销|撤回|回滚|(?<!不用)改回(?:去|来)"),
+    (("用",), r"(?:别|不要)用.{1,20}[，,]\s*(?:用|改用|换成)"),
+    (("另一个",), r"(?:是|用|换成|改成|在)另一个"),
+    (("应该",), r"应该(?:用|在|改)"),
 )
 
 
@@ -95,7 +113,21 @@ def _unbounded_script(phrase: str) -> bool:
     return False
 
 
-_FORMS = re.compile("|".join(f"(?:{form})" for form in FORMS), re.IGNORECASE)
+FORM_CHARS = 2_000  # forms read the head of a message: a correction comes first; pasted logs or code follow
+_FORMS = tuple((frozenset(gate), re.compile(form, re.IGNORECASE)) for gate, form in FORMS)
+_GATE_WORDS = tuple(sorted({word for gate, _form in FORMS for word in gate}))
+
+
+def _form(text: str) -> re.Match | None:
+    head = text[:FORM_CHARS]
+    lowered = head.lower()
+    present = {word for word in _GATE_WORDS if word in lowered}
+    for gate, form in _FORMS:
+        if gate and gate.isdisjoint(present):
+            continue
+        if match := form.search(head):
+            return match
+    return None
 
 
 class CorrectionMatcher:
@@ -115,7 +147,7 @@ class CorrectionMatcher:
         if not isinstance(text, str) or not text:
             return None
         folded = text.translate(_APOSTROPHES)
-        match = (self._regex.search(folded) if self._regex is not None else None) or _FORMS.search(folded)
+        match = (self._regex.search(folded) if self._regex is not None else None) or _form(folded)
         return match.group(0).strip() if match else None
 
 

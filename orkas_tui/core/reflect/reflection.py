@@ -141,7 +141,10 @@ def follow_up(reply_text: str, error: ReplyError) -> list[dict]:
         f"\n[... {len(reply_text) - ECHO_CHARS:,} more characters]" if len(reply_text) > ECHO_CHARS else ""
     )
     errors = "\n".join(f"- {e}" for e in error.errors)
-    return [{"role": "assistant", "content": echo or "(an empty answer)"}, {"role": "user", "content": FOLLOW_UP.format(errors=errors)}]
+    return [
+        {"role": "assistant", "content": echo or "(an empty answer)"},
+        {"role": "user", "content": FOLLOW_UP.format(errors=errors)},
+    ]
 
 
 def prepare(workspace: Workspace, agent_id: str, scan: AgentScan | None = None) -> Prepared:
