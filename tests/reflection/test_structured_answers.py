@@ -23,7 +23,7 @@ from orkas_tui.core.reflect.reflection import reflect
 from orkas_tui.core.store.answer import SCHEMA_NAME, answer_schema
 from orkas_tui.core.store.proposals import list_proposals
 from tests.modelserver import ModelServer, reply
-from tests.reflection.conftest import NOW, set_reflected, trigger_turn
+from tests.reflection.conftest import NOW, run_cli, set_reflected, trigger_turn
 
 VALID = {
     "summary": "The user wants staging first.",
@@ -144,6 +144,7 @@ def test_a_second_misfit_is_one_clear_error_and_writes_nothing(root, server) -> 
     server.steps = [reply(MISFIT), reply("not JSON at all")]
     outcome = reflect(workspace(root, server, PLAIN_MODEL), "a1", NOW)
     assert outcome.status == "invalid_reply" and len(server.requests) == 2
+    assert not any("response_format" in request for request in server.requests)
     assert outcome.message.startswith("the reply is not JSON")
     assert "the second answer did not fit either (the first answer: operation 0" in outcome.message
     paths = Workspace(root).agent("a1")
@@ -162,3 +163,11 @@ def test_a_valid_first_answer_is_asked_once(root, server) -> None:
     outcome = reflect(workspace(root, server, SCHEMA_MODEL), "a1", NOW)
     assert outcome.status == "nothing_to_save" and outcome.asks == 1 and len(server.requests) == 1
     assert outcome.cost_usd == pytest.approx(one_answer_cost())
+
+
+def test_the_cli_says_both_answers_were_counted(root, server, capsys) -> None:
+    server.steps = [reply(MISFIT), reply(VALID)]
+    workspace(root, server, PLAIN_MODEL)
+    code, out, err = run_cli(capsys, "reflect", "a1", "--workspace", str(root), "--now", "2026-11-30T09:00:00Z")
+    assert code == 0, err
+    assert "tokens: 2400 in, 160 out; cost unknown (both answers: the first did not fit the schema: operation 0" in out
