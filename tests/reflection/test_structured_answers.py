@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import socket
+import threading
 from datetime import timedelta
 from pathlib import Path
 
@@ -19,10 +20,10 @@ import pytest
 
 from orkas_tui.core.read.workspace import Workspace, read_state
 from orkas_tui.core.reflect.llm import model_config, takes_response_schema
-from orkas_tui.core.reflect.reflection import reflect
+from orkas_tui.core.reflect.reflection import VALIDATING, reflect
 from orkas_tui.core.store.answer import SCHEMA_NAME, answer_schema
 from orkas_tui.core.store.proposals import list_proposals
-from tests.modelserver import ModelServer, reply
+from tests.modelserver import ModelServer, error, reply
 from tests.reflection.conftest import NOW, run_cli, set_reflected, trigger_turn
 
 VALID = {
@@ -171,3 +172,25 @@ def test_the_cli_says_both_answers_were_counted(root, server, capsys) -> None:
     code, out, err = run_cli(capsys, "reflect", "a1", "--workspace", str(root), "--now", "2026-11-30T09:00:00Z")
     assert code == 0, err
     assert "tokens: 2400 in, 160 out; cost unknown (both answers: the first did not fit the schema: operation 0" in out
+
+
+def test_a_cancel_before_the_second_ask_is_honoured(root, server) -> None:
+    server.steps = [reply(MISFIT), reply(VALID)]
+    cancel = threading.Event()
+
+    def cancel_while_validating(progress) -> None:  # the person cancels as the first answer is checked
+        if progress.stage == VALIDATING:
+            cancel.set()
+
+    outcome = reflect(workspace(root, server, PLAIN_MODEL), "a1", NOW, on_progress=cancel_while_validating, cancel=cancel)
+    assert outcome.status == "cancelled" and len(server.requests) == 1
+    assert list_proposals(Workspace(root).agent("a1")) == []
+
+
+def test_a_failed_second_call_keeps_the_first_tries_tokens(root, server) -> None:
+    server.steps = [reply(MISFIT), error(400)]
+    outcome = reflect(workspace(root, server, PLAIN_MODEL), "a1", NOW)
+    assert outcome.status == "failed" and len(server.requests) == 2
+    assert (outcome.asks, outcome.attempts, outcome.prompt_tokens, outcome.completion_tokens) == (1, 2, 1200, 80)
+    [failed] = events(root, "reflection_failed")
+    assert failed["prompt_tokens"] == 1200 and "make_skill" in failed["first_error"]
