@@ -7,15 +7,15 @@ an agent runs at a time (a non-blocking per-agent lock); a second one returns
 ``busy`` at once. :func:`prepare` builds exactly what would be sent, without
 importing litellm or opening any connection: the dry run.
 
-Outcomes and what they write:
-
-- ``proposed`` / ``applied`` / ``nothing_to_save``: the reflection happened;
-  ``last_reflection_at`` is set (the cooldown starts) and a ``reflection`` event is logged.
 The model is asked for the answer in the answer's JSON schema when litellm says it
 takes one (plain instructions otherwise); an answer that does not fit the schema
 is asked for again once, quoting the errors, and that second try is counted in the
 outcome's tokens, cost and attempts.
 
+Outcomes and what they write:
+
+- ``proposed`` / ``applied`` / ``nothing_to_save``: the reflection happened;
+  ``last_reflection_at`` is set (the cooldown starts) and a ``reflection`` event is logged.
 - ``transient_failure`` / ``failed`` / ``invalid_reply``: no skill, note or
   proposal is written and no cooldown is spent; the failure is recorded in the
   agent's state (a failure that is not transient also counts towards the
@@ -36,7 +36,15 @@ from orkas_tui.core.read.files import atomic_write, file_lock
 from orkas_tui.core.read.timefmt import format_ts
 from orkas_tui.core.read.workspace import AgentPaths, Workspace, read_state, write_state
 from orkas_tui.core.reflect.bundle import Bundle, build_bundle
-from orkas_tui.core.reflect.llm import Cancelled, ModelError, ModelReply, complete, model_config, takes_response_schema
+from orkas_tui.core.reflect.llm import (
+    Cancelled,
+    ModelConfig,
+    ModelError,
+    ModelReply,
+    complete,
+    model_config,
+    takes_response_schema,
+)
 from orkas_tui.core.reflect.prompt import Prompt, build_prompt
 from orkas_tui.core.store.answer import response_format
 from orkas_tui.core.store.guard import MAX_REPLY_CHARS
@@ -131,6 +139,10 @@ class Outcome:
         return dict(self.__dict__)
 
 
+def _known(**fields: object) -> dict:
+    return {k: v for k, v in fields.items() if v is not None}
+
+
 def _total(first: bool, total, part):
     return part if first else (None if total is None or part is None else total + part)
 
@@ -188,12 +200,13 @@ def record_failure(paths: AgentPaths, now: datetime, outcome: Outcome, transient
         error=outcome.message,
         reply=outcome.reply_path,
         attempts=outcome.attempts,
-        **{
-            k: v
-            for k, v in outcome.usage().items()
-            if v is not None and k in ("prompt_tokens", "completion_tokens", "cost_usd", "asks")
-        },
-        **({"first_error": outcome.first_error} if outcome.first_error else {}),
+        **_known(
+            prompt_tokens=outcome.prompt_tokens,
+            completion_tokens=outcome.completion_tokens,
+            cost_usd=outcome.cost_usd,
+            asks=outcome.asks or None,
+            first_error=outcome.first_error,
+        ),
     )
     return outcome
 
@@ -250,7 +263,7 @@ def _reflect_locked(
     if cancel is not None and cancel.is_set():
         return cancelled()
 
-    def ask(messages: list[dict]) -> ModelReply:
+    def ask(config: ModelConfig, messages: list[dict]) -> ModelReply:
         reply = complete(
             config,
             messages,
@@ -268,7 +281,7 @@ def _reflect_locked(
         outcome.response_schema = takes_response_schema(config)
         how = "the answer's JSON schema" if outcome.response_schema else "plain instructions"
         report(Progress(agent, WAITING, f"waiting for {config.name} ({prepared.prompt.tokens} prompt tokens, {how})"))
-        reply = ask(prepared.prompt.messages)
+        reply = ask(config, prepared.prompt.messages)
         report(Progress(agent, VALIDATING, "validating the answer"))
         try:
             answer = parse_reply(reply.text)
@@ -277,7 +290,7 @@ def _reflect_locked(
                 return cancelled()
             outcome.first_error = str(exc)
             report(Progress(agent, WAITING, f"the answer does not fit the schema ({exc}); asking again, once"))
-            reply = ask([*prepared.prompt.messages, *follow_up(reply.text, exc)])
+            reply = ask(config, [*prepared.prompt.messages, *follow_up(reply.text, exc)])
             report(Progress(agent, VALIDATING, "validating the second answer"))
             answer = parse_reply(reply.text)
     except Cancelled:
