@@ -53,6 +53,7 @@ class ModelReply:
     completion_tokens: int | None
     cost_usd: float | None
     attempts: int
+    response_schema: bool = False  # the request carried the JSON schema as response_format
 
 
 def model_config(settings: Settings) -> ModelConfig:
@@ -185,8 +186,10 @@ def complete(
     on_retry: Callable[[int, str, float], None] | None = None,
     response_format: dict | None = None,
 ) -> ModelReply:
-    """Send the messages (with ``response_format`` when given); retry transient failures;
-    raise :class:`ModelError` or :class:`Cancelled`."""
+    """Send the messages; retry transient failures; raise :class:`ModelError` or :class:`Cancelled`.
+
+    ``response_format`` (a JSON schema) is sent only when :func:`takes_response_schema`
+    says the model takes one; the reply says whether it was."""
     litellm = _litellm()
     kwargs: dict[str, object] = {
         "model": config.name,
@@ -200,7 +203,8 @@ def complete(
         kwargs["api_base"] = config.api_base
     if config.api_key:
         kwargs["api_key"] = config.api_key
-    if response_format is not None:
+    structured = response_format is not None and takes_response_schema(config)
+    if structured:
         kwargs["response_format"] = response_format
     attempt = 0
     while True:
@@ -219,10 +223,10 @@ def complete(
             if (cancel or threading.Event()).wait(delay):
                 raise Cancelled("cancelled while waiting to retry") from exc
             continue
-        return _reply(response, attempt, litellm)
+        return _reply(response, attempt, litellm, structured)
 
 
-def _reply(response, attempts: int, litellm) -> ModelReply:
+def _reply(response, attempts: int, litellm, structured: bool) -> ModelReply:
     choice = response.choices[0]
     text = getattr(choice.message, "content", None) or ""
     usage = getattr(response, "usage", None)
@@ -236,4 +240,5 @@ def _reply(response, attempts: int, litellm) -> ModelReply:
         completion_tokens=getattr(usage, "completion_tokens", None),
         cost_usd=cost,
         attempts=attempts,
+        response_schema=structured,
     )

@@ -43,7 +43,6 @@ from orkas_tui.core.reflect.llm import (
     ModelReply,
     complete,
     model_config,
-    takes_response_schema,
 )
 from orkas_tui.core.reflect.prompt import Prompt, build_prompt
 from orkas_tui.core.store.answer import response_format
@@ -271,16 +270,15 @@ def _reflect_locked(
             on_retry=lambda n, why, delay: report(
                 Progress(agent, RETRYING, f"attempt {n} failed ({why}); retrying in {delay:g}s")
             ),
-            response_format=response_format() if outcome.response_schema else None,
+            response_format=response_format(),
         )
+        outcome.response_schema = reply.response_schema
         outcome.count(reply)
         return reply
 
     try:
         config = model_config(settings)
-        outcome.response_schema = takes_response_schema(config)
-        how = "the answer's JSON schema" if outcome.response_schema else "plain instructions"
-        report(Progress(agent, WAITING, f"waiting for {config.name} ({prepared.prompt.tokens} prompt tokens, {how})"))
+        report(Progress(agent, WAITING, f"waiting for {config.name} ({prepared.prompt.tokens} prompt tokens)"))
         reply = ask(config, prepared.prompt.messages)
         report(Progress(agent, VALIDATING, "validating the answer"))
         try:
