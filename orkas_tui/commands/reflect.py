@@ -74,6 +74,8 @@ def render_outcome(outcome: Outcome) -> str:
     if outcome.prompt_tokens is not None:
         cost = "unknown" if outcome.cost_usd is None else f"${outcome.cost_usd:.4f}"
         line += f"\n  tokens: {outcome.prompt_tokens} in, {outcome.completion_tokens} out; cost {cost}"
+        if outcome.asks > 1:
+            line += f" (both answers: the first did not fit the schema: {outcome.first_error})"
     return line
 
 

@@ -218,7 +218,8 @@ def test_cycle_and_daemon_survive_a_malformed_answer_and_record_it(tmp_path: Pat
         set_reflected(root, agent, now - timedelta(days=2))
         trigger_turn(root, agent, now - timedelta(hours=3))
     good = {"summary": "ok", "operations": []}
-    with ModelServer([reply(ISSUE_ANSWERS[0]), reply(good), reply(ISSUE_ANSWERS[0])]) as server:
+    # a1 answers badly twice (a bad answer is asked for again once), a2 well
+    with ModelServer([reply(ISSUE_ANSWERS[0]), reply(ISSUE_ANSWERS[0]), reply(good)]) as server:
         configure(root, server)
         code, out, err = cli("cycle", "--workspace", str(root), "--now", format_ts(now))
         assert code == 0 and "Traceback" not in err

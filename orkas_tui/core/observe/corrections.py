@@ -1,8 +1,16 @@
 """The correction heuristic: a signal, not a verdict.
 
-Phrases match case-insensitively; phrases in scripts that separate words (Latin,
+Two parts. The phrase list (the ``correction_phrases`` setting, the spec's list by
+default) matches case-insensitively; phrases in scripts that separate words (Latin,
 Cyrillic, ...) match on word boundaries, phrases in scripts that do not (Chinese,
-Japanese) match anywhere. Typographic apostrophes are folded to ``'`` first.
+Japanese) match anywhere. Then the built-in *forms*: the ways people correct that a
+phrase list cannot say without misfiring: a bare "no, ..." opening the message, "not
+right" but not "not right now", the right object named against the wrong one ("use
+the other file", "la otra hoja", "用另一个接口"), "still failing" after a fix, and
+Chinese and Spanish forms beyond the spec's short list. Each form carries its own
+exclusions (the hard negatives of tests/data/corrections/), so it raises recall
+without losing precision; precision and recall per language are in docs/rules.md.
+Typographic apostrophes are folded to ``'`` first.
 """
 
 from __future__ import annotations
@@ -10,7 +18,84 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+# The heuristic's version: caches of observations include it in their fingerprint.
+# 2: the built-in forms joined the phrase list.
+VERSION = 2
+
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\uff07": "'"})
+
+# A bare "no" opening the message, then the fix; not "no problem", "no, thanks", "no, go ahead", ...
+_NO_THEN = (
+    r"problem|worries|need|rush|hurry|idea|thanks?|thank you|go ahead|that's fine|that is fine|it's fine|"
+    r"all good|no|nothing|not yet|hay problema|te preocupes|hace falta|gracias|adelante|importa|pasa nada|"
+    r"s[eé]|est[aá] mal|todav[ií]a no"
+)
+_OBJECTS_EN = (
+    r"one|ones|files?|functions?|methods?|class|branch|repo|repository|folder|directory|dir|tab|sheet|table|"
+    r"column|tests?|server|endpoint|config|version|page|window|component|module|script|database|db|log|path|key"
+)
+_CUE_EN = r"use|in|it's|it is|check|open|edit|try|want|need|meant|mean|change|on"
+_CUE_ES = r"usa|use|en|es|era|mira|abre|edita|quiero|quer[ií]a|cambia"
+# (gate, form): a form is tried only when one of its gate words is in the lowercased text
+# (an empty gate: always), which keeps the forms cheap on the observation hot path.
+FORMS: tuple[tuple[tuple[str, ...], str], ...] = (
+    # English
+    ((), rf"\A\W*(?:no|nope|nah)\s*[,.;:!\u2014\u2013-]+(?=\s*(?!(?:{_NO_THEN})\b)\S)"),
+    (("incorrect",), r"\bincorrect\b"),
+    (("right", "correct", "accurate"), r"\b(?:not|isn't|is not|wasn't) (?:right|correct|accurate)\b(?! (?:now|away|yet)\b)"),
+    (("quite", "exactly"), r"\bnot (?:quite|exactly)\b(?! (?:sure|certain|clear|what)\b)"),
+    (("what i",), r"\bnot what I (?:asked|wanted|meant|said|need(?:ed)?)\b"),
+    (
+        ("misunderstood", "misread", "forgot", "missed", "broke", "ignored"),
+        r"\byou (?:misunderstood|misread|forgot|missed|broke|ignored)\b",
+    ),
+    (("said", "told", "asked"), r"\bI (?:said|told you|asked (?:you )?(?:for|to))\b"),
+    (("been",), r"\bshould(?:'ve| have) been\b"),
+    (("why did",), r"\bwhy did you\b"),
+    (("back",), r"\b(?:put|change) (?:it|them|that) back\b"),
+    (("undo", "revert"), r"\b(?:undo|revert) (?:that|this|it|the last|your|the change|these)\b"),
+    (
+        ("still",),
+        r"\bstill (?:not working|doesn't|does not|doesnt|isn't|is not|fails|failing|broken|crash(?:es|ing)|the same|wrong)\b",
+    ),
+    (("the other",), rf"(?:\A\W*|\b(?:{_CUE_EN})\s+)the other (?:{_OBJECTS_EN})\b"),
+    (("not th",), rf"\bnot (?:this|that|the) (?:right )?(?:{_OBJECTS_EN})\b"),
+    # Spanish
+    (("mal",), r"(?<!no )\b(?:est[aá]s?|qued[oó]) mal\b"),
+    ((), r"\A\W*mal\b"),
+    (("no es", "no era"), r"\bno (?:es|era) (?:as[ií]|eso|correct[oa]|lo que)\b"),
+    (("correct",), r"\bno es (?:el|la) \w+ correct[oa]\b"),
+    (("no est", "no exac", "no me"), r"\bno (?:est[aá] bien|exactamente|me refer[ií]a)\b"),
+    # singular: "la respuesta es incorrecta"; a plural is more often content
+    (("incorrect",), r"\bincorrect[oa]\b"),
+    (("rrone", "rróne"), r"\berr[oó]ne[oa]\b"),
+    (
+        ("equivoc", "confund", "olvid", "te dije", "te ped"),
+        r"\bte (?:equivocaste|has equivocado|confundiste|has confundido|olvidaste|has olvidado|dije|ped[ií])\b",
+    ),
+    (("olvidaste", "quise decir", "al rev", "en lugar de"), r"\b(?:olvidaste|quise decir|al rev[eé]s|en lugar de)\b"),
+    (("sigue", "todav"), r"\b(?:sigue|todav[ií]a) (?:sin funcionar|fallando|igual|mal|roto|no funciona)\b"),
+    (("deshaz", "revierte"), r"\b(?:deshaz|revierte)\b"),
+    (("esa no", "ese no", "eso no", "esta no", "este no", "así no", "asi no"), r"\b(?:esa|ese|eso|esta|este|as[ií]) no\s*[,.;:]"),
+    (
+        ("otra", "otro"),
+        rf"(?:\A\W*|\b(?:{_CUE_ES})\s+)(?:la otra|el otro|los otros|las otras)\s+(?!(?:d[ií]a|vez|lado|enfoque)\b)\w+",
+    ),
+    # Chinese
+    (("不是",), r"不是(?:这个|那个|这样|这里|那里|我要的|我想要的)|并不是|不是.{1,12}而是"),
+    (("错",), r"(?:搞|弄|改|理解|看|用)错"),
+    (
+        ("还是", "依然", "仍然", "依旧"),
+        r"(?:还是|依然|仍然|依旧)(?:不行|不对|报|没用|没有用|没反应|不显示|不工作|失败|有问题|一样)",
+    ),
+    (("我",), r"我(?:说的是|的意思是|要的是|指的是|让你)"),
+    (("忘了", "漏"), r"你(?:又)?(?:忘了|漏了)|漏掉了"),
+    (("不正确", "不准确", "有误"), r"不正确|不准确|有误"),
+    (("撤", "回滚", "改回"), r"撤销|撤回|回滚|(?<!不用)改回(?:去|来)"),
+    (("用",), r"(?:别|不要)用.{1,20}[，,]\s*(?:用|改用|换成)"),
+    (("另一个",), r"(?:是|用|换成|改成|在)另一个"),
+    (("应该",), r"应该(?:用|在|改)"),
+)
 
 
 def _unbounded_script(phrase: str) -> bool:
@@ -28,6 +113,23 @@ def _unbounded_script(phrase: str) -> bool:
     return False
 
 
+FORM_CHARS = 2_000  # forms read the head of a message: a correction comes first; pasted logs or code follow
+_FORMS = tuple((frozenset(gate), re.compile(form, re.IGNORECASE)) for gate, form in FORMS)
+_GATE_WORDS = tuple(sorted({word for gate, _form in FORMS for word in gate}))
+
+
+def _form(text: str) -> re.Match | None:
+    head = text[:FORM_CHARS]
+    lowered = head.lower()
+    present = {word for word in _GATE_WORDS if word in lowered}
+    for gate, form in _FORMS:
+        if gate and gate.isdisjoint(present):
+            continue
+        if match := form.search(head):
+            return match
+    return None
+
+
 class CorrectionMatcher:
     def __init__(self, phrases: tuple[str, ...]) -> None:
         bounded, unbounded = [], []
@@ -41,11 +143,12 @@ class CorrectionMatcher:
         self._regex = re.compile("|".join(parts), re.IGNORECASE) if parts else None
 
     def find(self, text: object) -> str | None:
-        """The first phrase found in ``text``, as written there, or ``None``."""
-        if self._regex is None or not isinstance(text, str) or not text:
+        """The first phrase found in ``text`` (else the first built-in form), as written there, or ``None``."""
+        if not isinstance(text, str) or not text:
             return None
-        match = self._regex.search(text.translate(_APOSTROPHES))
-        return match.group(0) if match else None
+        folded = text.translate(_APOSTROPHES)
+        match = (self._regex.search(folded) if self._regex is not None else None) or _form(folded)
+        return match.group(0).strip() if match else None
 
 
 @lru_cache(maxsize=8)

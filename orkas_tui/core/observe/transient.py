@@ -13,6 +13,10 @@ from functools import lru_cache
 
 from orkas_tui.core.read.settings import Settings
 
+# The rule's version: caches of verdicts include it in their fingerprint. 2: stream failures
+# (disconnected, "stream error", incomplete chunked read, premature close) joined the defaults.
+VERSION = 2
+
 
 @dataclass(frozen=True, slots=True)
 class ErrorVerdict:

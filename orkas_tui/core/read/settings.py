@@ -175,6 +175,15 @@ DEFAULT_TRANSIENT_PATTERNS = (
     r"too many requests",
     r"overloaded",
     r"network (?:is )?unreachable",
+    # a streamed reply cut off mid-way (Codex "stream disconnected before completion", httpx/h11
+    # "incomplete chunked read", urllib3 "IncompleteRead", Node "Premature close")
+    r"stream (?:was )?disconnected",
+    r"\bstream error\b",
+    r"incomplete chunked read",
+    r"peer closed connection without sending complete message body",
+    r"\bincomplete ?read\b",
+    r"premature(?:ly)? close",
+    r"response ended prematurely",
 )
 
 # Our own secret rules, on top of detect-secrets' plugins (see core/redact.py). When a

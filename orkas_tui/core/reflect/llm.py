@@ -5,6 +5,8 @@ price-map fetch and telemetry off. Time-outs, 429 and 5xx (and refused
 connections) are retried with exponential back-off; when retries run out the
 failure is *transient*: it changes nothing and spends no cooldown. The call runs
 in a worker thread so a cancel is honoured within a fraction of a second.
+:func:`takes_response_schema` asks litellm's bundled model map (no network) whether
+the model accepts a JSON schema as ``response_format``.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ class ModelReply:
     completion_tokens: int | None
     cost_usd: float | None
     attempts: int
+    response_schema: bool = False  # the request carried the JSON schema as response_format
 
 
 def model_config(settings: Settings) -> ModelConfig:
@@ -101,6 +104,17 @@ def _litellm():
     litellm.telemetry = False
     litellm.suppress_debug_info = True
     return litellm
+
+
+def takes_response_schema(config: ModelConfig) -> bool:
+    """Whether litellm's model map says this model takes a JSON schema as ``response_format``.
+    An unknown model (a local server's, most often) does not: it gets plain instructions."""
+    litellm = _litellm()
+    try:
+        model, provider, _key, _base = litellm.get_llm_provider(model=config.name, api_base=config.api_base)
+    except Exception:  # litellm cannot tell the provider: it cannot say the model takes a schema either
+        return False
+    return bool(litellm.supports_response_schema(model=model, custom_llm_provider=provider))
 
 
 def _is_transient(exc: BaseException, litellm) -> bool:
@@ -170,8 +184,12 @@ def complete(
     messages: list[dict],
     cancel: threading.Event | None = None,
     on_retry: Callable[[int, str, float], None] | None = None,
+    response_format: dict | None = None,
 ) -> ModelReply:
-    """Send the messages; retry transient failures; raise :class:`ModelError` or :class:`Cancelled`."""
+    """Send the messages; retry transient failures; raise :class:`ModelError` or :class:`Cancelled`.
+
+    ``response_format`` (a JSON schema) is sent only when :func:`takes_response_schema`
+    says the model takes one; the reply says whether it was."""
     litellm = _litellm()
     kwargs: dict[str, object] = {
         "model": config.name,
@@ -185,6 +203,9 @@ def complete(
         kwargs["api_base"] = config.api_base
     if config.api_key:
         kwargs["api_key"] = config.api_key
+    structured = response_format is not None and takes_response_schema(config)
+    if structured:
+        kwargs["response_format"] = response_format
     attempt = 0
     while True:
         attempt += 1
@@ -202,10 +223,10 @@ def complete(
             if (cancel or threading.Event()).wait(delay):
                 raise Cancelled("cancelled while waiting to retry") from exc
             continue
-        return _reply(response, attempt, litellm)
+        return _reply(response, attempt, litellm, structured)
 
 
-def _reply(response, attempts: int, litellm) -> ModelReply:
+def _reply(response, attempts: int, litellm, structured: bool) -> ModelReply:
     choice = response.choices[0]
     text = getattr(choice.message, "content", None) or ""
     usage = getattr(response, "usage", None)
@@ -219,4 +240,5 @@ def _reply(response, attempts: int, litellm) -> ModelReply:
         completion_tokens=getattr(usage, "completion_tokens", None),
         cost_usd=cost,
         attempts=attempts,
+        response_schema=structured,
     )

@@ -7,6 +7,11 @@ an agent runs at a time (a non-blocking per-agent lock); a second one returns
 ``busy`` at once. :func:`prepare` builds exactly what would be sent, without
 importing litellm or opening any connection: the dry run.
 
+The model is asked for the answer in the answer's JSON schema when litellm says it
+takes one (plain instructions otherwise); an answer that does not fit the schema
+is asked for again once, quoting the errors, and that second try is counted in the
+outcome's tokens, cost and attempts.
+
 Outcomes and what they write:
 
 - ``proposed`` / ``applied`` / ``nothing_to_save``: the reflection happened;
@@ -31,8 +36,16 @@ from orkas_tui.core.read.files import atomic_write, file_lock
 from orkas_tui.core.read.timefmt import format_ts
 from orkas_tui.core.read.workspace import AgentPaths, Workspace, read_state, write_state
 from orkas_tui.core.reflect.bundle import Bundle, build_bundle
-from orkas_tui.core.reflect.llm import Cancelled, ModelError, ModelReply, complete, model_config
+from orkas_tui.core.reflect.llm import (
+    Cancelled,
+    ModelConfig,
+    ModelError,
+    ModelReply,
+    complete,
+    model_config,
+)
 from orkas_tui.core.reflect.prompt import Prompt, build_prompt
+from orkas_tui.core.store.answer import response_format
 from orkas_tui.core.store.guard import MAX_REPLY_CHARS
 from orkas_tui.core.store.operations import ReplyError, parse_reply
 from orkas_tui.core.store.proposals import AUTO_APPLY_REMOVALS, INVALID, apply_lock, apply_pending, create_proposal, recover_agent
@@ -42,6 +55,12 @@ from orkas_tui.core.summary.scan import AgentScan
 
 BUNDLE, WAITING, RETRYING, VALIDATING, APPLYING, DONE = "bundle", "waiting", "retrying", "validating", "applying", "done"
 REFLECTED = ("proposed", "applied", "nothing_to_save")
+ECHO_CHARS = 8_000  # how much of an answer that did not fit is quoted back when asking again
+FOLLOW_UP = """\
+Your answer cannot be used: it does not fit the answer format.
+{errors}
+Answer again with ONE JSON object in the format the instructions give, \
+{{"summary": "...", "operations": [...]}}, and nothing else."""
 
 
 @dataclass(frozen=True)
@@ -91,10 +110,52 @@ class Outcome:
     completion_tokens: int | None = None
     cost_usd: float | None = None
     attempts: int = 0
+    asks: int = 0  # answers asked for: 2 when the first did not fit the schema
+    response_schema: bool = False  # the answer was asked for as a JSON schema (response_format)
+    first_error: str | None = None  # why the first answer did not fit, when it was asked for again
     reply_path: str | None = None
+
+    def count(self, reply: ModelReply) -> None:
+        """Add one answer's tokens, cost and attempts to the totals (a total is unknown once a part is)."""
+        first = self.asks == 0
+        self.asks += 1
+        self.attempts += reply.attempts
+        self.prompt_tokens = _total(first, self.prompt_tokens, reply.prompt_tokens)
+        self.completion_tokens = _total(first, self.completion_tokens, reply.completion_tokens)
+        self.cost_usd = _total(first, self.cost_usd, reply.cost_usd)
+
+    def usage(self) -> dict:
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "cost_usd": self.cost_usd,
+            "asks": self.asks,
+            "bundle_tokens": self.bundle_tokens,
+            "redactions": self.redactions,
+        }
 
     def to_json(self) -> dict:
         return dict(self.__dict__)
+
+
+def _known(**fields: object) -> dict:
+    return {k: v for k, v in fields.items() if v is not None}
+
+
+def _total(first: bool, total, part):
+    return part if first else (None if total is None or part is None else total + part)
+
+
+def follow_up(reply_text: str, error: ReplyError) -> list[dict]:
+    """The answer that did not fit, then a message quoting every error: the conversation to ask again."""
+    echo = reply_text[:ECHO_CHARS] + (
+        f"\n[... {len(reply_text) - ECHO_CHARS:,} more characters]" if len(reply_text) > ECHO_CHARS else ""
+    )
+    errors = "\n".join(f"- {e}" for e in error.errors)
+    return [
+        {"role": "assistant", "content": echo or "(an empty answer)"},
+        {"role": "user", "content": FOLLOW_UP.format(errors=errors)},
+    ]
 
 
 def prepare(workspace: Workspace, agent_id: str, scan: AgentScan | None = None) -> Prepared:
@@ -138,6 +199,13 @@ def record_failure(paths: AgentPaths, now: datetime, outcome: Outcome, transient
         error=outcome.message,
         reply=outcome.reply_path,
         attempts=outcome.attempts,
+        **_known(
+            prompt_tokens=outcome.prompt_tokens,
+            completion_tokens=outcome.completion_tokens,
+            cost_usd=outcome.cost_usd,
+            asks=outcome.asks or None,
+            first_error=outcome.first_error,
+        ),
     )
     return outcome
 
@@ -193,46 +261,58 @@ def _reflect_locked(
 
     if cancel is not None and cancel.is_set():
         return cancelled()
-    try:
-        config = model_config(settings)
-        report(Progress(agent, WAITING, f"waiting for {config.name} ({prepared.prompt.tokens} prompt tokens)"))
-        reply: ModelReply = complete(
+
+    def ask(config: ModelConfig, messages: list[dict]) -> ModelReply:
+        reply = complete(
             config,
-            prepared.prompt.messages,
+            messages,
             cancel,
             on_retry=lambda n, why, delay: report(
                 Progress(agent, RETRYING, f"attempt {n} failed ({why}); retrying in {delay:g}s")
             ),
+            response_format=response_format(),
         )
+        outcome.response_schema = reply.response_schema
+        outcome.count(reply)
+        return reply
+
+    try:
+        config = model_config(settings)
+        report(Progress(agent, WAITING, f"waiting for {config.name} ({prepared.prompt.tokens} prompt tokens)"))
+        reply = ask(config, prepared.prompt.messages)
+        report(Progress(agent, VALIDATING, "validating the answer"))
+        try:
+            answer = parse_reply(reply.text)
+        except ReplyError as exc:
+            if cancel is not None and cancel.is_set():
+                return cancelled()
+            outcome.first_error = str(exc)
+            report(Progress(agent, WAITING, f"the answer does not fit the schema ({exc}); asking again, once"))
+            reply = ask(config, [*prepared.prompt.messages, *follow_up(reply.text, exc)])
+            report(Progress(agent, VALIDATING, "validating the second answer"))
+            answer = parse_reply(reply.text)
     except Cancelled:
         return cancelled()
     except ModelError as exc:
         outcome.status = "transient_failure" if exc.transient else "failed"
         outcome.message = f"model call failed after {exc.attempts} attempt(s): {exc}; nothing changed"
-        outcome.attempts = exc.attempts
+        outcome.attempts += exc.attempts
         report(Progress(agent, DONE, outcome.message))
         return record_failure(paths, now, outcome, exc.transient)
-    outcome.prompt_tokens, outcome.completion_tokens = reply.prompt_tokens, reply.completion_tokens
-    outcome.cost_usd, outcome.attempts = reply.cost_usd, reply.attempts
-    report(Progress(agent, VALIDATING, "validating the answer"))
-    try:
-        answer = parse_reply(reply.text)
     except ReplyError as exc:
         outcome.reply_path = str(_keep_reply(paths, now, reply.text))
-        outcome.status, outcome.message = "invalid_reply", f"{exc}; nothing written (reply kept at {outcome.reply_path})"
+        again = "" if str(exc) == outcome.first_error else f" (the first answer: {outcome.first_error})"
+        outcome.status = "invalid_reply"
+        outcome.message = (
+            f"{exc}; asked again with the errors, the second answer did not fit either{again}; "
+            f"nothing written (reply kept at {outcome.reply_path})"
+        )
         report(Progress(agent, DONE, outcome.message))
         return record_failure(paths, now, outcome, transient=False)
     if cancel is not None and cancel.is_set():
         return cancelled()
     outcome.summary = answer.summary
-    usage = {
-        "model": config.name,
-        "prompt_tokens": reply.prompt_tokens,
-        "completion_tokens": reply.completion_tokens,
-        "cost_usd": reply.cost_usd,
-        "bundle_tokens": bundle.tokens,
-        "redactions": prepared.prompt.redactions,
-    }
+    usage = {"model": config.name, **outcome.usage()}
     if not answer.operations:
         outcome.status, outcome.message = "nothing_to_save", "nothing to save"
     else:

@@ -5,8 +5,9 @@ it is validated against pydantic models of the spec's reflection output: a
 discriminated union on ``op``. The envelope (``summary``, ``operations``) must be
 right for the answer to count; each operation is validated on its own, so one bad
 operation is marked invalid with its reason while the others stay reviewable.
-:func:`answer_schema` is the JSON schema of a well-formed answer (for a provider's
-structured-output mode).
+:func:`answer_schema` is the JSON schema of a well-formed answer and
+:func:`response_format` the request field that asks a provider's structured-output
+mode for it.
 """
 
 from __future__ import annotations
@@ -72,8 +73,17 @@ class _Envelope(BaseModel):
     operations: list[Any]
 
 
+SCHEMA_NAME = "reflection_answer"
+
+
 def answer_schema() -> dict:
     return ReflectionAnswer.model_json_schema()
+
+
+def response_format() -> dict:
+    """litellm's (OpenAI's) ``response_format`` for :func:`answer_schema`. Not ``strict``: strict
+    mode takes only a subset of JSON schema (no ``oneOf``), and every answer is validated here anyway."""
+    return {"type": "json_schema", "json_schema": {"name": SCHEMA_NAME, "schema": answer_schema(), "strict": False}}
 
 
 def parse_envelope(value: object) -> tuple[str, list[object]] | str:

@@ -31,7 +31,12 @@ _FENCE = re.compile(r"^\s*```(?:json)?\s*\n(.*)\n\s*```\s*$", re.DOTALL)
 
 
 class ReplyError(ValueError):
-    """The reply is not the expected JSON object; nothing is written."""
+    """The reply is not the expected JSON object; nothing is written. ``errors`` lists every
+    problem found (each operation that does not fit), so the model can be asked to fix them all."""
+
+    def __init__(self, *errors: str) -> None:
+        super().__init__("; ".join(errors))
+        self.errors = list(errors)
 
 
 @dataclass(frozen=True)
@@ -56,12 +61,15 @@ def parse_reply(text: str) -> Answer:
     if isinstance(parsed, str):
         raise ReplyError(parsed)
     summary, raw = parsed
-    operations = []
+    operations, errors = [], []
     for index, op in enumerate(raw):
         checked = parse_operation(op)
         if isinstance(checked, str):
-            raise ReplyError(f"operation {index} does not fit the answer's schema: {checked}")
-        operations.append(checked)
+            errors.append(f"operation {index} does not fit the answer's schema: {checked}")
+        else:
+            operations.append(checked)
+    if errors:
+        raise ReplyError(*errors)
     return Answer(summary.strip(), operations)
 
 
