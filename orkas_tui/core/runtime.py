@@ -57,7 +57,7 @@ class AgentRuntime:
         """Self notes plus the skill index, to add to the system prompt."""
         return prompt_block(self.notes, self.skill_index())
 
-    def conversation(self, conversation_id: str) -> "Conversation":
+    def conversation(self, conversation_id: str) -> Conversation:
         return Conversation(self, conversation_id)
 
 

@@ -119,8 +119,10 @@ def test_the_skipped_summary_holds_only_records_with_no_agent_work(samples, work
         or (
             r["type"] == "user"
             and (
-                isinstance(r["message"]["content"], list)
-                and any(b.get("type") == "tool_result" for b in r["message"]["content"])
+                (
+                    isinstance(r["message"]["content"], list)
+                    and any(b.get("type") == "tool_result" for b in r["message"]["content"])
+                )
                 or r["message"]["content"] == records[5]["message"]["content"]  # the typed prompt
                 or r["message"]["content"].startswith("<task-notification>")
             )

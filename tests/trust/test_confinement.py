@@ -146,9 +146,8 @@ def test_the_primitives_refuse_every_path_that_resolves_outside(tmp_path: Path) 
             atomic_write(path, "x")
         with pytest.raises(OutsideWorkspace):
             append_jsonl(path, {"type": "x"})
-        with pytest.raises(OutsideWorkspace):
-            with file_lock(path):
-                pass
+        with pytest.raises(OutsideWorkspace), file_lock(path):
+            pass
     with pytest.raises(OutsideWorkspace):
         remove_file(through.with_name("f.md"))
     with pytest.raises(OutsideWorkspace):

@@ -59,7 +59,7 @@ def score_turn(record: TurnRecord, settings: Settings, weak_tools: frozenset[str
 
 def _score(record: TurnRecord, settings: Settings, weak_tools: frozenset[str]) -> Score:
     if record.correction is None and not record.errors and record.tool_calls < settings.complex_min_tool_calls:
-        return Score({}, {}, 0.0, 0.0 >= settings.threshold)  # nothing can fire: most turns
+        return Score({}, {}, 0.0, settings.threshold <= 0.0)  # nothing can fire: most turns
     weights = settings.weights
     fired: dict[str, str] = {}
     if record.correction is not None:

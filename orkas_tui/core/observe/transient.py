@@ -28,7 +28,7 @@ class TransientRule:
         self._patterns = [(p, re.compile(p, re.IGNORECASE)) for p in patterns]
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> "TransientRule":
+    def from_settings(cls, settings: Settings) -> TransientRule:
         return _cached_rule(settings.transient_statuses, settings.transient_patterns)
 
     def classify(self, message: object, status: object = None, flag: object = None) -> ErrorVerdict:

@@ -157,7 +157,7 @@ def current_version(path: Path) -> str | None:
 def atomic_write(
     path: Path,
     data: bytes | str | list[bytes],
-    expected: str | None | object = ...,
+    expected: str | object | None = ...,
     force: bool = False,
     durable: bool = True,
     lock_dir: Path | None = None,
@@ -196,7 +196,7 @@ def atomic_write(
             _fsync_dir(folder)
 
 
-def remove_file(path: Path, expected: str | None | object = ..., force: bool = False) -> None:
+def remove_file(path: Path, expected: str | object | None = ..., force: bool = False) -> None:
     """Delete ``path`` (a link: the link itself) if it still has the version the caller read."""
     folder = Path(confined(path.parent))
     with file_lock(folder / ".orkas-write.lock"):

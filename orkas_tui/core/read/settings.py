@@ -15,7 +15,7 @@ import os
 import re
 import tomllib
 from datetime import timedelta
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -46,11 +46,11 @@ def _number(value: float) -> str:
     return f"{int(value):,}" if float(value).is_integer() else f"{value:,}"
 
 
-def Int(low: int, high: int):  # noqa: N802 - reads as a type
+def Int(low: int, high: int):  # capitalised: it reads as a type in the model below
     return Annotated[int, _range(low, high)]
 
 
-def Number(low: float, high: float):  # noqa: N802
+def Number(low: float, high: float):
     return Annotated[float, _range(low, high)]
 
 
@@ -102,7 +102,7 @@ def _duration(value: Any) -> timedelta:
     return timedelta(seconds=seconds)
 
 
-def Duration(minimum: timedelta = timedelta(0)):  # noqa: N802
+def Duration(minimum: timedelta = timedelta(0)):
     def at_least(value: timedelta) -> timedelta:
         if value < minimum:
             raise PydanticCustomError(
@@ -465,7 +465,7 @@ def _field_type(target: str) -> Any:
     return Annotated[(info.annotation, *info.metadata)] if info.metadata else info.annotation
 
 
-@lru_cache(maxsize=None)
+@cache
 def _adapter(kind: Any) -> TypeAdapter:
     return TypeAdapter(kind, config=ConfigDict(strict=True))
 

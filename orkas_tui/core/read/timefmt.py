@@ -6,9 +6,9 @@ because timestamps come from other programs' logs.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
-UTC = timezone.utc
+UTC = UTC
 
 
 def parse_ts(value: object) -> datetime | None:

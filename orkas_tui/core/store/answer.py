@@ -11,7 +11,7 @@ structured-output mode).
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, TypeAdapter, ValidationError
 
@@ -53,7 +53,7 @@ class UpdateSelf(_Op):
     content: StrictStr
 
 
-Operation = Annotated[Union[CreateSkill, PatchSkill, DeleteSkill, UpdateSelf], Field(discriminator="op")]
+Operation = Annotated[CreateSkill | PatchSkill | DeleteSkill | UpdateSelf, Field(discriminator="op")]
 KINDS = ("create_skill", "patch_skill", "delete_skill", "update_self")
 _OPERATION = TypeAdapter(Operation)
 

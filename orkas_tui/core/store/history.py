@@ -48,7 +48,7 @@ class Change:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, data: object) -> "Change":
+    def from_json(cls, data: object) -> Change:
         """An entry read from disk, every field checked; :class:`HistoryError` says what is wrong."""
         if not isinstance(data, dict):
             raise HistoryError("not a JSON object")

@@ -64,7 +64,7 @@ class ProposedOp:
     decided_at: str | None = None
 
     @classmethod
-    def from_json(cls, data: object, index: int) -> "ProposedOp":
+    def from_json(cls, data: object, index: int) -> ProposedOp:
         if not isinstance(data, dict) or data.get("index") != index or type(data.get("index")) is not int:
             raise ProposalError(f"operation {index} is not an object with its index")
         status = PENDING if data.get("status") == LEGACY_APPLYING else data.get("status")
@@ -103,7 +103,7 @@ class Proposal:
         return data
 
     @classmethod
-    def from_json(cls, data: object) -> "Proposal":
+    def from_json(cls, data: object) -> Proposal:
         """A proposal read from disk, every field checked (it may have been edited by anyone)."""
         if not isinstance(data, dict):
             raise ProposalError("not a JSON object")

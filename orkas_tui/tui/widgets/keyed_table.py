@@ -44,7 +44,7 @@ class Cell(Text):
         self.sort_value = text if sort is None else sort
 
     @classmethod
-    def of(cls, text: Text, sort: Any) -> "Cell":
+    def of(cls, text: Text, sort: Any) -> Cell:
         cell = cls(sort=sort)
         cell.append_text(text)
         return cell
@@ -217,7 +217,7 @@ class KeyedTable(DataTable):
             return None
         try:
             return self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value
-        except Exception:  # noqa: BLE001 - a cursor past the end has no key
+        except Exception:  # a cursor past the end has no key
             return None
 
     def _restore(self, key: str | None, scroll_y: float | None, above: int) -> None:
