@@ -120,15 +120,15 @@ def write_steps(paths: AgentPaths, steps: list[Step]) -> None:
     """
     states = [_state(paths, s) for s in steps]
     if "other" in states:
-        for step, state in zip(steps, states):
+        for step, state in zip(steps, states, strict=True):
             if state == "after" and step.before != step.after:
                 _put(step.path_in(paths), step.before, expected=_version(step.after))
-        changed = next(s for s, state in zip(steps, states) if state == "other")
+        changed = next(s for s, state in zip(steps, states, strict=True) if state == "other")
         raise ConflictError(
             changed.path_in(paths),
             f"{changed.path_in(paths).relative_to(paths.root)} changed on disk since it was read; nothing was applied",
         )
-    for step, state in zip(steps, states):
+    for step, state in zip(steps, states, strict=True):
         if state == "before":
             _put(step.path_in(paths), step.after, expected=_version(step.before))
 

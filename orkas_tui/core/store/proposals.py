@@ -140,7 +140,7 @@ def create_proposal(
     problems = check_operations(operations, paths, settings)
     ops = [
         ProposedOp(i, op if p else normalized(op), INVALID if p else PENDING, p)
-        for i, (op, p) in enumerate(zip(operations, problems))
+        for i, (op, p) in enumerate(zip(operations, problems, strict=True))
     ]
     with apply_lock(paths):
         proposal = Proposal(next_id(proposals_dir(paths), paths.id, "p"), paths.id, format_ts(now), summary, ops, reflection)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 from rich.text import Text
@@ -174,7 +175,7 @@ class KeyedTable(DataTable):
         added: list[str] = []
         for key, cells in rows.items():
             if key in self.rows:
-                for column, old, new in zip(column_keys, self.get_row(key), cells):
+                for column, old, new in zip(column_keys, self.get_row(key), cells, strict=True):
                     if old != new:
                         self.update_cell(key, column, new)
                         resort = resort or (column == sort_column and _sortable(old) != _sortable(new))
@@ -196,7 +197,7 @@ class KeyedTable(DataTable):
         """Whether rows appended at the bottom already sit where a sort would put them."""
         column, reverse = self.sort_spec
         values = [_sortable(self.get_cell(key, column)) for key in keys]
-        pairs = zip(values, values[1:])
+        pairs = pairwise(values)
         return all(b <= a for a, b in pairs) if reverse else all(a <= b for a, b in pairs)
 
     def apply_sort(self) -> None:
