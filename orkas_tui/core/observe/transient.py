@@ -39,7 +39,7 @@ class TransientRule:
         if isinstance(status, int) and not isinstance(status, bool) and status in self.statuses:
             return ErrorVerdict(True, f"HTTP status {status} is transient")
         text = message if isinstance(message, str) else ""
-        for source, pattern in self._patterns:
+        for _source, pattern in self._patterns:
             match = pattern.search(text)
             if match:
                 return ErrorVerdict(True, f"message matches network/limit pattern {match.group(0)!r}")

@@ -177,9 +177,8 @@ def atomic_write(
     folder = Path(confined(path.parent))  # the link at ``path`` itself is replaced, never followed
     folder.mkdir(parents=True, exist_ok=True)
     with file_lock((lock_dir or folder) / ".orkas-write.lock"):
-        if not force and expected is not ...:
-            if current_version(path) != expected:
-                raise ConflictError(path)
+        if not force and expected is not ... and current_version(path) != expected:
+            raise ConflictError(path)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
         try:
             with os.fdopen(fd, "wb") as handle:

@@ -39,5 +39,8 @@ class HelpScreen(ModalScreen[None]):
         )
         with VerticalScroll(id="help-body"):
             yield Static(intro, markup=False)
-            display = lambda key: self.app.get_key_display(Binding(key.strip(), ""))
+
+            def display(key: str) -> str:
+                return self.app.get_key_display(Binding(key.strip(), ""))
+
             yield Static(key_table(self.sections, self.app._keymap, display), id="help-keys")
