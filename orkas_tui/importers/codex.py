@@ -179,7 +179,7 @@ class Parser:
     def _output(self, payload: dict, ts: str | None) -> None:
         call_id = str(payload.get("call_id") or "?")
         text, code = _output(payload.get("output"))
-        name, command = self.w.call_info(call_id)
+        _name, command = self.w.call_info(call_id)
         lowered = text.lower()
         if "rejected by user" in lowered or "declined by user" in lowered:
             self.w.tool_error(

@@ -151,7 +151,7 @@ class ReflectionActions:
         line.append(f"{progress.agent} ", style="bold")
         line.append(f"{progress.stage:10} ", style=STAGE_STYLE.get(progress.stage, ""))
         line.append(progress.message)
-        self.progress_lines = (self.progress_lines + [line])[-40:]
+        self.progress_lines = [*self.progress_lines, line][-40:]
         self.query_one(QueuePane).show_progress(self.progress_lines)
 
     def _report(self, progress: Progress) -> None:
