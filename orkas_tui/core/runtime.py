@@ -74,7 +74,7 @@ class Conversation:
         self._calls = 0
 
     def emit(self, kind: str, **fields: object) -> dict:
-        event = {"ts": format_ts(self.runtime.clock()), "type": kind}
+        event: dict[str, object] = {"ts": format_ts(self.runtime.clock()), "type": kind}
         event.update(fields)
         append_jsonl(self.path, event, sync=False)
         return event

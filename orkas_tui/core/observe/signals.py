@@ -64,8 +64,8 @@ def _score(record: TurnRecord, settings: Settings, weak_tools: frozenset[str]) -
     fired: dict[str, str] = {}
     if record.correction is not None:
         fired["user_correction"] = f'matched {record.correction!r} in the user\'s message: "{record.correction_text}"'
-    if record.skills_read and record.ended_with_real_error:
-        error = record.end_error
+    error = record.end_error
+    if record.skills_read and record.ended_with_real_error and error is not None:
         fired["skill_ineffective"] = (
             f'read {", ".join(record.skills_read)}; the turn ended with a real error: "{error.message}" ({error.reason})'
         )

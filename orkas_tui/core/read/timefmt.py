@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-UTC = UTC
-
 
 def parse_ts(value: object) -> datetime | None:
     """Parse an RFC 3339 string into an aware UTC datetime, or ``None``.

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, TypeAdapter, ValidationError
+from pydantic_core import ErrorDetails
 
 from orkas_tui.core.read.workspace import SLUG
 from orkas_tui.core.store.notes import NOTES
@@ -102,7 +103,7 @@ def parse_operation(raw: object) -> dict | str:
         return f"{kind}: " + _reason(exc.errors(), raw)
 
 
-def _reason(errors: list[dict], raw: dict) -> str:
+def _reason(errors: list[ErrorDetails], raw: dict) -> str:
     fields = [str(e["loc"][1]) for e in errors if len(e["loc"]) > 1]
     if all(e["type"] in ("missing", "string_type") for e in errors):
         return f"missing or non-string field(s): {', '.join(dict.fromkeys(fields))}"
