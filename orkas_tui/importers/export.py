@@ -159,7 +159,7 @@ def _imported_from(imported: dict, path: Path, skill: Skill) -> str | None:
 
 def _load(path: Path) -> dict:
     try:
-        value = orjson.loads(read_versioned(path)[0])  # confined, regular files only; missing: None
+        value = orjson.loads(read_versioned(path)[0] or b"")  # confined, regular files only; missing: no JSON
     except (FileNotFoundError, orjson.JSONDecodeError):
         return {}
     return value if isinstance(value, dict) else {}
