@@ -105,12 +105,12 @@ class KeyedTable(DataTable):
         self.fit_columns()
 
     def hidden_columns(self) -> list[str]:
-        return [c.key.value for c in self.columns.values() if isinstance(c, FitColumn) and c.hidden]
+        return [key for c in self.columns.values() if isinstance(c, FitColumn) and c.hidden and (key := c.key.value) is not None]
 
     def fit_columns(self) -> None:
         """Shrink the flex column, then hide columns in ``drop`` order, until the table fits its width."""
         width = self.scrollable_content_region.width
-        columns = {c.key.value: c for c in self.columns.values() if isinstance(c, FitColumn)}
+        columns = {key: c for c in self.columns.values() if isinstance(c, FitColumn) and (key := c.key.value) is not None}
         if width <= 0 or not columns:
             return
         pad = 2 * self.cell_padding
@@ -154,7 +154,7 @@ class KeyedTable(DataTable):
 
     def sync(self, rows: dict[str, list[Cell]]) -> int:
         """Make the table hold exactly ``rows``; return how many rows were added."""
-        return self.patch(rows, [k.value for k in self.rows if k.value not in rows])
+        return self.patch(rows, [key for row in self.rows if (key := row.value) is not None and key not in rows])
 
     def patch(self, rows: dict[str, list[Cell]], gone: Iterable[str] = ()) -> int:
         """Add or update just ``rows`` and remove ``gone``; return how many rows were added.
