@@ -137,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     rows.append(("", "", "import orkas_tui.cli + commands.status", _s(imports), ""))
     for count in (1, 100, 1000):
         added: list[int] = []
-        after = best_run(status, 3, before=lambda count=count: added.append(append_turns(count)))
+        after = best_run(status, 3, before=lambda count=count, added=added: added.append(append_turns(count)))
         new_bytes = sum(added) / len(added)
         rows.append(
             (
@@ -242,7 +242,7 @@ def _ratio(value: float, reference: float, target: float, unit: str) -> str:
 
 def _table(headers: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
     widths = [max(len(r[i]) for r in [headers, *rows]) for i in range(len(headers))]
-    line = lambda r: " | ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip()  # noqa: E731
+    line = lambda r: " | ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()  # noqa: E731
     return "\n".join([line(headers), "-+-".join("-" * w for w in widths), *map(line, rows)])
 
 

@@ -82,7 +82,7 @@ async def live(root: Path, appends: int) -> dict:
             written = time.perf_counter()
             os.write(fd, b"".join(lines))
             os.close(fd)
-            if await _until(lambda: key in pane.table.rows, 10):
+            if await _until(lambda key=key: key in pane.table.rows, 10):
                 latencies.append(time.perf_counter() - written)
             else:
                 missed += 1

@@ -173,7 +173,7 @@ def _turn(lines: list[bytes], rng: random.Random, index: list[str], clock: datet
     if roll < 0.05:
         emit({"type": "turn_end", "turn": turn, "status": "aborted"})
     elif roll < 0.12:
-        emit({"type": "turn_end", "turn": turn, "status": "error", "error": rng.choice(REAL + ("request timed out",))})
+        emit({"type": "turn_end", "turn": turn, "status": "error", "error": rng.choice((*REAL, "request timed out"))})
     else:
         emit({"type": "assistant", "text": "Done. Here is the summary of the change."})
         emit({"type": "turn_end", "turn": turn, "status": "ok"})

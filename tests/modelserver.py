@@ -95,7 +95,7 @@ class ModelServer:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
 
-    def __enter__(self) -> "ModelServer":
+    def __enter__(self) -> ModelServer:
         self.thread.start()
         return self
 

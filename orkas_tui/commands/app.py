@@ -9,7 +9,6 @@ from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
-from orkas_tui.commands.io import warn_settings
 from orkas_tui.core.read.timefmt import utc_now
 from orkas_tui.core.read.workspace import Workspace, WorkspaceError, resolve_root
 from orkas_tui.core.store.first_run import create_workspace
@@ -50,11 +49,6 @@ def run_app(args: argparse.Namespace) -> int:
             app.run()
         print(f"the demo workspace was {root} (removed)")
     return 0
-
-
-def _open(explicit: str | None) -> Workspace:
-    workspace = Workspace.open(explicit)
-    warn_settings(workspace)  # a bad orkas.toml fails here, on one line, before the screen opens
 
 
 def open_or_create(explicit: str | None, create: bool, ask: Callable[[Path], bool]) -> Workspace:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -88,10 +89,8 @@ def run_import(args: argparse.Namespace) -> int:
         total = ImportStats()
         if not args.json:
             print(f"watching {', '.join(map(str, sources))} -> agent {agent} in {workspace.root} (Ctrl-C stops)", flush=True)
-        try:
+        with contextlib.suppress(KeyboardInterrupt):
             watch_import(paths, workspace.settings, args.format, sources, args.settle, report, index=index, total=total)
-        except KeyboardInterrupt:
-            pass
         print(
             f"stopped watching: {total.turns} turns, {total.tool_calls} tool calls imported into agent {agent}", file=sys.stderr
         )

@@ -57,7 +57,7 @@ class AgentRuntime:
         """Self notes plus the skill index, to add to the system prompt."""
         return prompt_block(self.notes, self.skill_index())
 
-    def conversation(self, conversation_id: str) -> "Conversation":
+    def conversation(self, conversation_id: str) -> Conversation:
         return Conversation(self, conversation_id)
 
 
@@ -74,7 +74,7 @@ class Conversation:
         self._calls = 0
 
     def emit(self, kind: str, **fields: object) -> dict:
-        event = {"ts": format_ts(self.runtime.clock()), "type": kind}
+        event: dict[str, object] = {"ts": format_ts(self.runtime.clock()), "type": kind}
         event.update(fields)
         append_jsonl(self.path, event, sync=False)
         return event

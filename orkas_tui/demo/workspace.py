@@ -392,10 +392,10 @@ def _play_turn(conv: Conversation, c: Character, rng: random.Random, clock: Cloc
         call = conv.tool_call(name, args)
         clock.tick(rng)
         if i == real:
-            tool, message = rng.choice(c.real_errors)
+            _tool, message = rng.choice(c.real_errors)
             conv.tool_result(call, ok=False, error=message)
         elif i == transient:
-            tool, message, status = rng.choice(c.transient_errors)
+            _tool, message, status = rng.choice(c.transient_errors)
             conv.tool_result(call, ok=False, error=message, status=status)
         else:
             conv.tool_result(call, ok=True, output=f"{name}: ok ({rng.randint(1, 400)} lines)")

@@ -240,8 +240,8 @@ class Parser:
         self.w.assistant(ts, text)
         for block in blocks:
             if isinstance(block, dict) and block.get("type") == "tool_use":
-                name = block.get("name") if isinstance(block.get("name"), str) else "?"
-                args = block.get("input") if isinstance(block.get("input"), dict) else {}
+                name = given if isinstance(given := block.get("name"), str) else "?"
+                args = fields if isinstance(fields := block.get("input"), dict) else {}
                 call_id = str(block.get("id") or self.w.anon_id())
                 self.w.tool_call(ts, call_id, name, args, tools.skill_reads(name, args), args.get("command"))
 

@@ -158,16 +158,16 @@ class Parser:
     def _fail(self, error: dict, item: str) -> None:
         """``stream_error`` is a retry in progress; ``error`` and a failed ``task_complete`` end the turn."""
         kind, status = codex_error_kind(error.get("codex_error_info"))
-        message = error.get("message") if isinstance(error.get("message"), str) else item
+        message = text if isinstance(text := error.get("message"), str) else item
         self.w.fail(message, status, kind, retried=item == "stream_error")
 
     def _call(self, item: str, payload: dict, ts: str | None) -> None:
         call_id = str(payload.get("call_id") or payload.get("id") or self.w.anon_id())
         if item == "local_shell_call":
-            action = payload.get("action") if isinstance(payload.get("action"), dict) else {}
+            action = given if isinstance(given := payload.get("action"), dict) else {}
             name, args = "local_shell", {"command": action.get("command")}
         elif item == "web_search_call":
-            name, args = "web_search", payload.get("action") if isinstance(payload.get("action"), dict) else {}
+            name, args = "web_search", given if isinstance(given := payload.get("action"), dict) else {}
         elif item == "custom_tool_call":
             name, args = str(payload.get("name") or "?"), {"input": payload.get("input")}
         else:
@@ -179,7 +179,7 @@ class Parser:
     def _output(self, payload: dict, ts: str | None) -> None:
         call_id = str(payload.get("call_id") or "?")
         text, code = _output(payload.get("output"))
-        name, command = self.w.call_info(call_id)
+        _name, command = self.w.call_info(call_id)
         lowered = text.lower()
         if "rejected by user" in lowered or "declined by user" in lowered:
             self.w.tool_error(
@@ -230,7 +230,7 @@ def _output(raw: object) -> tuple[str, int | None]:
     except orjson.JSONDecodeError:
         value = None
     if isinstance(value, dict) and "output" in value:
-        meta = value.get("metadata") if isinstance(value.get("metadata"), dict) else {}
+        meta = given if isinstance(given := value.get("metadata"), dict) else {}
         code = meta.get("exit_code")
         return str(value.get("output") or ""), code if isinstance(code, int) else tools.exit_code(str(value["output"]))
     return text, tools.exit_code(text)

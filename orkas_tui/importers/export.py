@@ -137,7 +137,7 @@ def _write_skill(
     path: Path, text: str, state: dict, force: bool, result: ExportResult, lock_dir: Path, imported_from: str | None
 ) -> None:
     """``imported_from``: the version of ``path`` the skill was imported from, when the skill is unchanged since."""
-    data, version = read_versioned(path)
+    _data, version = read_versioned(path)
     new_version = version_of(text.encode("utf-8"))
     if version == new_version or (imported_from is not None and version == imported_from):
         result.unchanged.append(str(path))
@@ -159,7 +159,7 @@ def _imported_from(imported: dict, path: Path, skill: Skill) -> str | None:
 
 def _load(path: Path) -> dict:
     try:
-        value = orjson.loads(read_versioned(path)[0])  # confined, regular files only; missing: None
+        value = orjson.loads(read_versioned(path)[0] or b"")  # confined, regular files only; missing: no JSON
     except (FileNotFoundError, orjson.JSONDecodeError):
         return {}
     return value if isinstance(value, dict) else {}

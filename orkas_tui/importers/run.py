@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -158,7 +159,7 @@ def _import_one(paths: AgentPaths, module, context: _Context, stats: ImportStats
 def _import_locked(paths: AgentPaths, module, context: _Context, stats: ImportStats, path: Path, conv: str) -> None:
     state_path = paths.private / "imports" / f"{conv}.json"
     saved = _load(state_path)
-    record = (
+    record: dict[str, Any] = (
         orjson.loads(orjson.dumps(saved)) if saved else {"source": str(path), "offset": 0, "conv_bytes": 0, "parser": new_state()}
     )
     conv_path = paths.conversations / f"{conv}.jsonl"
@@ -226,7 +227,7 @@ def _rollback(conv_path: Path, size: int, stats: ImportStats) -> bool:
 
 def _load(path: Path) -> dict | None:
     try:
-        value = orjson.loads(read_versioned(path)[0])  # confined, regular files only; missing: None
+        value = orjson.loads(read_versioned(path)[0] or b"")  # confined, regular files only; missing: no JSON
     except (FileNotFoundError, orjson.JSONDecodeError):
         return None
     return value if isinstance(value, dict) and isinstance(value.get("parser"), dict) else None

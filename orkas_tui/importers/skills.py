@@ -95,8 +95,9 @@ class SkillIndex:
         """The slug the file stands for, once the workspace holds it (``None``: not imported)."""
         slug = slugify(path.parent.name)
         try:
-            data, version = read_versioned(path)
-            name, description, body = parse_source(slug, data or b"")
+            found, version = read_versioned(path)
+            data = found or b""
+            name, description, body = parse_source(slug, data)
         except (OSError, SkillError) as exc:
             self.result.problems.append(f"{path}: {exc}; not imported")
             return None
@@ -155,7 +156,7 @@ def parse_source(slug: str, data: bytes) -> tuple[str, str, str]:
 
 def _load(path: Path) -> dict:
     try:
-        value = orjson.loads(read_versioned(path)[0])  # confined, regular files only; missing: None
+        value = orjson.loads(read_versioned(path)[0] or b"")  # confined, regular files only; missing: no JSON
     except (FileNotFoundError, orjson.JSONDecodeError):
         return {}
     return value if isinstance(value, dict) else {}

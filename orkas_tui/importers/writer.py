@@ -59,7 +59,8 @@ class ImportStats:
     def read_at(self, slug: str, ts: str) -> None:
         """Keep the latest read of ``slug`` (compared as times: the texts differ in their fractions of a second)."""
         known = self.last_read.get(slug)
-        if known is None or parse_ts(ts) > parse_ts(known):
+        moment, latest = parse_ts(ts), parse_ts(known)
+        if latest is None or (moment is not None and moment > latest):  # a time that does not parse never wins
             self.last_read[slug] = ts
 
     def add(self, other: ImportStats) -> None:

@@ -14,12 +14,12 @@ from collections.abc import Callable, Iterable
 from contextlib import nullcontext
 from dataclasses import replace
 from datetime import datetime
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from rich.text import Text
 from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.timer import Timer
@@ -74,13 +74,18 @@ TABS = [
 ]
 
 
-def style_paths() -> list[Path]:
+def style_paths() -> list[str | PurePath]:
     """``styles/*.tcss`` from the installed package, else from the checkout's top level."""
     for folder in STYLE_DIRS:
-        paths = sorted(folder.glob("*.tcss"))
+        paths: list[str | PurePath] = sorted(folder.glob("*.tcss"))
         if paths:
             return paths
     raise FileNotFoundError(f"no styles found in {' or '.join(map(str, STYLE_DIRS))}")
+
+
+def _bindings(declared: Iterable[BindingType]) -> list[Binding]:
+    """A class's bindings as declared: each one a :class:`Binding` (a tuple has no id to rebind)."""
+    return [b for b in declared if isinstance(b, Binding)]
 
 
 class OrkasApp(ReflectionActions, App[None]):
@@ -246,15 +251,15 @@ class OrkasApp(ReflectionActions, App[None]):
     def key_sections(self) -> list[tuple[str, list[Binding]]]:
         """The help screen's sections; every binding id here can be rebound under ``[keys]``."""
         return [
-            ("Everywhere", list(OrkasApp.BINDINGS)),
-            ("Skills tab", list(SkillsPane.BINDINGS)),
-            ("Proposals tab", list(ProposalsPane.BINDINGS)),
-            ("Editing an operation", list(OpEditor.BINDINGS)),
-            ("Self tab", list(SelfPane.BINDINGS)),
-            ("Skill editor", list(SkillEditor.BINDINGS)),
-            ("Skill history", list(SkillHistory.BINDINGS)),
-            ("Settings", list(SettingsScreen.BINDINGS)),
-            ("Editing orkas.toml", list(SettingsEditor.BINDINGS)),
+            ("Everywhere", _bindings(OrkasApp.BINDINGS)),
+            ("Skills tab", _bindings(SkillsPane.BINDINGS)),
+            ("Proposals tab", _bindings(ProposalsPane.BINDINGS)),
+            ("Editing an operation", _bindings(OpEditor.BINDINGS)),
+            ("Self tab", _bindings(SelfPane.BINDINGS)),
+            ("Skill editor", _bindings(SkillEditor.BINDINGS)),
+            ("Skill history", _bindings(SkillHistory.BINDINGS)),
+            ("Settings", _bindings(SettingsScreen.BINDINGS)),
+            ("Editing orkas.toml", _bindings(SettingsEditor.BINDINGS)),
         ]
 
     # settings -------------------------------------------------------------
@@ -321,7 +326,8 @@ class OrkasApp(ReflectionActions, App[None]):
                 view = self.data.load(first, targets.pop(first))
                 self.call_from_thread(self.apply_views, {first: view}, gone, list(targets))
                 if targets:
-                    self.call_from_thread(self.screen.wait_for_refresh)  # painted before the GIL goes to the rest
+                    # painted before the GIL goes to the rest (Textual's annotation takes no coroutine function here)
+                    self.call_from_thread(self.screen.wait_for_refresh)  # type: ignore[arg-type]
                 gone = []
             views = {agent_id: self.data.load(agent_id, areas) for agent_id, areas in sorted(targets.items())}
             if views or gone:

@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
+from typing import TYPE_CHECKING, Any, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+if TYPE_CHECKING:
+    from orkas_tui.tui.app import OrkasApp
+
 
 class AgentsAndSkills(Provider):
-    def _commands(self) -> list[tuple[str, str, object]]:
-        app = self.app
-        commands = []
-        for agent_id, view in sorted(app.views.items()):
+    def _commands(self) -> list[tuple[str, str, Callable[[], Any]]]:
+        app = cast("OrkasApp", self.app)  # the provider of this app's palette (Textual types it as any App)
+        commands: list[tuple[str, str, Callable[[], Any]]] = []
+        for agent_id, agent in sorted(app.views.items()):
             commands.append(
-                (f"Agent: {agent_id}", view.meta.description or view.name, partial(app.select_agent_from_palette, agent_id))
+                (f"Agent: {agent_id}", agent.meta.description or agent.name, partial(app.select_agent_from_palette, agent_id))
             )
         view = app.views.get(app.agent) if app.agent else None
         if view is not None:

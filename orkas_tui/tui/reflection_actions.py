@@ -7,10 +7,12 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import work
 from textual.timer import Timer
+from textual.widgets import Static
 
 from orkas_tui.core.reflect.cycle import run_cycle
 from orkas_tui.core.reflect.reflection import (
@@ -33,6 +35,20 @@ from orkas_tui.tui.screens.op_editor import OpEditor
 from orkas_tui.tui.screens.text_view import TextView
 from orkas_tui.tui.widgets.proposals import ProposalsPane
 from orkas_tui.tui.widgets.queue import QueuePane
+
+if TYPE_CHECKING:  # the type checker sees the mixin as the App it is mixed into; at run time it adds no base
+    from collections.abc import Iterable
+    from datetime import datetime
+
+    from textual.app import App
+
+    from orkas_tui.core.read.settings import Settings
+    from orkas_tui.core.read.workspace import Workspace
+    from orkas_tui.core.reflect.queue import QueuePlan
+
+    _Base = App[None]
+else:
+    _Base = object
 
 STAGE_STYLE = {
     "bundle": "cyan",
@@ -95,13 +111,26 @@ def bundle_text(prepared: Prepared) -> str:
     return "\n\n".join(blocks)
 
 
-class ReflectionActions:
+class ReflectionActions(_Base):
     """Mixed into the app: the actions that talk to the reflection core."""
 
     cancel_event: threading.Event | None = None
     progress_lines: list[Text]
     activity: Activity | None = None
     _activity_timer: Timer | None = None
+
+    if TYPE_CHECKING:  # what these actions use of the app's own state (defined in OrkasApp, checked against this)
+        workspace: Workspace
+        settings: Settings
+        agent: str | None
+        plan: QueuePlan | None
+        blink: bool
+
+        def now(self) -> datetime: ...
+        def torn_down(self) -> bool: ...
+        def load(self, touched: dict[str, set[str]] | None) -> object: ...  # a Worker: OrkasApp.load is a @work
+        def no_agent_reason(self) -> str | None: ...
+        def _show_sidebar(self, pending: Iterable[str]) -> None: ...
 
     # progress -------------------------------------------------------------
 
@@ -135,7 +164,7 @@ class ReflectionActions:
         """The spinner, stage and elapsed seconds, in the bar above the footer and the sidebar's status column."""
         if self.torn_down():
             return
-        bar = self.query_one("#activity")
+        bar = self.query_one("#activity", Static)
         bar.display = self.activity is not None
         if self.activity is not None:
             bar.update(self.activity.line(self.settings.model.name or "the model"))
@@ -151,15 +180,17 @@ class ReflectionActions:
         line.append(f"{progress.agent} ", style="bold")
         line.append(f"{progress.stage:10} ", style=STAGE_STYLE.get(progress.stage, ""))
         line.append(progress.message)
-        self.progress_lines = (self.progress_lines + [line])[-40:]
+        self.progress_lines = [*self.progress_lines, line][-40:]
         self.query_one(QueuePane).show_progress(self.progress_lines)
 
     def _report(self, progress: Progress) -> None:
         self.call_from_thread(self._progress, progress)
 
     def _finished(self, outcome: Outcome) -> None:
-        severity = "information" if outcome.status in ("proposed", "applied", "nothing_to_save") else "warning"
-        self.notify(f"{outcome.agent}: {outcome.message}", title="Reflection", severity=severity, timeout=10)
+        good = outcome.status in ("proposed", "applied", "nothing_to_save")
+        self.notify(
+            f"{outcome.agent}: {outcome.message}", title="Reflection", severity="information" if good else "warning", timeout=10
+        )
         self.load({outcome.agent: {"private", "state", "events", "skills", "self"}})
 
     def _busy(self) -> bool:
@@ -229,18 +260,23 @@ class ReflectionActions:
         if not chosen:
             self.notify("No agent is due: a cycle now would reflect on nobody (see the Queue tab for each reason).")
             return
+
+        def run(choice: str | None) -> None:
+            if choice == "run":
+                self._cycle(chosen[0])
+
         self.push_screen(
             Choose(
                 f"Run a cycle now? It reflects on {', '.join(chosen)}, in that order.",
                 [("cancel", "Cancel"), ("run", "Run cycle")],
             ),
-            lambda choice: self._cycle() if choice == "run" else None,
+            run,
         )
 
     @work(thread=True, group="reflect")
-    def _cycle(self) -> None:
+    def _cycle(self, first: str) -> None:
         self.cancel_event = threading.Event()
-        self.call_from_thread(self._begin, self.plan.selected[0].id)
+        self.call_from_thread(self._begin, first)
         try:
             report = run_cycle(self.workspace, self.now(), on_progress=self._report, cancel=self.cancel_event)
         finally:
@@ -275,27 +311,41 @@ class ReflectionActions:
     # proposals ------------------------------------------------------------
 
     def on_proposals_pane_decide(self, event: ProposalsPane.Decide) -> None:
+        index, proposal_id = event.index, event.proposal.id
         if event.action == "edit_one":
-            op = event.proposal.operations[event.index].op
-            self.push_screen(
-                OpEditor(
-                    f"{event.proposal.id} operation {event.index} (ctrl+s to save, then approve with a)",
-                    op if isinstance(op, dict) else {},
-                ),
-                lambda fields: self._apply_decision("edit_one", event.proposal.id, event.index, fields) if fields else None,
-            )
+            if index is not None:  # the pane sends an operation's index with every action but approve_all
+                op = event.proposal.operations[index].op
+
+                def save(fields: dict | None) -> None:
+                    if fields:
+                        self._save_edit(proposal_id, index, fields)
+
+                self.push_screen(
+                    OpEditor(
+                        f"{proposal_id} operation {index} (ctrl+s to save, then approve with a)",
+                        op if isinstance(op, dict) else {},
+                    ),
+                    save,
+                )
             return
-        self._apply_decision(event.action, event.proposal.id, event.index, None)
+        self._apply_decision(event.action, proposal_id, index)
 
     @work(thread=True, group="decide")
-    def _apply_decision(self, action: str, proposal_id: str, index: int | None, fields: dict | None) -> None:
+    def _save_edit(self, proposal_id: str, index: int, fields: dict) -> None:
+        try:
+            edit_operation(self.workspace, proposal_id, index, fields)
+            message, severity = f"operation {index} updated; approve it with a", "information"
+        except (ProposalError, HistoryError, OSError) as exc:
+            message, severity = str(exc), "error"
+        self.call_from_thread(self.notify, message, title=proposal_id, severity=severity, timeout=10)
+        self.call_from_thread(self.load, {proposal_id.split(".", 1)[0]: {"private", "skills", "self", "events"}})
+
+    @work(thread=True, group="decide")
+    def _apply_decision(self, action: str, proposal_id: str, index: int | None) -> None:
         now = self.now()
         agent = proposal_id.split(".", 1)[0]
         try:
-            if action == "edit_one":
-                edit_operation(self.workspace, proposal_id, index, fields or {})
-                message, severity = f"operation {index} updated; approve it with a", "information"
-            elif action == "reject_one":
+            if action == "reject_one":
                 reject(self.workspace, proposal_id, now, index)
                 message, severity = f"operation {index} rejected", "information"
             else:

@@ -36,7 +36,7 @@ def classify(root: Path, path: Path) -> tuple[str, str] | None:
     if len(parts) == 2:
         return parts[1], "agent"
     name = parts[-1]
-    if name.startswith(".") and name.endswith(".tmp") or name == ".orkas-write.lock":
+    if (name.startswith(".") and name.endswith(".tmp")) or name == ".orkas-write.lock":
         return None
     head = parts[2]
     if head == ".orkas":

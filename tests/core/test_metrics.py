@@ -21,18 +21,17 @@ def metrics(tmp_path: Path, events: list[dict]):
 
 def test_rates_over_ended_turns(tmp_path: Path) -> None:
     idx = ["a", "b"]
-    events = (
-        turn("t1", indexed=idx, read=["a", "a"])  # read twice: one invocation
-        + [{"ts": "2026-11-20T10:05:00Z", "type": "output_edited", "turn": "t1"}]
-        + turn("t2", indexed=idx, read=["a"], status="error", end={"error": "real failure"})
-        + turn("t3", indexed=idx, read=["a"], status="aborted")
-        + turn("t4", indexed=idx, read=["a"], status="error", end={"error": "connection reset"})
-        + turn("t5", indexed=idx)
-        + [
-            {"ts": "2026-11-20T11:00:00Z", "type": "turn_start", "turn": "t6", "skills_indexed": idx},
-            {"ts": "2026-11-20T11:00:00Z", "type": "skill_read", "skill": "a"},
-        ]  # running: not counted
-    )
+    events = [
+        *turn("t1", indexed=idx, read=["a", "a"]),  # read twice: one invocation
+        {"ts": "2026-11-20T10:05:00Z", "type": "output_edited", "turn": "t1"},
+        *turn("t2", indexed=idx, read=["a"], status="error", end={"error": "real failure"}),
+        *turn("t3", indexed=idx, read=["a"], status="aborted"),
+        *turn("t4", indexed=idx, read=["a"], status="error", end={"error": "connection reset"}),
+        *turn("t5", indexed=idx),
+        # running: not counted
+        {"ts": "2026-11-20T11:00:00Z", "type": "turn_start", "turn": "t6", "skills_indexed": idx},
+        {"ts": "2026-11-20T11:00:00Z", "type": "skill_read", "skill": "a"},
+    ]
     table = metrics(tmp_path, events)
     a, b = table["a"], table["b"]
     assert (a.impressions, a.invocations) == (5, 4)

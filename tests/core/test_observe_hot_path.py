@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta, timezone
+from datetime import UTC, timedelta, timezone
 
 import orjson
 from hypothesis import given, settings
@@ -15,9 +15,9 @@ from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.tail import parse_line
 from orkas_tui.core.read.timefmt import _parse_any, parse_ts
 
-OFFSETS = st.sampled_from([timezone.utc, timezone(timedelta(hours=2)), timezone(timedelta(hours=-5, minutes=-30))])
+OFFSETS = st.sampled_from([UTC, timezone(timedelta(hours=2)), timezone(timedelta(hours=-5, minutes=-30))])
 STAMPS = st.one_of(
-    st.datetimes(timezones=st.just(timezone.utc)).map(lambda d: d.isoformat().replace("+00:00", "Z")),
+    st.datetimes(timezones=st.just(UTC)).map(lambda d: d.isoformat().replace("+00:00", "Z")),
     st.datetimes(timezones=OFFSETS).map(lambda d: d.isoformat()),  # offsets other than Z
     st.datetimes().map(lambda d: d.isoformat()),  # naive: read as UTC
     st.sampled_from(["9999-12-31T23:59:59-01:00", "0001-01-01T00:30:00+01:00"]),  # past the ends of UTC
@@ -83,7 +83,7 @@ def test_feed_block_equals_feeding_each_parsed_line(lines: list[bytes]) -> None:
 
 WELL_TIMED = st.lists(
     st.one_of(
-        st.datetimes(timezones=st.just(timezone.utc)).map(lambda d: d.isoformat().replace("+00:00", "Z")),
+        st.datetimes(timezones=st.just(UTC)).map(lambda d: d.isoformat().replace("+00:00", "Z")),
         st.datetimes(timezones=OFFSETS).map(lambda d: d.isoformat()),
         st.datetimes().map(lambda d: d.isoformat()),
     ),

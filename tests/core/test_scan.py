@@ -62,7 +62,7 @@ def test_new_and_removed_conversations(tmp_path: Path) -> None:
 
 def test_malformed_lines_are_counted_per_agent(tmp_path: Path) -> None:
     a1, a2 = make_agent(tmp_path, "a1"), make_agent(tmp_path, "a2")
-    write_lines(a1 / "conversations" / "c.jsonl", [b"{bad\n", b"[]\n"] + turn("t1"))
+    write_lines(a1 / "conversations" / "c.jsonl", [b"{bad\n", b"[]\n", *turn("t1")])
     write_lines(a2 / "conversations" / "c.jsonl", turn("t1"))
     s1, s2 = AgentScan(AgentPaths(a1), Settings()), AgentScan(AgentPaths(a2), Settings())
     s1.refresh(), s2.refresh()

@@ -168,7 +168,7 @@ def test_transient_rule_order(message, status, flag, transient) -> None:
 
 
 def test_output_edited_marks_the_earlier_turn(tmp_path: Path) -> None:
-    events = turn("t1") + [{"ts": "2026-11-20T12:00:00Z", "type": "output_edited", "turn": "t1"}]
+    events = [*turn("t1"), {"ts": "2026-11-20T12:00:00Z", "type": "output_edited", "turn": "t1"}]
     assert score(tmp_path, events)["t1"].record.edited
 
 
@@ -176,7 +176,8 @@ def test_orphan_turn_end_and_unknown_events_are_tolerated(tmp_path: Path) -> Non
     events = [
         {"ts": "2026-11-20T09:00:00Z", "type": "turn_end", "turn": "zz", "status": "ok"},
         {"ts": "2026-11-20T09:00:00Z", "type": "mystery", "payload": [1]},
-    ] + turn("t1", user="fine", calls=1)
+        *turn("t1", user="fine", calls=1),
+    ]
     events[3]["extra_field"] = {"kept": True}
     rows = score(tmp_path, events)
     assert list(rows) == ["t1"] and rows["t1"].record.tool_calls == 1

@@ -44,7 +44,7 @@ def test_partial_last_line_is_held_back_until_its_newline(tmp_path: Path) -> Non
 def test_malformed_lines_are_reported_and_skipped(tmp_path: Path) -> None:
     path = tmp_path / "c.jsonl"
     path.write_bytes(b'not json\n[1,2]\n{"no_type":1}\n{"type":7}\n\n\xff\xfe\n{"type":"user","text":"ok"}\n')
-    reset, parsed = events(JsonlTail(path))
+    _reset, parsed = events(JsonlTail(path))
     assert parsed == [None, None, None, None, None, None, {"type": "user", "text": "ok"}]
 
 

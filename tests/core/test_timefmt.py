@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from orkas_tui.core.read.timefmt import format_age
 
 
 def test_ages_show_the_largest_unit_and_the_next_one() -> None:
-    now = datetime(2026, 1, 10, tzinfo=timezone.utc)
+    now = datetime(2026, 1, 10, tzinfo=UTC)
     cases = {
         timedelta(days=2, seconds=5): "2d",
         timedelta(days=2, hours=4, minutes=3): "2d4h",

@@ -27,7 +27,7 @@ def test_a_skill_edit_is_recorded_and_the_cli_lists_and_reverts_it(paths, capsys
     path = paths.skill("deploy-docs")
     original = path.read_text()
     skill = SkillStore(paths, settings).get("deploy-docs")
-    saved, change = edit_skill(paths, settings, "deploy-docs", "when deploying", "Run make docs-html.\n", skill.version, NOW)
+    _saved, change = edit_skill(paths, settings, "deploy-docs", "when deploying", "Run make docs-html.\n", skill.version, NOW)
     assert "make docs-html" in path.read_text() and change.by == "user" and change.action == "edit_skill"
     assert change.before == original and change.after == path.read_text()
     root = str(paths.workspace_root)
@@ -73,7 +73,7 @@ def test_a_broken_skill_fixed_as_a_whole_file_is_recorded(paths):
 def test_a_note_edit_and_a_skill_delete_are_recorded_and_revert(paths, capsys):
     settings = Settings()
     _, first = save_note(paths, settings, "profile", "I am careful with deploys.\n", None, NOW)
-    version, second = save_note(
+    _version, second = save_note(
         paths, settings, "profile", "I rush deploys.\n", current_version(paths.note("profile")), NOW + timedelta(minutes=1)
     )
     assert first.before is None and second.before == "I am careful with deploys.\n"

@@ -163,7 +163,7 @@ def test_watch_stops_cleanly_on_ctrl_c(tmp_path, workspace):
         assert "5 turns" in proc.stdout.readline()
         time.sleep(0.5)
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=15)
+        _out, err = proc.communicate(timeout=15)
     finally:
         proc.kill()
     assert proc.returncode == 0 and err == "stopped watching: 5 turns, 7 tool calls imported into agent w\n"

@@ -52,7 +52,7 @@ def test_manual_edit_outside_markers_survives_reexport(tmp_path, workspace, taug
     agents_md.write_bytes(b"# House rules\r\nUse tabs.\r\n")
     export_agent(taught, workspace.settings, "codex", dest)
     text = agents_md.read_bytes()
-    head, rest = text.split(markers("coder")[0].encode(), 1)
+    head, _rest = text.split(markers("coder")[0].encode(), 1)
     assert head == b"# House rules\r\nUse tabs.\r\n\n"
     agents_md.write_bytes(b"PREFIX edit\n" + text + b"\nTRAILING edit \xe2\x9c\x93\n")
     SelfNotes(taught, workspace.settings).write("strategies", "Ask before deleting files.", None, NOW)

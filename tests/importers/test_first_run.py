@@ -79,7 +79,7 @@ def test_a_small_import_draws_no_progress(tmp_path, capsys):
 
 
 def _refused(capsys, root: Path, args: list[str]) -> str:
-    assert main(args + ["--workspace", str(root)]) == 2
+    assert main([*args, "--workspace", str(root)]) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and len(captured.err.strip().splitlines()) == 1 and "Traceback" not in captured.err
     assert not root.exists()  # no workspace, so no agent either

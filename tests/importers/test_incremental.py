@@ -137,7 +137,7 @@ def test_watch_keeps_every_rule_on_the_real_session_appended_in_steps(samples, t
             with open(source, "ab") as handle:
                 handle.write(data[source.stat().st_size : int(len(data) * cut)])
             readable = data[: int(len(data) * cut)].rfind(b"\n") + 1
-            _wait_for(lambda: state.exists() and json.loads(state.read_text())["offset"] == readable)
+            _wait_for(lambda readable=readable: state.exists() and json.loads(state.read_text())["offset"] == readable)
     finally:
         stop.set()
         thread.join(10)

@@ -74,7 +74,7 @@ def test_a_task_notification_the_model_answers_opens_a_turn_that_is_not_the_user
 
 def test_a_notification_followed_by_a_typed_prompt_opens_no_empty_turn(tmp_path, samples, workspace, agent):
     prompt = {**lines(samples, (6, 6))[0], "timestamp": "2026-02-11T23:00:00.000Z"}
-    records = lines(samples, (6, 9), (17, 17), (1588, 1588)) + [prompt]
+    records = [*lines(samples, (6, 9), (17, 17), (1588, 1588)), prompt]
     stats, events = run(tmp_path, workspace, agent, records)
     assert [e.get("trigger") for e in events if e["type"] == "turn_start"] == [None, None]
     assert stats.skipped["unanswered <task-notification>"] == 1
@@ -83,7 +83,7 @@ def test_a_notification_followed_by_a_typed_prompt_opens_no_empty_turn(tmp_path,
 def test_a_notification_is_never_a_correction(tmp_path, samples, workspace, agent):
     notification = lines(samples, (1588, 1588))[0]
     notification["message"]["content"] = notification["message"]["content"].replace("completed", "actually failed, try again")
-    records = lines(samples, (6, 9), (17, 17)) + [notification] + lines(samples, (1589, 1589))
+    records = [*lines(samples, (6, 9), (17, 17)), notification, *lines(samples, (1589, 1589))]
     run(tmp_path, workspace, agent, records)
     scan = AgentScan(agent, workspace.settings)
     scan.refresh()
@@ -119,8 +119,10 @@ def test_the_skipped_summary_holds_only_records_with_no_agent_work(samples, work
         or (
             r["type"] == "user"
             and (
-                isinstance(r["message"]["content"], list)
-                and any(b.get("type") == "tool_result" for b in r["message"]["content"])
+                (
+                    isinstance(r["message"]["content"], list)
+                    and any(b.get("type") == "tool_result" for b in r["message"]["content"])
+                )
                 or r["message"]["content"] == records[5]["message"]["content"]  # the typed prompt
                 or r["message"]["content"].startswith("<task-notification>")
             )
@@ -148,7 +150,7 @@ def test_meta_command_and_reminder_records_are_never_prompts(tmp_path, samples, 
         5, "<command-name>/model</command-name>\n<command-message>model</command-message>\n<command-args></command-args>"
     )
     stdout = cc_user(6, "<local-command-stdout>Kept model as Default</local-command-stdout>")
-    stats, events = run(tmp_path, workspace, agent, reminders + [bare, command, stdout])
+    stats, events = run(tmp_path, workspace, agent, [*reminders, bare, command, stdout])
     assert events == [] and stats.turns == 0
     assert stats.skipped["injected context (isMeta)"] == 5 and stats.skipped["injected <system-reminder>"] == 1
 

@@ -78,7 +78,7 @@ def test_reject_whole_or_per_operation(ws, capsys):
 
 
 def test_edit_an_operation_before_approving(ws, capsys):
-    code, out, err = run_cli(
+    code, _out, err = run_cli(
         capsys,
         "proposals",
         "edit",
@@ -126,7 +126,7 @@ def test_history_keeps_before_and_after_and_revert_undoes_one_change(ws, capsys)
     assert [c["action"] for c in doc] == ["create_skill", "patch_skill", "delete_skill", "update_self"]
     patch = doc[1]
     assert original in patch["before"] and "with rsync" in patch["after"]
-    code, out, err = run_cli(capsys, "revert", patch["id"], "--workspace", str(ws.root), "--now", "2026-11-30T10:00:00Z")
+    code, _out, err = run_cli(capsys, "revert", patch["id"], "--workspace", str(ws.root), "--now", "2026-11-30T10:00:00Z")
     assert code == 0, err
     assert skill_file(ws, "deploy-docs").read_text() == patch["before"]
     # undo a deletion and a creation too

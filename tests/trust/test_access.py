@@ -20,6 +20,7 @@ from pathlib import Path
 import orjson
 import pytest
 
+from orkas_tui.core.read.files import OutsideWorkspace
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.timefmt import UTC
 from orkas_tui.core.read.workspace import AgentPaths
@@ -85,7 +86,7 @@ def test_writes_replace_the_link_never_the_outside_file(world) -> None:
     assert not (outside / "new.md").exists() and not (paths.skills / "dangling.md").is_symlink()
     notes = SelfNotes(paths, Settings())
     assert notes.read("profile").text == ""
-    with pytest.raises(Exception):  # the link is not the version the writer read: refused, not followed
+    with pytest.raises(OutsideWorkspace):  # the note is a link out of the workspace: refused, not followed
         notes.write("profile", "hello", None, NOW)
     assert {p.name: p.read_bytes() for p in outside.iterdir() if p.name != "new.md"} == before
 
@@ -213,7 +214,7 @@ def test_a_fifo_in_place_of_a_note_or_skill_never_hangs(world) -> None:
     def run() -> None:
         try:
             SkillStore(paths, Settings()).get("pipe")
-        except Exception as exc:  # noqa: BLE001 - the refusal is what is checked
+        except Exception as exc:  # the refusal is what is checked
             results.append(str(exc))
         results.append("\n".join(only_agent(status_json(root))["problems"]))
 

@@ -163,7 +163,7 @@ def test_reading_in_pieces_equals_reading_at_once(tmp_path_factory, lines, cuts)
     paths = AgentPaths(root / "agents" / "a1")
     live = AgentScan(paths, Settings())
     done = 0
-    for cut in sorted({c % (len(data) + 1) for c in cuts}) + [len(data)]:
+    for cut in [*sorted({c % (len(data) + 1) for c in cuts}), len(data)]:
         with open(conv, "ab") as handle:
             handle.write(data[done:cut])
         done = cut

@@ -233,7 +233,7 @@ def test_garbage_events_and_cache_never_stop_a_dry_run_or_change_status(tmp_path
     (agent / ".orkas").mkdir(exist_ok=True)
     (agent / ".orkas" / "scan-cache.json").write_bytes(cache)
     assert status_json(root) == clean
-    code, out, err = cli("reflect", "a1", "--dry-run", "--json", "--workspace", str(root))
+    code, _out, err = cli("reflect", "a1", "--dry-run", "--json", "--workspace", str(root))
     assert code == 0, err
     shutil.rmtree(root)
 
@@ -259,5 +259,5 @@ def test_times_at_the_ends_of_the_calendar_never_crash_status_or_queue(tmp_path,
     (tmp_path / ".orkas").mkdir()
     (tmp_path / ".orkas" / "state.json").write_bytes(orjson.dumps({"last_cycle_at": moment}))
     assert only_agent(status_json(tmp_path))["last_reflection_at"] == moment
-    code, out, err = cli("queue", "--json", "--workspace", str(tmp_path), "--now", "2026-11-30T09:00:00Z")
+    code, _out, err = cli("queue", "--json", "--workspace", str(tmp_path), "--now", "2026-11-30T09:00:00Z")
     assert code == 0, err

@@ -75,7 +75,7 @@ SCALAR = st.one_of(
     st.integers(min_value=-(2**63), max_value=2**63),
     st.floats(allow_nan=False, allow_infinity=False),
     st.text(max_size=15),
-    st.sampled_from(TYPES + ["2026-11-20T10:00:00Z", "not a time", "{}", "[]"]),
+    st.sampled_from([*TYPES, "2026-11-20T10:00:00Z", "not a time", "{}", "[]"]),
 )
 VALUE = st.recursive(
     SCALAR, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(KEYS), inner, max_size=4), max_leaves=12

@@ -146,9 +146,8 @@ def test_the_primitives_refuse_every_path_that_resolves_outside(tmp_path: Path) 
             atomic_write(path, "x")
         with pytest.raises(OutsideWorkspace):
             append_jsonl(path, {"type": "x"})
-        with pytest.raises(OutsideWorkspace):
-            with file_lock(path):
-                pass
+        with pytest.raises(OutsideWorkspace), file_lock(path):
+            pass
     with pytest.raises(OutsideWorkspace):
         remove_file(through.with_name("f.md"))
     with pytest.raises(OutsideWorkspace):
@@ -160,7 +159,7 @@ def test_the_primitives_refuse_every_path_that_resolves_outside(tmp_path: Path) 
 
 
 def test_a_skill_store_on_a_linked_agent_reads_and_writes_nothing(world) -> None:
-    root, paths, outside = world
+    _root, paths, outside = world
     target = move_out(paths.root, outside)
     before = snapshot(target)
     store = SkillStore(paths, Settings())
@@ -196,7 +195,7 @@ def test_the_stores_refuse_a_change_before_writing_anything(world) -> None:
     from orkas_tui.core.store.notes import NoteError, SelfNotes
     from orkas_tui.core.store.skills import SkillError
 
-    root, paths, outside = world
+    _root, paths, outside = world
     move_out(paths.self_dir, outside)
     before, events = snapshot(outside), paths.events.read_bytes()
     with pytest.raises(NoteError, match="links outside the workspace"):

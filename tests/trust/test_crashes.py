@@ -245,7 +245,7 @@ def test_an_approve_killed_after_any_write_is_finished_by_the_next_command(templ
     assert calls >= 30  # a five-operation approve: journal, files, history, proposal, events
     for k in range(1, calls + 1):
         root = fresh_copy(template, tmp_path, f"k{k}")
-        killed, _ = killed_run(lambda: approve(Workspace(root), "a1.p1", NOW), k)
+        killed, _ = killed_run(lambda root=root: approve(Workspace(root), "a1.p1", NOW), k)
         assert killed
         check_after_approve_crash(root, reference)
         shutil.rmtree(root)
@@ -257,7 +257,7 @@ def test_reverts_killed_after_any_write_are_finished_by_the_next_command(referen
     assert not killed and calls >= 6 * 4
     for k in range(1, calls + 1):
         root = fresh_copy(reference["root"], tmp_path, f"k{k}")
-        assert killed_run(lambda: revert_all(root), k)[0]
+        assert killed_run(lambda root=root: revert_all(root), k)[0]
         check_after_revert_crash(root, reference)
         shutil.rmtree(root)
 
@@ -268,9 +268,9 @@ def test_random_kills_during_the_work_and_during_the_recovery(template, referenc
     for round_ in range(RANDOM_KILLS):
         reverting = rng.random() < 0.5
         root = fresh_copy(reference["root"] if reverting else template, tmp_path, f"r{round_}")
-        work = (lambda: revert_all(root)) if reverting else (lambda: approve(Workspace(root), "a1.p1", NOW))
+        work = (lambda root=root: revert_all(root)) if reverting else (lambda root=root: approve(Workspace(root), "a1.p1", NOW))
         assert killed_run(work, rng.randint(1, reference["calls"] if not reverting else 24))[0]
-        killed_run(lambda: recover_agent(Workspace(root).agent("a1")), rng.randint(1, 8))
+        killed_run(lambda root=root: recover_agent(Workspace(root).agent("a1")), rng.randint(1, 8))
         (check_after_revert_crash if reverting else check_after_approve_crash)(root, reference)
         shutil.rmtree(root)
 

@@ -84,7 +84,7 @@ def test_a_tampered_history_entry_is_refused_by_revert_in_one_line(applied: Path
 def test_a_tampered_proposal_is_refused_in_one_line(applied: Path, change) -> None:
     tamper(applied / "agents" / "a1" / ".orkas" / "proposals" / "p1.json", **change)
     for action in ("approve", "reject", "show"):
-        code, out, err = cli(
+        code, _out, err = cli(
             "proposals", action, "a1.p1", "--workspace", str(applied), *(["--now", NOW] if action != "show" else [])
         )
         assert code == 2 and "Traceback" not in err
@@ -96,7 +96,7 @@ def test_a_pending_operation_of_the_wrong_shape_is_a_failed_operation(applied: P
     data = json.loads(path.read_text())
     data["operations"].append({"index": 2, "op": {"op": ["create_skill"]}, "status": "pending"})
     path.write_text(json.dumps(data))
-    code, out, err = cli("proposals", "approve", "a1.p1", "--workspace", str(applied), "--now", NOW)
+    code, _out, err = cli("proposals", "approve", "a1.p1", "--workspace", str(applied), "--now", NOW)
     assert code == 2 and "Traceback" not in err
     assert (
         err.strip()

@@ -147,7 +147,7 @@ async def test_deleting_a_skill_asks_first(app_factory, demo_ws: Path) -> None:
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
         await open_agent(pilot, "coder")
-        editor, slug = await _open_first_skill(pilot)
+        _editor, slug = await _open_first_skill(pilot)
         path = demo_ws / "agents" / "coder" / "skills" / f"{slug}.md"
         await pilot.press("f8")
         await pilot.pause()

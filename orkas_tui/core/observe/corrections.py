@@ -132,7 +132,8 @@ def _form(text: str) -> re.Match | None:
 
 class CorrectionMatcher:
     def __init__(self, phrases: tuple[str, ...]) -> None:
-        bounded, unbounded = [], []
+        bounded: list[str] = []
+        unbounded: list[str] = []
         for phrase in sorted({p.translate(_APOSTROPHES).strip() for p in phrases if p.strip()}, key=len, reverse=True):
             (unbounded if _unbounded_script(phrase) else bounded).append(re.escape(phrase).replace(r"\ ", r"\s+"))
         parts = []

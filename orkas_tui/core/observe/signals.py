@@ -59,13 +59,13 @@ def score_turn(record: TurnRecord, settings: Settings, weak_tools: frozenset[str
 
 def _score(record: TurnRecord, settings: Settings, weak_tools: frozenset[str]) -> Score:
     if record.correction is None and not record.errors and record.tool_calls < settings.complex_min_tool_calls:
-        return Score({}, {}, 0.0, 0.0 >= settings.threshold)  # nothing can fire: most turns
+        return Score({}, {}, 0.0, settings.threshold <= 0.0)  # nothing can fire: most turns
     weights = settings.weights
     fired: dict[str, str] = {}
     if record.correction is not None:
         fired["user_correction"] = f'matched {record.correction!r} in the user\'s message: "{record.correction_text}"'
-    if record.skills_read and record.ended_with_real_error:
-        error = record.end_error
+    error = record.end_error
+    if record.skills_read and record.ended_with_real_error and error is not None:
         fired["skill_ineffective"] = (
             f'read {", ".join(record.skills_read)}; the turn ended with a real error: "{error.message}" ({error.reason})'
         )

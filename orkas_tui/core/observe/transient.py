@@ -32,7 +32,7 @@ class TransientRule:
         self._patterns = [(p, re.compile(p, re.IGNORECASE)) for p in patterns]
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> "TransientRule":
+    def from_settings(cls, settings: Settings) -> TransientRule:
         return _cached_rule(settings.transient_statuses, settings.transient_patterns)
 
     def classify(self, message: object, status: object = None, flag: object = None) -> ErrorVerdict:
@@ -43,7 +43,7 @@ class TransientRule:
         if isinstance(status, int) and not isinstance(status, bool) and status in self.statuses:
             return ErrorVerdict(True, f"HTTP status {status} is transient")
         text = message if isinstance(message, str) else ""
-        for source, pattern in self._patterns:
+        for _source, pattern in self._patterns:
             match = pattern.search(text)
             if match:
                 return ErrorVerdict(True, f"message matches network/limit pattern {match.group(0)!r}")

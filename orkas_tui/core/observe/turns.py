@@ -118,6 +118,7 @@ class ConversationObserver:
         """
         touched: dict[int, TurnRecord] = {}
         last_touched = None
+        record: TurnRecord | None
         malformed = 0
         apply = self._apply
         start = base
@@ -182,7 +183,7 @@ class ConversationObserver:
 
     def _note_time(self, stamp: object) -> None:
         moment = parse_ts(stamp)
-        if moment is not None and (self.latest_at is None or moment > self.latest_at):
+        if moment is not None and isinstance(stamp, str) and (self.latest_at is None or moment > self.latest_at):
             self.latest_at, self.latest_ts = moment, stamp
 
     def feed(self, event: dict, start: int, end: int) -> TurnRecord | None:

@@ -24,8 +24,9 @@ import hashlib
 import os
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import overload
 
 import orjson
 
@@ -93,6 +94,10 @@ def confined(path: Path | str) -> str:
     return real
 
 
+@overload
+def version_of(data: bytes) -> str: ...
+@overload
+def version_of(data: bytes | None) -> str | None: ...
 def version_of(data: bytes | None) -> str | None:
     return None if data is None else hashlib.sha256(data).hexdigest()
 
@@ -156,13 +161,13 @@ def current_version(path: Path) -> str | None:
 
 def atomic_write(
     path: Path,
-    data: bytes | str | list[bytes],
-    expected: str | None | object = ...,
+    data: bytes | str | Sequence[bytes | bytearray | memoryview],
+    expected: str | object | None = ...,
     force: bool = False,
     durable: bool = True,
     lock_dir: Path | None = None,
 ) -> None:
-    """Write ``data`` (a list: its pieces in order, never joined into one copy) to ``path`` atomically.
+    """Write ``data`` (a list of pieces: in order, never joined into one copy) to ``path`` atomically.
 
     The new version is :func:`version_of` the bytes written; not computed here, since
     caches of several megabytes never need it.
@@ -173,13 +178,12 @@ def atomic_write(
     checksum when read and rebuilt if a crash left it torn. ``lock_dir`` holds the
     lock file instead of ``path``'s folder (a folder not ours, such as an export's).
     """
-    pieces = [data.encode("utf-8")] if isinstance(data, str) else data if isinstance(data, list) else [data]
+    pieces = [data.encode("utf-8")] if isinstance(data, str) else [data] if isinstance(data, bytes) else data
     folder = Path(confined(path.parent))  # the link at ``path`` itself is replaced, never followed
     folder.mkdir(parents=True, exist_ok=True)
     with file_lock((lock_dir or folder) / ".orkas-write.lock"):
-        if not force and expected is not ...:
-            if current_version(path) != expected:
-                raise ConflictError(path)
+        if not force and expected is not ... and current_version(path) != expected:
+            raise ConflictError(path)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
         try:
             with os.fdopen(fd, "wb") as handle:
@@ -196,7 +200,7 @@ def atomic_write(
             _fsync_dir(folder)
 
 
-def remove_file(path: Path, expected: str | None | object = ..., force: bool = False) -> None:
+def remove_file(path: Path, expected: str | object | None = ..., force: bool = False) -> None:
     """Delete ``path`` (a link: the link itself) if it still has the version the caller read."""
     folder = Path(confined(path.parent))
     with file_lock(folder / ".orkas-write.lock"):

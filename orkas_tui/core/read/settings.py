@@ -15,13 +15,13 @@ import os
 import re
 import tomllib
 from datetime import timedelta
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field, TypeAdapter, ValidationError
 from pydantic.dataclasses import dataclass
-from pydantic_core import PydanticCustomError
+from pydantic_core import ErrorDetails, PydanticCustomError
 
 from orkas_tui.core.read.files import open_regular
 
@@ -29,8 +29,10 @@ STRICT = ConfigDict(strict=True, extra="forbid")
 MAX_DURATION_S = 100 * 365 * 86400  # adding it to any time never overflows the calendar
 
 
-def _range(low: float, high: float):
-    def check(value):
+def Between(low: float, high: float) -> AfterValidator:  # capitalised: it reads as a type's bound below
+    """The range check of a number: ``Annotated[int, Between(1, 1_000)]``."""
+
+    def check(value: float) -> float:
         if not (low <= value <= high):  # also refuses NaN
             raise PydanticCustomError(
                 "range",
@@ -44,14 +46,6 @@ def _range(low: float, high: float):
 
 def _number(value: float) -> str:
     return f"{int(value):,}" if float(value).is_integer() else f"{value:,}"
-
-
-def Int(low: int, high: int):  # noqa: N802 - reads as a type
-    return Annotated[int, _range(low, high)]
-
-
-def Number(low: float, high: float):  # noqa: N802
-    return Annotated[float, _range(low, high)]
 
 
 def _non_empty(value: str) -> str:
@@ -102,7 +96,9 @@ def _duration(value: Any) -> timedelta:
     return timedelta(seconds=seconds)
 
 
-def Duration(minimum: timedelta = timedelta(0)):  # noqa: N802
+def AtLeast(minimum: timedelta) -> AfterValidator:  # capitalised: it reads as a type's bound below
+    """The lower bound of a duration: ``Annotated[Duration, AtLeast(timedelta(minutes=1))]``."""
+
     def at_least(value: timedelta) -> timedelta:
         if value < minimum:
             raise PydanticCustomError(
@@ -110,13 +106,16 @@ def Duration(minimum: timedelta = timedelta(0)):  # noqa: N802
             )
         return value
 
-    return Annotated[timedelta, BeforeValidator(_duration), AfterValidator(at_least)]
+    return AfterValidator(at_least)
+
+
+Duration = Annotated[timedelta, BeforeValidator(_duration), AtLeast(timedelta(0))]
 
 
 Text = Annotated[str, AfterValidator(_non_empty)]
 Phrases = tuple[Text, ...]
 Regexes = Annotated[tuple[Text, ...], AfterValidator(_regexes)]
-Weight = Number(0.0, 10.0)
+Weight = Annotated[float, Between(0.0, 10.0)]
 
 SIGNAL_NAMES = ("user_correction", "skill_ineffective", "error_recovery", "known_weakness", "complex_task")
 
@@ -266,17 +265,17 @@ DEFAULT_REDACT_PATTERNS = (
 
 @dataclass(frozen=True, config=STRICT)
 class ScheduleSettings:
-    cycle_interval: Duration(timedelta(minutes=1)) = timedelta(hours=12, minutes=30)
-    cooldown: Duration() = timedelta(hours=4)
-    force_after: Duration() = timedelta(days=7)
-    max_agents_per_cycle: Int(1, 1_000) = 5
+    cycle_interval: Annotated[Duration, AtLeast(timedelta(minutes=1))] = timedelta(hours=12, minutes=30)
+    cooldown: Duration = timedelta(hours=4)
+    force_after: Duration = timedelta(days=7)
+    max_agents_per_cycle: Annotated[int, Between(1, 1_000)] = 5
 
 
 @dataclass(frozen=True, config=STRICT)
 class BundleSettings:
-    max_tokens: Int(500, 1_000_000) = 12_000
-    max_conversations: Int(1, 1_000) = 5
-    tool_output_chars: Int(40, 1_000_000) = 600
+    max_tokens: Annotated[int, Between(500, 1_000_000)] = 12_000
+    max_conversations: Annotated[int, Between(1, 1_000)] = 5
+    tool_output_chars: Annotated[int, Between(40, 1_000_000)] = 600
     redact_patterns: Regexes = DEFAULT_REDACT_PATTERNS
 
 
@@ -285,24 +284,26 @@ class ModelSettings:
     name: Text | None = None
     api_base: Text | None = None
     api_key_env: Text | None = None
-    timeout_s: Number(0.1, 86_400.0) = 120.0
-    max_retries: Int(0, 20) = 2
-    retry_backoff_s: Number(0.0, 3_600.0) = 2.0
+    timeout_s: Annotated[float, Between(0.1, 86_400.0)] = 120.0
+    max_retries: Annotated[int, Between(0, 20)] = 2
+    retry_backoff_s: Annotated[float, Between(0.0, 3_600.0)] = 2.0
 
 
 @dataclass(frozen=True, config=STRICT)
 class Settings:
-    threshold: Number(0.0, 50.0) = 0.7
+    threshold: Annotated[float, Between(0.0, 50.0)] = 0.7
     weights: dict[str, Weight] = Field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
-    complex_min_tool_calls: Int(1, 10_000) = 8
-    max_line_bytes: Int(1024, 1 << 40) = 8 * 1024 * 1024  # a longer conversation or events line is reported and skipped
+    complex_min_tool_calls: Annotated[int, Between(1, 10_000)] = 8
+    max_line_bytes: Annotated[int, Between(1024, 1 << 40)] = (
+        8 * 1024 * 1024
+    )  # a longer conversation or events line is reported and skipped
     correction_phrases: Phrases = DEFAULT_CORRECTION_PHRASES
-    transient_statuses: tuple[Int(100, 599), ...] = DEFAULT_TRANSIENT_STATUSES
+    transient_statuses: tuple[Annotated[int, Between(100, 599)], ...] = DEFAULT_TRANSIENT_STATUSES
     transient_patterns: Regexes = DEFAULT_TRANSIENT_PATTERNS
-    max_skills: Int(1, 10_000) = 200
-    max_skill_body_chars: Int(100, 1_000_000) = 20_000
-    profile_cap: Int(1, 100_000) = 2_000
-    strategies_cap: Int(1, 100_000) = 2_000
+    max_skills: Annotated[int, Between(1, 10_000)] = 200
+    max_skill_body_chars: Annotated[int, Between(100, 1_000_000)] = 20_000
+    profile_cap: Annotated[int, Between(1, 100_000)] = 2_000
+    strategies_cap: Annotated[int, Between(1, 100_000)] = 2_000
     auto_apply: bool = False
     schedule: ScheduleSettings = Field(default_factory=ScheduleSettings)
     bundle: BundleSettings = Field(default_factory=BundleSettings)
@@ -317,7 +318,11 @@ class Settings:
 
 
 # Each key of orkas.toml -> (model, field). "+" appends to what the plain key gives.
-SECTIONS = {"schedule": ScheduleSettings, "bundle": BundleSettings, "model": ModelSettings}
+SECTIONS: dict[str, type[ScheduleSettings] | type[BundleSettings] | type[ModelSettings]] = {
+    "schedule": ScheduleSettings,
+    "bundle": BundleSettings,
+    "model": ModelSettings,
+}
 LAYOUT: dict[str, str] = {
     "threshold": "threshold",
     "complex_min_tool_calls": "complex_min_tool_calls",
@@ -428,7 +433,14 @@ def _build(values: dict[str, Any], extras: dict[str, Any], path: Path, warnings:
             sections[head][rest] = base + value
         else:
             fields[head] = fields.get(head, getattr(Settings(), head)) + value
-    return Settings(**fields, **{name: SECTIONS[name](**kw) for name, kw in sections.items()}, source=path, warnings=warnings)
+    return Settings(
+        **fields,
+        schedule=ScheduleSettings(**sections["schedule"]),
+        bundle=BundleSettings(**sections["bundle"]),
+        model=ModelSettings(**sections["model"]),
+        source=path,
+        warnings=warnings,
+    )
 
 
 def _check(path: Path, key: str, kind: Any, value: Any) -> Any:
@@ -451,7 +463,7 @@ TYPE_WORDS = {
 }
 
 
-def _reason(exc: ValidationError, error: dict) -> str:
+def _reason(exc: ValidationError, error: ErrorDetails) -> str:
     """One phrase: what the value must be, or why it is refused."""
     if error["type"].endswith("_type"):
         kinds = sorted(
@@ -470,11 +482,12 @@ def _field_type(target: str) -> Any:
     if head == "weights":
         return Weight
     model, name = (SECTIONS[head], rest) if head in SECTIONS else (Settings, head)
-    info = model.__pydantic_fields__[name]
+    # pydantic sets __pydantic_fields__ on each of its dataclasses; its mypy plugin does not declare it
+    info = model.__pydantic_fields__[name]  # type: ignore[union-attr]
     return Annotated[(info.annotation, *info.metadata)] if info.metadata else info.annotation
 
 
-@lru_cache(maxsize=None)
+@cache
 def _adapter(kind: Any) -> TypeAdapter:
     return TypeAdapter(kind, config=ConfigDict(strict=True))
 

@@ -91,9 +91,9 @@ class JsonlTail:
         stat = os.fstat(handle.fileno())
         identity = (stat.st_dev, stat.st_ino)
         reset = False
-        if self.identity is not None and (identity != self.identity or stat.st_size < self.offset):
-            reset = True
-        elif self.head and handle.read(len(self.head)) != self.head:
+        if (self.identity is not None and (identity != self.identity or stat.st_size < self.offset)) or (
+            self.head and handle.read(len(self.head)) != self.head
+        ):
             reset = True
         if reset:
             self.offset, self.head = 0, b""

@@ -6,9 +6,7 @@ because timestamps come from other programs' logs.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
-
-UTC = timezone.utc
+from datetime import UTC, datetime, timedelta
 
 
 def parse_ts(value: object) -> datetime | None:

@@ -285,7 +285,7 @@ class Workspace:
         register_root(root)
 
     @classmethod
-    def open(cls, explicit: str | os.PathLike | None = None) -> "Workspace":
+    def open(cls, explicit: str | os.PathLike | None = None) -> Workspace:
         root = resolve_root(explicit)
         if not root.is_dir():
             raise WorkspaceError(f"no workspace at {root} (create it, or pass --workspace PATH / set ORKAS_HOME)")

@@ -36,7 +36,7 @@ def run_cycle(
             break
         try:
             outcomes.append(reflect(workspace, decision.id, now, on_progress, cancel))
-        except Exception as exc:  # noqa: BLE001 - one agent's unexpected error must not stop the daemon
+        except Exception as exc:  # one agent's unexpected error must not stop the daemon
             outcome = Outcome(decision.id, "failed", f"reflection stopped by an unexpected error: {type(exc).__name__}: {exc}")
             outcomes.append(record_failure(workspace.agent(decision.id), now, outcome, transient=False))
     record_cycle(workspace, now)

@@ -12,9 +12,10 @@ mode for it.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, TypeAdapter, ValidationError
+from pydantic_core import ErrorDetails
 
 from orkas_tui.core.read.workspace import SLUG
 from orkas_tui.core.store.notes import NOTES
@@ -54,7 +55,7 @@ class UpdateSelf(_Op):
     content: StrictStr
 
 
-Operation = Annotated[Union[CreateSkill, PatchSkill, DeleteSkill, UpdateSelf], Field(discriminator="op")]
+Operation = Annotated[CreateSkill | PatchSkill | DeleteSkill | UpdateSelf, Field(discriminator="op")]
 KINDS = ("create_skill", "patch_skill", "delete_skill", "update_self")
 _OPERATION = TypeAdapter(Operation)
 
@@ -112,7 +113,7 @@ def parse_operation(raw: object) -> dict | str:
         return f"{kind}: " + _reason(exc.errors(), raw)
 
 
-def _reason(errors: list[dict], raw: dict) -> str:
+def _reason(errors: list[ErrorDetails], raw: dict) -> str:
     fields = [str(e["loc"][1]) for e in errors if len(e["loc"]) > 1]
     if all(e["type"] in ("missing", "string_type") for e in errors):
         return f"missing or non-string field(s): {', '.join(dict.fromkeys(fields))}"

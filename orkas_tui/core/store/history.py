@@ -14,6 +14,7 @@ import re
 from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -48,11 +49,11 @@ class Change:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, data: object) -> "Change":
+    def from_json(cls, data: object) -> Change:
         """An entry read from disk, every field checked; :class:`HistoryError` says what is wrong."""
         if not isinstance(data, dict):
             raise HistoryError("not a JSON object")
-        known = {k: data.get(k) for k in cls.__dataclass_fields__}
+        known: dict[str, Any] = {k: data.get(k) for k in cls.__dataclass_fields__}
         problems = [k for k in ("id", "agent", "at", "by", "action", "kind", "target") if not isinstance(known[k], str)]
         problems += [k for k in ("before", "after", "proposal", "reverted_at") if not isinstance(known[k], (str, type(None)))]
         if known["op_index"] is not None and type(known["op_index"]) is not int:

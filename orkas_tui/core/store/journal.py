@@ -16,7 +16,9 @@ from __future__ import annotations
 import contextlib
 import re
 from dataclasses import asdict, dataclass
+from datetime import datetime
 from pathlib import Path
+from typing import NoReturn
 
 import orjson
 
@@ -99,6 +101,14 @@ def steps_of(record: dict) -> list[Step]:
     return [Step(**s) for s in record["steps"]]
 
 
+def time_of(record: dict) -> datetime:
+    """When the intent was made (its time was checked when the journal was read or written)."""
+    at = parse_ts(record["at"])
+    if at is None:
+        _damaged("no time")
+    return at
+
+
 def reserved_changes(paths: AgentPaths) -> list[str]:
     """History ids an unfinished intent has reserved (a new change never takes one)."""
     with contextlib.suppress(JournalError):
@@ -120,15 +130,15 @@ def write_steps(paths: AgentPaths, steps: list[Step]) -> None:
     """
     states = [_state(paths, s) for s in steps]
     if "other" in states:
-        for step, state in zip(steps, states):
+        for step, state in zip(steps, states, strict=True):
             if state == "after" and step.before != step.after:
                 _put(step.path_in(paths), step.before, expected=_version(step.after))
-        changed = next(s for s, state in zip(steps, states) if state == "other")
+        changed = next(s for s, state in zip(steps, states, strict=True) if state == "other")
         raise ConflictError(
             changed.path_in(paths),
             f"{changed.path_in(paths).relative_to(paths.root)} changed on disk since it was read; nothing was applied",
         )
-    for step, state in zip(steps, states):
+    for step, state in zip(steps, states, strict=True):
         if state == "before":
             _put(step.path_in(paths), step.after, expected=_version(step.before))
 
@@ -151,14 +161,17 @@ def _put(path: Path, text: str | None, expected: str | None) -> None:
         atomic_write(path, text, expected=expected)
 
 
+def _damaged(what: str) -> NoReturn:
+    raise JournalError(f".orkas/journal.json is damaged ({what}); nothing was done. Check the files it names, then move it away")
+
+
 def _checked(record: object) -> dict:
     def need(ok: bool, what: str) -> None:
         if not ok:
-            raise JournalError(
-                f".orkas/journal.json is damaged ({what}); nothing was done. Check the files it names, then move it away"
-            )
+            _damaged(what)
 
-    need(isinstance(record, dict), "not an object")
+    if not isinstance(record, dict):
+        _damaged("not an object")
     kind = record.get("kind")
     need(kind in ("apply", "revert"), "unknown kind")
     need(isinstance(record.get("by"), str), "no by")
@@ -168,7 +181,8 @@ def _checked(record: object) -> dict:
     else:
         need(isinstance(record.get("revert"), str) and re.match(CHANGE_ID, record["revert"]) is not None, "no change to revert")
     steps = record.get("steps")
-    need(isinstance(steps, list) and 0 < len(steps) <= 2, "no steps")
+    if not (isinstance(steps, list) and 0 < len(steps) <= 2):
+        _damaged("no steps")
     for step in steps:
         need(
             isinstance(step, dict) and set(step) == {"action", "kind", "target", "before", "after", "change", "event"},

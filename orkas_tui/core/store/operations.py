@@ -12,6 +12,7 @@ event of each: what :mod:`orkas_tui.core.store.journal` writes down before apply
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -61,7 +62,8 @@ def parse_reply(text: str) -> Answer:
     if isinstance(parsed, str):
         raise ReplyError(parsed)
     summary, raw = parsed
-    operations, errors = [], []
+    operations: list[object] = []
+    errors: list[str] = []
     for index, op in enumerate(raw):
         checked = parse_operation(op)
         if isinstance(checked, str):
@@ -144,7 +146,7 @@ def _problem(raw: object, view: _View, settings: Settings) -> str | None:
     return None
 
 
-def check_operations(operations: list[object], paths: AgentPaths, settings: Settings) -> list[str | None]:
+def check_operations(operations: Sequence[object], paths: AgentPaths, settings: Settings) -> list[str | None]:
     """One problem (or ``None``) per operation, checked in order against the current files."""
     view = _View(SkillStore(paths, settings))
     return [_problem(op, view, settings) for op in operations]
@@ -162,9 +164,10 @@ def plan_operation(paths: AgentPaths, settings: Settings, op: object, now: datet
     :class:`~orkas_tui.core.store.notes.NoteError` when the files no longer allow it.
     """
     problem = check_operations([op], paths, settings)[0]
-    if problem:
-        raise SkillError(problem)
-    op = parse_operation(op)
+    parsed = parse_operation(op)
+    if problem or isinstance(parsed, str):  # check_operations has parsed it too: a string is its problem
+        raise SkillError(problem or str(parsed))
+    op = parsed
     store = SkillStore(paths, settings)
     kind = op["op"]
     if kind == "create_skill":

@@ -15,16 +15,17 @@ by hand since. Proposals and history entries are read as untrusted input.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
+from typing import Any
 
 import orjson
 
 from orkas_tui.core.read.files import ConflictError, atomic_write, current_version, file_lock, read_regular, version_of
 from orkas_tui.core.read.settings import Settings
-from orkas_tui.core.read.timefmt import format_ts, parse_ts
+from orkas_tui.core.read.timefmt import format_ts
 from orkas_tui.core.read.workspace import AgentPaths, Workspace, WorkspaceError
 from orkas_tui.core.store import journal
 from orkas_tui.core.store.history import (
@@ -64,7 +65,7 @@ class ProposedOp:
     decided_at: str | None = None
 
     @classmethod
-    def from_json(cls, data: object, index: int) -> "ProposedOp":
+    def from_json(cls, data: object, index: int) -> ProposedOp:
         if not isinstance(data, dict) or data.get("index") != index or type(data.get("index")) is not int:
             raise ProposalError(f"operation {index} is not an object with its index")
         status = PENDING if data.get("status") == LEGACY_APPLYING else data.get("status")
@@ -103,11 +104,11 @@ class Proposal:
         return data
 
     @classmethod
-    def from_json(cls, data: object) -> "Proposal":
+    def from_json(cls, data: object) -> Proposal:
         """A proposal read from disk, every field checked (it may have been edited by anyone)."""
         if not isinstance(data, dict):
             raise ProposalError("not a JSON object")
-        texts = {k: data.get(k) for k in ("id", "agent", "created_at", "summary")}
+        texts: dict[str, Any] = {k: data.get(k) for k in ("id", "agent", "created_at", "summary")}
         if not all(isinstance(v, str) for v in texts.values()) or not ID.match(texts["id"]):
             raise ProposalError("id, agent, created_at and summary must be text")
         operations, reflection = data.get("operations"), data.get("reflection", {})
@@ -134,13 +135,13 @@ def _save(paths: AgentPaths, proposal: Proposal) -> None:
 
 
 def create_proposal(
-    paths: AgentPaths, settings: Settings, summary: str, operations: list[object], now: datetime, reflection: dict
+    paths: AgentPaths, settings: Settings, summary: str, operations: Sequence[object], now: datetime, reflection: dict
 ) -> Proposal:
     """Store a reflection's answer, each operation checked and marked pending or invalid."""
     problems = check_operations(operations, paths, settings)
     ops = [
         ProposedOp(i, op if p else normalized(op), INVALID if p else PENDING, p)
-        for i, (op, p) in enumerate(zip(operations, problems))
+        for i, (op, p) in enumerate(zip(operations, problems, strict=True))
     ]
     with apply_lock(paths):
         proposal = Proposal(next_id(proposals_dir(paths), paths.id, "p"), paths.id, format_ts(now), summary, ops, reflection)
@@ -251,7 +252,7 @@ def _finish(paths: AgentPaths, record: dict, proposal: Proposal | None = None) -
     """Carry a journaled intent through to the end (again, after a crash): files, history,
     proposal, events; then drop the journal. A file changed by hand rolls it back instead."""
     steps = journal.steps_of(record)
-    at = parse_ts(record["at"])
+    at = journal.time_of(record)
     apply = record["kind"] == "apply"
     if apply and proposal is None:
         proposal = next((p for p in list_proposals(paths) if p.id == record["proposal"]), None)
@@ -261,7 +262,7 @@ def _finish(paths: AgentPaths, record: dict, proposal: Proposal | None = None) -
     try:
         journal.write_steps(paths, steps)
     except ConflictError as exc:
-        if item is not None:
+        if proposal is not None and item is not None:
             item.reason = f"not applied: {exc}"
             _save(paths, proposal)
         journal.clear(paths)
@@ -269,7 +270,7 @@ def _finish(paths: AgentPaths, record: dict, proposal: Proposal | None = None) -
     changes = []
     if apply:
         changes = [_recorded(paths, record, step, at) for step in steps]
-        if item is not None:
+        if proposal is not None and item is not None:
             item.status, item.reason, item.decided_at, item.changes = APPLIED, None, record["at"], [c.id for c in changes]
             _save(paths, proposal)
     else:

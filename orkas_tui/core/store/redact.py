@@ -199,9 +199,12 @@ def _plugin_patterns() -> tuple[re.Pattern, ...]:
     from detect_secrets.plugins.ip_public import IPPublicDetector
 
     patterns: list[re.Pattern] = []
-    for plugin in get_mapping_from_secret_type_to_class().values():
+    classes: list[type] = list(get_mapping_from_secret_type_to_class().values())
+    for plugin in classes:
         if issubclass(plugin, RegexBasedDetector) and plugin is not IPPublicDetector:
-            patterns += [_linear(regex) for regex in plugin.denylist]
+            # each plugin class sets denylist to a tuple; detect-secrets types it as an instance property
+            denylist: tuple[re.Pattern, ...] = getattr(plugin, "denylist", ())
+            patterns += [_linear(regex) for regex in denylist]
     return tuple(dict.fromkeys(patterns))
 
 
@@ -259,7 +262,7 @@ def _required(pattern: re.Pattern) -> tuple[str, ...] | None:
     A text that holds none of them is not searched at all: most texts hold no secret, and a
     substring test is a hundred times cheaper than a regular-expression scan.
     """
-    from re import _parser as parser  # the standard library's own parse of the pattern
+    from re import _parser as parser  # type: ignore[attr-defined]  # the standard library's own parse (typeshed omits private modules)
 
     try:
         found = _literals(parser.parse(pattern.pattern, pattern.flags), True)
@@ -269,7 +272,7 @@ def _required(pattern: re.Pattern) -> tuple[str, ...] | None:
 
 
 def _literals(items, fold: bool) -> set[str] | None:
-    from re import _constants as c
+    from re import _constants as c  # type: ignore[attr-defined]  # the parse's opcodes (typeshed omits private modules)
 
     best: set[str] | None = None
     run: list[str] = []
@@ -295,8 +298,9 @@ def _literals(items, fold: bool) -> set[str] | None:
             consider(_literals(arg[3], fold))
         elif op is c.BRANCH:
             options = [_literals(branch, fold) for branch in arg[1]]
-            if all(options):
-                consider(set().union(*options))
+            found = [o for o in options if o]
+            if len(found) == len(options):
+                consider(set().union(*found))
         elif op in (c.MAX_REPEAT, c.MIN_REPEAT) and arg[0] >= 1:
             consider(_literals(arg[2], fold))
     flush()

@@ -285,7 +285,7 @@ class SkillStore:
         remove_file(path, expected=... if expected is None else expected)
         log_event(self.paths, kind, now, skill=slug, by=by, reason=reason)
 
-    def _write(self, skill: Skill, expected: str | None | object) -> Skill:
+    def _write(self, skill: Skill, expected: str | object | None) -> Skill:
         _refuse_unsafe(self.paths)
         payload = skill.render().encode("utf-8")
         atomic_write(self._path(skill.slug), payload, expected=expected)

@@ -17,7 +17,7 @@ SOURCE = "orkas-tui"
 
 
 def log_event(paths: AgentPaths, kind: str, now: datetime, **fields: object) -> dict:
-    event = {"ts": format_ts(now), "type": kind, "source": SOURCE}
+    event: dict[str, object] = {"ts": format_ts(now), "type": kind, "source": SOURCE}
     event.update({k: v for k, v in fields.items() if v is not None})
     append_jsonl(paths.events, event)
     return event

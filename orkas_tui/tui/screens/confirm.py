@@ -29,4 +29,4 @@ class Choose(ModalScreen[str | None]):
         self.query(Button).first().focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id.removeprefix("answer-"))
+        self.dismiss((event.button.id or "").removeprefix("answer-"))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from rich.table import Table
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -10,7 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 
-def key_table(sections: list[tuple[str, list[Binding]]], keymap: dict[str, str], display) -> Table:
+def key_table(sections: list[tuple[str, list[Binding]]], keymap: Mapping[str, str], display) -> Table:
     table = Table(box=None, expand=True, padding=(0, 2))
     table.add_column("Key", style="bold", no_wrap=True)
     table.add_column("Action")
@@ -39,5 +41,8 @@ class HelpScreen(ModalScreen[None]):
         )
         with VerticalScroll(id="help-body"):
             yield Static(intro, markup=False)
-            display = lambda key: self.app.get_key_display(Binding(key.strip(), ""))
+
+            def display(key: str) -> str:
+                return self.app.get_key_display(Binding(key.strip(), ""))
+
             yield Static(key_table(self.sections, self.app._keymap, display), id="help-keys")

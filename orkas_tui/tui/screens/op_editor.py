@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static, TextArea
 
+if TYPE_CHECKING:
+    from orkas_tui.tui.app import OrkasApp
+
 
 class OpEditor(ModalScreen[dict | None]):
+    app: OrkasApp  # the app it lives in, for the type checker
+
     BINDINGS = [
         Binding("ctrl+s", "save", "Save operation", id="op_save"),
         Binding("escape", "dismiss(None)", "Cancel", id="op_cancel"),

@@ -4,6 +4,8 @@ a file that does not load is kept as written, and the previous settings stay in 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.table import Table
 from rich.text import Text
 from textual import work
@@ -18,6 +20,9 @@ from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.reflect.llm import model_summary
 from orkas_tui.core.store.first_run import SETTINGS_TEMPLATE, display_path
 from orkas_tui.tui.screens.confirm import Choose
+
+if TYPE_CHECKING:
+    from orkas_tui.tui.app import OrkasApp
 
 
 def settings_table(app, settings: Settings, problem: str | None) -> Table:
@@ -45,6 +50,8 @@ def settings_table(app, settings: Settings, problem: str | None) -> Table:
 
 
 class SettingsScreen(ModalScreen[None]):
+    app: OrkasApp  # the app it lives in, for the type checker
+
     BINDINGS = [
         Binding("e", "edit", "Edit orkas.toml", id="settings_edit"),
         Binding("escape,q", "dismiss(None)", "Close", id="settings_close"),
@@ -85,6 +92,8 @@ class SettingsScreen(ModalScreen[None]):
 
 
 class SettingsEditor(Screen[None]):
+    app: OrkasApp  # the app it lives in, for the type checker
+
     BINDINGS = [
         Binding("ctrl+s", "save", "Save and reload", id="settings_save"),
         Binding("escape", "close", "Close", id="settings_editor_close"),
@@ -149,20 +158,29 @@ class SettingsEditor(Screen[None]):
             self.notify("orkas.toml saved and applied", title="Settings")
 
     def _ask_conflict(self) -> None:
+        def answer(choice: str | None) -> None:
+            if choice == "overwrite":
+                self._save(force=True)
+
         self.app.push_screen(
             Choose(
                 "orkas.toml changed on disk since you opened it.\nOverwrite it with your version, or keep editing?",
                 [("keep", "Keep editing"), ("overwrite", "Overwrite")],
                 danger="overwrite",
             ),
-            lambda choice: self._save(force=True) if choice == "overwrite" else None,
+            answer,
         )
 
     def action_close(self) -> None:
         if self.text == self.loaded:
             self.dismiss(None)
             return
+
+        def answer(choice: str | None) -> None:
+            if choice == "discard":
+                self.dismiss(None)
+
         self.app.push_screen(
             Choose("orkas.toml has unsaved edits.", [("keep", "Keep editing"), ("discard", "Discard")], danger="discard"),
-            lambda choice: self.dismiss(None) if choice == "discard" else None,
+            answer,
         )

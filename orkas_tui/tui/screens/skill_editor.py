@@ -8,6 +8,8 @@ the front matter can be fixed; it is saved only once it parses."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -22,8 +24,13 @@ from orkas_tui.core.store.user_edits import delete_skill, edit_skill, save_skill
 from orkas_tui.tui.screens.confirm import Choose
 from orkas_tui.tui.screens.skill_history import SkillHistory
 
+if TYPE_CHECKING:
+    from orkas_tui.tui.app import OrkasApp
+
 
 class SkillEditor(Screen[None]):
+    app: OrkasApp  # the app it lives in, for the type checker
+
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", id="skill_save"),
         Binding("f8", "delete", "Delete", id="skill_delete"),

@@ -5,6 +5,7 @@ Reverting goes through :func:`revert_change`, which refuses when the file change
 from __future__ import annotations
 
 import difflib
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on, work
@@ -18,6 +19,9 @@ from orkas_tui.core.store.history import Change, HistoryError
 from orkas_tui.core.store.proposals import revert_change
 from orkas_tui.tui.screens.confirm import Choose
 from orkas_tui.tui.widgets.keyed_table import Cell, KeyedTable
+
+if TYPE_CHECKING:
+    from orkas_tui.tui.app import OrkasApp
 
 COLUMNS = [("id", "Change"), ("at", "When"), ("action", "Action"), ("by", "By"), ("state", "State")]
 
@@ -34,6 +38,8 @@ def change_diff(change: Change) -> Text:
 
 class SkillHistory(ModalScreen[bool]):
     """Dismissed with True when a change was reverted."""
+
+    app: OrkasApp  # the app it lives in, for the type checker
 
     BINDINGS = [
         Binding("v", "revert", "Revert change", id="history_revert"),
@@ -95,13 +101,18 @@ class SkillHistory(ModalScreen[bool]):
         key = self.query_one(KeyedTable).current_key()
         if key not in self.changes:
             return
+
+        def answer(choice: str | None) -> None:
+            if choice == "revert":
+                self._revert(key)
+
         self.app.push_screen(
             Choose(
                 f"Revert change {key} ({self.changes[key].action})? The file gets its text from before it.",
                 [("cancel", "Cancel"), ("revert", "Revert")],
                 danger="revert",
             ),
-            lambda choice: self._revert(key) if choice == "revert" else None,
+            answer,
         )
 
     @work(thread=True, group="history")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 from rich.text import Text
@@ -44,7 +45,7 @@ class Cell(Text):
         self.sort_value = text if sort is None else sort
 
     @classmethod
-    def of(cls, text: Text, sort: Any) -> "Cell":
+    def of(cls, text: Text, sort: Any) -> Cell:
         cell = cls(sort=sort)
         cell.append_text(text)
         return cell
@@ -104,12 +105,12 @@ class KeyedTable(DataTable):
         self.fit_columns()
 
     def hidden_columns(self) -> list[str]:
-        return [c.key.value for c in self.columns.values() if isinstance(c, FitColumn) and c.hidden]
+        return [key for c in self.columns.values() if isinstance(c, FitColumn) and c.hidden and (key := c.key.value) is not None]
 
     def fit_columns(self) -> None:
         """Shrink the flex column, then hide columns in ``drop`` order, until the table fits its width."""
         width = self.scrollable_content_region.width
-        columns = {c.key.value: c for c in self.columns.values() if isinstance(c, FitColumn)}
+        columns = {key: c for c in self.columns.values() if isinstance(c, FitColumn) and (key := c.key.value) is not None}
         if width <= 0 or not columns:
             return
         pad = 2 * self.cell_padding
@@ -153,7 +154,7 @@ class KeyedTable(DataTable):
 
     def sync(self, rows: dict[str, list[Cell]]) -> int:
         """Make the table hold exactly ``rows``; return how many rows were added."""
-        return self.patch(rows, [k.value for k in self.rows if k.value not in rows])
+        return self.patch(rows, [key for row in self.rows if (key := row.value) is not None and key not in rows])
 
     def patch(self, rows: dict[str, list[Cell]], gone: Iterable[str] = ()) -> int:
         """Add or update just ``rows`` and remove ``gone``; return how many rows were added.
@@ -174,7 +175,7 @@ class KeyedTable(DataTable):
         added: list[str] = []
         for key, cells in rows.items():
             if key in self.rows:
-                for column, old, new in zip(column_keys, self.get_row(key), cells):
+                for column, old, new in zip(column_keys, self.get_row(key), cells, strict=True):
                     if old != new:
                         self.update_cell(key, column, new)
                         resort = resort or (column == sort_column and _sortable(old) != _sortable(new))
@@ -196,7 +197,7 @@ class KeyedTable(DataTable):
         """Whether rows appended at the bottom already sit where a sort would put them."""
         column, reverse = self.sort_spec
         values = [_sortable(self.get_cell(key, column)) for key in keys]
-        pairs = zip(values, values[1:])
+        pairs = pairwise(values)
         return all(b <= a for a, b in pairs) if reverse else all(a <= b for a, b in pairs)
 
     def apply_sort(self) -> None:
@@ -217,7 +218,7 @@ class KeyedTable(DataTable):
             return None
         try:
             return self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value
-        except Exception:  # noqa: BLE001 - a cursor past the end has no key
+        except Exception:  # a cursor past the end has no key
             return None
 
     def _restore(self, key: str | None, scroll_y: float | None, above: int) -> None:

@@ -3,6 +3,8 @@ as a diff against the current file; approve all, approve or reject one, or edit 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -15,6 +17,9 @@ from orkas_tui.core.store.proposals import PENDING, Proposal, ProposedOp
 from orkas_tui.tui.data import AgentView
 from orkas_tui.tui.op_diff import op_diff, op_target
 from orkas_tui.tui.widgets.keyed_table import Cell, KeyedTable
+
+if TYPE_CHECKING:
+    from orkas_tui.tui.app import OrkasApp
 
 PROPOSAL_COLUMNS = [("id", "Proposal"), ("created", "Created"), ("status", "Status"), ("ops", "Ops"), ("summary", "Summary")]
 OP_COLUMNS = [("index", "#"), ("status", "Status"), ("op", "Operation"), ("target", "File"), ("reason", "Note")]
@@ -45,6 +50,8 @@ def op_cells(o: ProposedOp) -> list[Cell]:
 
 
 class ProposalsPane(Vertical):
+    app: OrkasApp  # the app it lives in, for the type checker
+
     BINDINGS = [
         Binding("a", "decide('approve_one')", "Approve", id="approve_op"),
         Binding("A", "decide('approve_all')", "All", id="approve_all"),
@@ -157,4 +164,4 @@ class ProposalsPane(Vertical):
         if action != "approve_all" and op is None:
             self.notify("Select an operation first (the lower table).", severity="warning")
             return
-        self.post_message(self.Decide(action, proposal, None if action == "approve_all" else op.index))
+        self.post_message(self.Decide(action, proposal, None if action == "approve_all" or op is None else op.index))

@@ -4,6 +4,8 @@ a note over its cap (the message says by how much) or one changed on disk since 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -14,9 +16,14 @@ from textual.widgets import Label, Static, TextArea
 from orkas_tui.core.store.notes import NOTES, TITLES, Note
 from orkas_tui.tui.data import AgentView
 
+if TYPE_CHECKING:
+    from orkas_tui.tui.app import OrkasApp
+
 
 class NoteEditor(Vertical):
     """One note: title, live count against the cap, editor. Remembers the version it read."""
+
+    app: OrkasApp  # the app it lives in, for the type checker
 
     def __init__(self, note: str, cap: int, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -63,6 +70,8 @@ class NoteEditor(Vertical):
 
 
 class SelfPane(Vertical):
+    app: OrkasApp  # the app it lives in, for the type checker
+
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", id="self_save"),
         Binding("ctrl+r", "revert", "Reload", id="self_reload"),

@@ -154,7 +154,8 @@ class SkillsPane(Vertical):
 
     @on(DataTable.HeaderSelected, "#skills-table")
     def _header(self, event: DataTable.HeaderSelected) -> None:
-        self.table.sort_by(event.column_key.value)
+        if (column := event.column_key.value) is not None:  # every column here has a key
+            self.table.sort_by(column)
         self._sync()
 
     @on(DataTable.RowSelected, "#skills-table")

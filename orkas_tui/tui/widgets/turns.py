@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import date, datetime
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -21,6 +22,9 @@ from orkas_tui.tui.cells import clock_time, score_bar, signals_text
 from orkas_tui.tui.data import AgentView
 from orkas_tui.tui.turn_detail import detail
 from orkas_tui.tui.widgets.keyed_table import Cell, KeyedTable
+
+if TYPE_CHECKING:
+    from orkas_tui.tui.app import OrkasApp
 
 COLUMNS = [
     ("time", "Time"),
@@ -81,6 +85,8 @@ def turn_cells(row: ScoredTurn, settings: Settings, now: datetime) -> list[Cell]
 
 class TurnsPane(Vertical):
     """Turns table above, the selected turn's explanation and transcript below."""
+
+    app: OrkasApp  # the app it lives in, for the type checker
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -163,7 +169,8 @@ class TurnsPane(Vertical):
 
     @on(DataTable.HeaderSelected, "#turns-table")
     def _header(self, event: DataTable.HeaderSelected) -> None:
-        self.table.sort_by(event.column_key.value)
+        if (column := event.column_key.value) is not None:  # every column here has a key
+            self.table.sort_by(column)
 
     def _explain_current(self) -> None:
         key = self.table.current_key()
