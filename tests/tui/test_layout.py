@@ -6,6 +6,7 @@ import json
 
 import pytest
 from textual.widgets import TabbedContent
+from textual.widgets._footer import FooterKey
 
 from orkas_tui.core.read.workspace import Workspace
 from orkas_tui.core.store.first_run import create_workspace
@@ -84,7 +85,11 @@ async def test_narrow_terminals_drop_whole_columns_by_priority(app_factory) -> N
     app = app_factory()
     async with app.run_test(size=(80, 24)) as pilot:
         await open_agent(pilot, "coder")
-        assert app.query_one(Sidebar).hidden_columns() == ["reflected", "skills"]
+        sidebar = app.query_one(Sidebar)
+        assert sidebar.hidden_columns() == ["reflected", "skills"]
+        names = [cell.plain for cell in sidebar.get_column("agent")]
+        assert "⚠1 researcher" in names  # read after the first paint: the column grew to fit it
+        assert sidebar.columns["agent"].get_render_width(sidebar) - 2 == max(len(n) for n in names)
         hidden = app.query_one("#turns-table", KeyedTable).hidden_columns()
         assert "conversation" in hidden and "time" not in hidden and "signals" not in hidden
 
@@ -149,3 +154,18 @@ async def test_resizing_to_80_columns_shortens_the_tab_labels_so_all_fit(app_fac
         await pilot.pause()
         assert str(tabs.get_tab("proposals").label) == "4 Props"
         assert app.query_one("#main").has_class("-narrow")
+
+
+async def test_at_80_columns_the_footer_shows_every_key_of_every_tab_whole(app_factory, demo_ws) -> None:
+    add_demo_proposal(demo_ws, NOW)  # the Proposals tab has the most keys
+    app = app_factory()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_agent(pilot, "coder")
+        for key in TAB_KEYS:
+            app.query_one("#sidebar").focus()
+            await pilot.press(key)
+            await settle(pilot)
+            await pilot.pause()
+            shown = [k for k in app.screen.query(FooterKey) if k.display]
+            assert shown and (key == "5" or any(k.key == "q" for k in shown)), key  # on Self, q types into the note
+            assert [k.key for k in shown if k.region.right > 80 or not k.region.width] == [], key

@@ -178,7 +178,7 @@ class KeyedTable(DataTable):
         before = self.scroll_y
         column_keys = [key for key, _ in self._columns]
         sort_column = self.sort_spec[0]
-        resort = False
+        resort = refit = False
         for key in gone:
             if key in self.rows:
                 self.remove_row(key)
@@ -190,11 +190,14 @@ class KeyedTable(DataTable):
                     if old != new:
                         self.update_cell(key, column, new)
                         resort = resort or (column == sort_column and _sortable(old) != _sortable(new))
+                        refit = refit or column in self._flex  # update_cell measures nothing: a longer name must widen it
             else:
                 self.add_row(*cells, key=key)
                 added.append(key)
         if resort or not self._in_order([last, *added] if last is not None else added):
             self.apply_sort()
+        if refit:
+            self.fit_columns()
         above = sum(1 for key in added if self.get_row_index(key) < before)
         self._restore(keep_key, before, above)
         return len(added)
