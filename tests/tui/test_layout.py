@@ -169,3 +169,31 @@ async def test_at_80_columns_the_footer_shows_every_key_of_every_tab_whole(app_f
             shown = [k for k in app.screen.query(FooterKey) if k.display]
             assert shown and (key == "5" or any(k.key == "q" for k in shown)), key  # on Self, q types into the note
             assert [k.key for k in shown if k.region.right > 80 or not k.region.width] == [], key
+
+
+async def test_overlay_screens_cover_what_is_below(app_factory) -> None:
+    """Help, settings, the bundle and a skill's history paint an opaque background: an editor
+    or table showing through would read as part of them."""
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_agent(pilot, "coder")
+        seen = []
+        for key in ("question_mark", "comma", "b"):
+            app.query_one(Sidebar).focus()
+            await pilot.press(key)
+            await settle(pilot)
+            await pilot.pause()
+            screen = app.screen
+            assert screen is not app.screen_stack[0], key
+            seen.append(type(screen).__name__)
+            assert screen.styles.background.a == 1, (key, screen.styles.background)
+            await pilot.press("escape")
+            await settle(pilot)
+        app.open_skill("coder", "python-type-hints")
+        await settle(pilot)
+        await pilot.press("f2")
+        await settle(pilot)
+        await pilot.pause()
+        seen.append(type(app.screen).__name__)
+        assert app.screen.styles.background.a == 1
+    assert seen == ["HelpScreen", "SettingsScreen", "TextView", "SkillHistory"]
