@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+import os
 from datetime import datetime
 from pathlib import Path
 
@@ -11,6 +13,28 @@ from orkas_tui.core.read.timefmt import UTC
 from orkas_tui.demo.workspace import DEFAULT_ANCHOR, write_demo
 
 NOW = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Import litellm once, up front, and move it out of the garbage collector's way.
+
+    litellm leaves ~370,000 long-lived objects that every full collection walks again (about
+    0.4 s each, seconds on a busy machine). At the end of a run pytest collects five times
+    after an xdist worker has reported done, and execnet interrupts a worker still busy 5 s
+    later: that SIGINT surfaced as a KeyboardInterrupt traceback in hypothesis's gc callback.
+    Frozen objects are never walked again, so those collections (and the ones during the
+    run) are quick. The xdist controller runs no tests and skips it.
+    """
+    if session.config.getoption("numprocesses", None) and not hasattr(session.config, "workerinput"):
+        return
+    from orkas_tui.core.reflect.llm import preload
+
+    env = dict(os.environ)
+    preload()
+    os.environ.clear()
+    os.environ.update(env)  # preload's litellm switches are not left for subprocesses started by tests
+    gc.collect()
+    gc.freeze()
 
 
 @pytest.fixture(autouse=True)

@@ -12,6 +12,12 @@ MIN_IMPRESSIONS = 10
 MIN_INVOCATIONS = 3
 LOW_INVOCATION = 0.1
 HIGH_RATE = 0.5
+SHORT = {  # the Skills table's Flag column; the line under the table says it in full
+    "never used": "unused",
+    "rarely invoked": "rare",
+    "output often edited": "edited",
+    "often ineffective": "ineffective",
+}
 
 
 def useless_reasons(row: SkillRow) -> list[str]:

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from textual.widgets import TabbedContent
+from textual.widgets._footer import FooterKey
 
+from orkas_tui.core.read.workspace import Workspace
+from orkas_tui.core.store.first_run import create_workspace
+from orkas_tui.demo.proposal import add_demo_proposal
 from orkas_tui.tui.widgets.keyed_table import KeyedTable
 from orkas_tui.tui.widgets.self_notes import SelfPane
 from orkas_tui.tui.widgets.sidebar import Sidebar
+from tests.conftest import NOW
 from tests.tui.conftest import SIZE, open_agent, settle
 
 TAB_KEYS = ["1", "2", "3", "4", "5", "6"]
@@ -38,19 +45,51 @@ async def test_every_table_fits_its_width_on_every_tab(app_factory, size) -> Non
             assert _overflowing(app) == [], (size, key)
 
 
-async def test_at_120_columns_the_turns_and_sidebar_show_every_column(app_factory) -> None:
+async def test_at_120_columns_every_table_on_every_tab_shows_every_column(app_factory, demo_ws) -> None:
+    add_demo_proposal(demo_ws, NOW)
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
         await open_agent(pilot, "coder")
-        assert app.query_one("#turns-table", KeyedTable).hidden_columns() == []
-        assert app.query_one(Sidebar).hidden_columns() == []
+        for key in TAB_KEYS:
+            app.query_one("#sidebar").focus()
+            await pilot.press(key)
+            await settle(pilot)
+            await pilot.pause()
+            tables = [t for t in app.screen.query(KeyedTable) if t.display and t.is_on_screen]
+            assert len(tables) >= (0 if key == "5" else 2), key  # the sidebar and the tab's table(s)
+            assert {t.id: t.hidden_columns() for t in tables} == {t.id: [] for t in tables}, key
+
+
+async def test_long_claude_code_conversation_ids_shrink_instead_of_hiding_the_column(app_factory, tmp_path) -> None:
+    root = create_workspace(tmp_path / "ws")
+    (root / "agents" / "claude" / "conversations").mkdir(parents=True)
+    paths = Workspace.open(root).agent("claude")
+    conversation = "claude-8463c716-a2ea-4c14-9efa-87158ebd9f20"
+    turn = [
+        {"ts": "2026-11-30T08:00:00Z", "type": "turn_start", "turn": "t1"},
+        {"ts": "2026-11-30T08:00:00Z", "type": "user", "text": "hi"},
+        {"ts": "2026-11-30T08:00:05Z", "type": "turn_end", "turn": "t1", "status": "ok"},
+    ]
+    (paths.conversations / f"{conversation}.jsonl").write_text("".join(json.dumps(e) + "\n" for e in turn))
+    app = app_factory(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_agent(pilot, "claude")
+        table = app.query_one("#turns-table", KeyedTable)
+        assert table.hidden_columns() == []
+        cell = table.get_cell_at((0, list(table.columns).index("conversation")))
+        assert cell.plain == conversation  # whole in the cell; the column is fitted narrower and ends in "…"
+        assert table.columns["conversation"].get_render_width(table) - 2 < len(conversation)
 
 
 async def test_narrow_terminals_drop_whole_columns_by_priority(app_factory) -> None:
     app = app_factory()
     async with app.run_test(size=(80, 24)) as pilot:
         await open_agent(pilot, "coder")
-        assert app.query_one(Sidebar).hidden_columns() == ["reflected", "skills"]
+        sidebar = app.query_one(Sidebar)
+        assert sidebar.hidden_columns() == ["reflected", "skills"]
+        names = [cell.plain for cell in sidebar.get_column("agent")]
+        assert "⚠1 researcher" in names  # read after the first paint: the column grew to fit it
+        assert sidebar.columns["agent"].get_render_width(sidebar) - 2 == max(len(n) for n in names)
         hidden = app.query_one("#turns-table", KeyedTable).hidden_columns()
         assert "conversation" in hidden and "time" not in hidden and "signals" not in hidden
 
@@ -115,3 +154,46 @@ async def test_resizing_to_80_columns_shortens_the_tab_labels_so_all_fit(app_fac
         await pilot.pause()
         assert str(tabs.get_tab("proposals").label) == "4 Props"
         assert app.query_one("#main").has_class("-narrow")
+
+
+async def test_at_80_columns_the_footer_shows_every_key_of_every_tab_whole(app_factory, demo_ws) -> None:
+    add_demo_proposal(demo_ws, NOW)  # the Proposals tab has the most keys
+    app = app_factory()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_agent(pilot, "coder")
+        for key in TAB_KEYS:
+            app.query_one("#sidebar").focus()
+            await pilot.press(key)
+            await settle(pilot)
+            await pilot.pause()
+            shown = [k for k in app.screen.query(FooterKey) if k.display]
+            assert shown and (key == "5" or any(k.key == "q" for k in shown)), key  # on Self, q types into the note
+            assert [k.key for k in shown if k.region.right > 80 or not k.region.width] == [], key
+
+
+async def test_overlay_screens_cover_what_is_below(app_factory) -> None:
+    """Help, settings, the bundle and a skill's history paint an opaque background: an editor
+    or table showing through would read as part of them."""
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_agent(pilot, "coder")
+        seen = []
+        for key in ("question_mark", "comma", "b"):
+            app.query_one(Sidebar).focus()
+            await pilot.press(key)
+            await settle(pilot)
+            await pilot.pause()
+            screen = app.screen
+            assert screen is not app.screen_stack[0], key
+            seen.append(type(screen).__name__)
+            assert screen.styles.background.a == 1, (key, screen.styles.background)
+            await pilot.press("escape")
+            await settle(pilot)
+        app.open_skill("coder", "python-type-hints")
+        await settle(pilot)
+        await pilot.press("f2")
+        await settle(pilot)
+        await pilot.pause()
+        seen.append(type(app.screen).__name__)
+        assert app.screen.styles.background.a == 1
+    assert seen == ["HelpScreen", "SettingsScreen", "TextView", "SkillHistory"]

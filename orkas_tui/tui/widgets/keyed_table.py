@@ -2,7 +2,7 @@
 never cleared and refilled, so the cursor, the sort and the scroll position survive
 a live refresh (the habit toolong and harlequin follow).
 
-It also fits its width: one *flex* column shrinks (its cells end in "…") and, when that
+It also fits its width: its *flex* columns shrink (their cells end in "…") and, when that
 is not enough, whole columns are hidden in a set order. A column is shown with its full
 header or not at all, never cut in half by the edge.
 """
@@ -69,21 +69,25 @@ class KeyedTable(DataTable):
         columns: list[tuple[str, str]],
         sort: tuple[str, bool],
         widths: dict[str, int] | None = None,
-        flex: str | None = None,
+        flex: str | list[str] | None = None,
         drop: list[str] | None = None,
+        flex_min: int = FLEX_MIN,
         **kwargs,
     ) -> None:
         """``widths``: fixed widths for some columns. DataTable sizes a column by the rows
         it is given, so a table whose rows arrive before their values would otherwise be
-        laid out by whichever came first. ``flex``: the column that shrinks to fit;
+        laid out by whichever came first. ``flex``: the column (or columns, first served
+        first) that shrink to fit;
         ``drop``: the columns hidden first when the table is too narrow (default: the last
-        columns first, never the first one)."""
+        columns first, never the first one); ``flex_min``: the flex column's narrowest width
+        (or its header's) before columns are dropped."""
         super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
         self._columns = columns
         self._widths = widths or {}
-        self._flex = flex
+        self._flex = [flex] if isinstance(flex, str) else list(flex or [])
+        self._flex_min = flex_min
         keys = [key for key, _ in columns]
-        self._drop = drop if drop is not None else [k for k in reversed(keys[1:]) if k != flex]
+        self._drop = drop if drop is not None else [k for k in reversed(keys[1:]) if k not in self._flex]
         self.sort_spec = sort
         self.cursor_key: str | None = None
 
@@ -108,7 +112,11 @@ class KeyedTable(DataTable):
         return [key for c in self.columns.values() if isinstance(c, FitColumn) and c.hidden and (key := c.key.value) is not None]
 
     def fit_columns(self) -> None:
-        """Shrink the flex column, then hide columns in ``drop`` order, until the table fits its width."""
+        """Shrink the flex columns, then hide columns in ``drop`` order, until the table fits its width.
+
+        Flex columns shrink together to their minimum; the width left over goes to them in
+        the order given, each up to its natural width.
+        """
         width = self.scrollable_content_region.width
         columns = {key: c for c in self.columns.values() if isinstance(c, FitColumn) and (key := c.key.value) is not None}
         if width <= 0 or not columns:
@@ -121,29 +129,33 @@ class KeyedTable(DataTable):
 
         def natural(key: str) -> int:
             column = columns[key]
-            if key == self._flex:  # DataTable measures a fitted column's cells cut to its width: measure them whole
+            if key in self._flex:  # DataTable measures a fitted column's cells cut to its width: measure them whole
                 return max([label(key), *(getattr(cell, "cell_len", 0) for cell in self.get_column(column.key))])
             return max(column.content_width if column.auto_width else column.width, label(key))
 
-        flex = self._flex if self._flex in columns else None
-        flex_min = min(natural(flex), max(FLEX_MIN, label(flex))) if flex else 0
+        flex = [key for key in self._flex if key in columns]
+        smallest = {key: min(natural(key), max(self._flex_min, label(key))) for key in flex}
         hidden: set[str] = set()
 
         def needed() -> int:
-            return sum(natural(k) + pad for k in columns if k not in hidden and k != flex) + (flex_min + pad if flex else 0)
+            return sum((smallest[k] if k in smallest else natural(k)) + pad for k in columns if k not in hidden)
 
         for key in self._drop:
             if needed() <= width:
                 break
             if key in columns:
                 hidden.add(key)
-        fitted = None
-        if flex:
-            rest = width - sum(natural(k) + pad for k in columns if k not in hidden and k != flex) - pad
-            fitted = max(flex_min, min(natural(flex), rest))
+        shown_flex = [key for key in flex if key not in hidden]
+        rest = width - sum(natural(k) + pad for k in columns if k not in hidden and k not in smallest)
+        rest -= sum(smallest[k] + pad for k in shown_flex)
+        fitted: dict[str, int] = {}
+        for key in shown_flex:
+            grow = max(0, min(natural(key) - smallest[key], rest))
+            fitted[key] = smallest[key] + grow
+            rest -= grow
         changed = False
         for key, column in columns.items():
-            want = (key in hidden, fitted if key == flex else None)
+            want = (key in hidden, fitted.get(key))
             if (column.hidden, column.fitted) != want:
                 column.hidden, column.fitted = want
                 changed = True
@@ -167,7 +179,7 @@ class KeyedTable(DataTable):
         before = self.scroll_y
         column_keys = [key for key, _ in self._columns]
         sort_column = self.sort_spec[0]
-        resort = False
+        resort = refit = False
         for key in gone:
             if key in self.rows:
                 self.remove_row(key)
@@ -179,11 +191,14 @@ class KeyedTable(DataTable):
                     if old != new:
                         self.update_cell(key, column, new)
                         resort = resort or (column == sort_column and _sortable(old) != _sortable(new))
+                        refit = refit or column in self._flex  # update_cell measures nothing: a longer name must widen it
             else:
                 self.add_row(*cells, key=key)
                 added.append(key)
         if resort or not self._in_order([last, *added] if last is not None else added):
             self.apply_sort()
+        if refit:
+            self.fit_columns()
         above = sum(1 for key in added if self.get_row_index(key) < before)
         self._restore(keep_key, before, above)
         return len(added)

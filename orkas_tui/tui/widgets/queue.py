@@ -11,24 +11,29 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static
 
 from orkas_tui.core.read.settings import Settings
-from orkas_tui.core.read.timefmt import format_duration
-from orkas_tui.core.reflect.queue import QueueDecision, QueuePlan
+from orkas_tui.core.read.timefmt import format_age, format_duration
+from orkas_tui.core.reflect.queue import OVER_CAP, QueueDecision, QueuePlan
 from orkas_tui.tui.cells import age, clock_time
 from orkas_tui.tui.widgets.keyed_table import Cell, KeyedTable
 
 COLUMNS = [
     ("agent", "Agent"),
     ("decision", "Next cycle"),
-    ("pending", "Pending changes"),
-    ("score", "Trigger score"),
+    ("pending", "Pending"),
+    ("score", "Trigger"),
     ("forced", "Forced"),
     ("cooldown", "Cooldown until"),
-    ("reflected", "Last reflection"),
+    ("reflected", "Reflected"),
 ]
 
 
+BADGE_WIDTH = 10  # the sidebar's Status column: "no changes", "cool 10:36"
+SHORT_REASONS = {OVER_CAP: "over cap"}
+
+
 def badge(decision: QueueDecision | None, now: datetime) -> Text:
-    """The sidebar's one-word status for an agent."""
+    """The sidebar's one-word status for an agent, at most :data:`BADGE_WIDTH` cells
+    (the Queue tab says the same in full)."""
     if decision is None:
         return Text("")
     if decision.selected:
@@ -36,8 +41,10 @@ def badge(decision: QueueDecision | None, now: datetime) -> Text:
             "forced" if decision.forced else f"due #{decision.rank}", style="bold red" if decision.forced else "bold yellow"
         )
     if decision.reason and decision.reason.startswith("cooling") and decision.cooldown_until:
-        return Text(f"cooling {clock_time(decision.cooldown_until.isoformat(), now)}", style="cyan")
-    return Text(decision.reason or "", style="dim")
+        until = decision.cooldown_until
+        when = until.strftime("%H:%M") if until.date() == now.date() else format_age(now, until)  # 10:36, or 1d4h
+        return Text(f"cool {when}", style="cyan")
+    return Text(SHORT_REASONS.get(decision.reason or "", decision.reason or ""), style="dim")
 
 
 def decision_cells(d: QueueDecision, now: datetime) -> list[Cell]:

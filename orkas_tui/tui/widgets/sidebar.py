@@ -13,9 +13,10 @@ from textual.widgets import DataTable
 from orkas_tui.tui.cells import age
 from orkas_tui.tui.data import AgentView
 from orkas_tui.tui.widgets.keyed_table import Cell, KeyedTable
+from orkas_tui.tui.widgets.queue import BADGE_WIDTH
 
 COLUMNS = [("agent", "Agent"), ("status", "Status"), ("reflected", "Refl"), ("skills", "Sk")]
-WIDTHS = {"status": 13, "reflected": 6, "skills": 3}  # "cooling 10:36", "10d23h"
+WIDTHS = {"status": BADGE_WIDTH, "reflected": 6, "skills": 3}  # "10d23h"
 DROP = ["skills", "reflected"]  # a narrow sidebar keeps the agent and its status
 
 

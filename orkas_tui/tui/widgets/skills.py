@@ -1,9 +1,15 @@
-"""The Skills tab: every skill with its rates, sortable, filterable, suspects marked."""
+"""The Skills tab: every skill with its rates, sortable, filterable, suspects marked.
+
+Every column fits at 120x40 next to the sidebar: the name is the column that shrinks
+(ending in "…"), and the highlighted skill's full name, description and flags are
+spelled out under the table.
+"""
 
 from __future__ import annotations
 
 from datetime import datetime
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -14,12 +20,12 @@ from textual.widgets import DataTable, Input, Static
 from orkas_tui.core.summary.report import SkillRow
 from orkas_tui.tui.cells import age, rate_text
 from orkas_tui.tui.data import AgentView
-from orkas_tui.tui.skill_flags import useless_reasons
+from orkas_tui.tui.skill_flags import SHORT, useless_reasons
 from orkas_tui.tui.widgets.keyed_table import Cell, KeyedTable
 
 COLUMNS = [
     ("name", "Skill"),
-    ("flag", "Looks useless"),
+    ("flag", "Flag"),
     ("impressions", "Impr"),
     ("invocations", "Inv"),
     ("invocation_rate", "Inv%"),
@@ -27,8 +33,9 @@ COLUMNS = [
     ("ineffective_rate", "Ineff%"),
     ("patches", "Patch"),
     ("last_used", "Used"),
-    ("created", "Created"),
+    ("created", "Age"),
 ]
+NAME_MIN = 16  # the name shrinks to this before columns drop (at 100 and 80 columns)
 SORTABLE = [key for key, _ in COLUMNS]
 
 
@@ -41,7 +48,7 @@ def skill_cells(row: SkillRow, now: datetime) -> list[Cell]:
 
     return [
         Cell(s.slug, sort=s.slug, style="yellow" if reasons else ""),
-        Cell("⚑ " + ", ".join(reasons) if reasons else "", sort=len(reasons), style="yellow"),
+        Cell("⚑ " + ", ".join(SHORT.get(r, r) for r in reasons) if reasons else "", sort=len(reasons), style="yellow"),
         Cell(str(m.impressions), sort=m.impressions, justify="right"),
         Cell(str(m.invocations), sort=m.invocations, justify="right"),
         rate_cell(m.invocation_rate),
@@ -53,12 +60,29 @@ def skill_cells(row: SkillRow, now: datetime) -> list[Cell]:
     ]
 
 
-def broken_cells(slug: str, problem: str) -> list[Cell]:
+def broken_reason(slug: str, problem: str) -> str:
+    return problem.removeprefix(f"{slug}.md").lstrip(": ")
+
+
+def skill_detail(row: SkillRow) -> Text:
+    """The line under the table: what a narrow Skill or Flag cell leaves out."""
+    s, reasons = row.skill, useless_reasons(row)
+    text = Text()
+    text.append(s.slug, style="bold")
+    if s.name and s.name != s.slug:
+        text.append(f" ({s.name})")
+    if s.description:
+        text.append(f" · {s.description}", style="dim")
+    if reasons:
+        text.append(" · looks useless: " + ", ".join(reasons), style="yellow")
+    return text
+
+
+def broken_cells(slug: str) -> list[Cell]:
     """A skill whose file does not parse: listed all the same, so it can be opened (o) and fixed."""
-    reason = problem.removeprefix(f"{slug}.md").lstrip(": ")
     return [
         Cell(slug, sort=slug, style="bold red"),
-        Cell(f"⚠ broken: {reason}; o to fix", sort=99, style="red"),
+        Cell("⚠ broken", sort=99, style="red"),
         *[Cell("", sort=-1) for _ in range(6)],
         Cell("", sort=""),
         Cell("", sort=""),
@@ -91,7 +115,8 @@ class SkillsPane(Vertical):
             COLUMNS,
             sort=("name", False),
             id="skills-table",
-            flex="flag",
+            flex="name",
+            flex_min=NAME_MIN,
             drop=[
                 "created",
                 "patches",
@@ -101,8 +126,10 @@ class SkillsPane(Vertical):
                 "last_used",
                 "ineffective_rate",
                 "invocation_rate",
+                "flag",
             ],
         )
+        yield Static("", id="skill-detail")
         yield Static("", id="skills-problems")
 
     @property
@@ -128,14 +155,9 @@ class SkillsPane(Vertical):
             for row in self.view.skills
             if not needle or needle in f"{row.skill.slug} {row.skill.name} {row.skill.description}".lower()
         }
-        rows.update(
-            {
-                slug: broken_cells(slug, problem)
-                for slug, problem in self.view.broken_skills.items()
-                if not needle or needle in slug
-            }
-        )
+        rows.update({slug: broken_cells(slug) for slug in self.view.broken_skills if not needle or needle in slug})
         self.table.sync(rows)
+        self._show_detail()
         flagged = sum(1 for row in self.view.skills if useless_reasons(row))
         column, reverse = self.table.sort_spec
         total = len(self.view.skills) + len(self.view.broken_skills)
@@ -157,6 +179,22 @@ class SkillsPane(Vertical):
         if (column := event.column_key.value) is not None:  # every column here has a key
             self.table.sort_by(column)
         self._sync()
+
+    @on(DataTable.RowHighlighted, "#skills-table")
+    def _highlighted(self) -> None:
+        self._show_detail()
+
+    def _show_detail(self) -> None:
+        key = self.table.current_key()
+        detail = self.query_one("#skill-detail", Static)
+        row = next((r for r in self.view.skills if r.skill.slug == key), None) if self.view and key else None
+        if row is not None:
+            detail.update(skill_detail(row))
+        elif self.view and key in self.view.broken_skills:
+            problem = broken_reason(key, self.view.broken_skills[key])
+            detail.update(Text.assemble((key, "bold red"), f" does not parse: {problem} · o opens it to fix", style="red"))
+        else:
+            detail.update("")
 
     @on(DataTable.RowSelected, "#skills-table")
     def _selected(self, event: DataTable.RowSelected) -> None:

@@ -100,7 +100,7 @@ class TurnsPane(Vertical):
             COLUMNS,
             sort=("time", True),
             id="turns-table",
-            flex="signals",
+            flex=["signals", "conversation"],  # a long conversation id (Claude Code's) shrinks too
             drop=["conversation", "tools", "errors", "trigger", "score"],
         )
 
