@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from orkas_tui.core.observe.corrections import matcher_for
 from orkas_tui.core.observe.transient import TransientRule
 from orkas_tui.core.observe.turns import ConversationObserver
-from orkas_tui.core.read.events import Event, decode_line, decode_lines
+from orkas_tui.core.read.events import SLICE, Event, decode_line, decode_lines, decode_stream
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.tail import parse_line
 from tests.core import dict_observer
@@ -222,3 +222,17 @@ def test_odd_lines_have_the_records_they_always_had() -> None:
     old = _observers(True)
     old.feed_block(b"".join(line + b"\n" for line in lines), 0)
     assert _same(_view(observer), _view(old))
+
+
+def test_a_block_longer_than_a_slice_is_observed_as_one() -> None:
+    """Blocks of thousands of lines are decoded a slice at a time; refused lines fall anywhere in them."""
+    odd = [b"junk", b'{"type": "tool_result", "ok": false, "status": 18446744073709551616}', b'{"type": "x", "k": 1e400}', b""]
+    lines = [(GOOD + odd)[(i * 7) % (len(GOOD) + len(odd))] for i in range(3 * SLICE + 5)]
+    assert _same(list(decode_stream(lines)), decode_lines(lines)) and len(decode_lines(lines)) == len(lines)
+    new, old = _observers(False), _observers(True)
+    block = b"".join(line + b"\n" for line in lines)
+    touched, malformed = new.feed_block(block, 0)
+    touched_old, malformed_old = old.feed_block(block, 0)
+    assert malformed == malformed_old > SLICE // 2
+    assert [(t.turn, t.seq) for t in touched.values()] == [(t.turn, t.seq) for t in touched_old.values()]
+    assert _same(_view(new), _view(old))

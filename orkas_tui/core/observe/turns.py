@@ -14,7 +14,7 @@ from datetime import datetime
 
 from orkas_tui.core.observe.corrections import CorrectionMatcher
 from orkas_tui.core.observe.transient import TransientRule
-from orkas_tui.core.read.events import Event, decode_lines
+from orkas_tui.core.read.events import Event, decode_stream
 from orkas_tui.core.read.timefmt import _fromisoformat, parse_ts
 
 ENDED = ("ok", "error", "aborted")
@@ -109,7 +109,7 @@ class ConversationObserver:
 
         Returns the changed records (by id) and the number of malformed lines. The
         same as decoding each line and calling :meth:`feed`: the lines are decoded
-        into Structs by one C loop, and this loop runs once per event of the whole
+        into Structs by a C loop, a slice at a time, and this loop runs once per event of the whole
         history, so the two commonest events (a tool call and its result inside a
         turn) are written out here rather than called.
         """
@@ -122,7 +122,7 @@ class ConversationObserver:
         stamp = stamps.append
         lines = data.split(b"\n")
         lines.pop()
-        for raw, event in zip(lines, decode_lines(lines)):
+        for raw, event in zip(lines, decode_stream(lines)):
             end = start + len(raw) + 1
             if event is None:
                 malformed += 1

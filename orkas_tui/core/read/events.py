@@ -16,6 +16,8 @@ its numbers, both of which orjson checks).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from itertools import chain
 from typing import Annotated, Any
 
 import msgspec
@@ -81,6 +83,17 @@ def decode_lines(lines: list[bytes]) -> list[Event | None]:
             return events
         except _Refused:  # the refused line is the one after the last decoded (``rest`` is past it)
             events.append(_parsed(lines[len(events)]))
+
+
+SLICE = 1024  # lines decoded at a time by :func:`decode_stream`
+
+
+def decode_stream(lines: list[bytes]) -> Iterator[Event | None]:
+    """:func:`decode_lines` of a long list a slice at a time, so only a slice's Structs are alive
+    at once (a 4 MB block holds 20,000 events) and each is read while still in the CPU's cache."""
+    if len(lines) <= SLICE:
+        return iter(decode_lines(lines))
+    return chain.from_iterable(map(decode_lines, (lines[at : at + SLICE] for at in range(0, len(lines), SLICE))))
 
 
 def _parsed(raw: bytes) -> Event | None:
