@@ -7,8 +7,8 @@ Builds (once, cached under ``$ORKAS_BENCH_CACHE``) a ``.claude/projects`` of
 ``tests/data/samples`` (with its two subagent files) under new session ids, six
 projects, one day apart each; message and request ids are made unique per copy so
 ccusage, which drops repeated messages, counts every copy. Each session's main file is
-cut at a line boundary to reach the size. Then, best of ``--runs``, each command a child
-process timed from outside: into a fresh workspace, the import followed by ``status``
+cut at a line boundary to reach the size. Then, best of ``--runs`` taken in turns, each
+command a child process timed from outside: into a fresh workspace, the import followed by ``status``
 of the agent (what a person runs to see their history), and ``npx ccusage@18 daily
 --offline`` with ``HOME`` pointed at the folder holding ``.claude/projects``. Prints one
 JSON line. ``--code``: run another checkout's ``orkas_tui`` (a "before" figure).
@@ -102,12 +102,16 @@ def main(argv: list[str] | None = None) -> int:
     orkas = [sys.executable, "-m", "orkas_tui"]
     importing = [*orkas, "import", "claude-code", str(projects), "--agent", "claude", "--workspace", str(ws)]
     status = [*orkas, "status", "--agent", "claude", "--workspace", str(ws), "--now", NOW]
-    imports, totals = [], []
-    for _ in range(args.runs):
+    if not args.no_ccusage:
+        _timed(CCUSAGE, env)  # downloads ccusage once; not timed
+    imports, totals, ccusage = [], [], []
+    for _ in range(args.runs):  # in turns, so both sides see the same moments of a noisy machine
         shutil.rmtree(ws, ignore_errors=True)
         took = _timed(importing, env, code)
         imports.append(took)
         totals.append(took + _timed(status, env, code))
+        if not args.no_ccusage:
+            ccusage.append(_timed(CCUSAGE, env))
     warm = min(_timed(status, env, code) for _ in range(args.runs))
     result = {
         "sessions": args.sessions,
@@ -117,9 +121,8 @@ def main(argv: list[str] | None = None) -> int:
         "import_status_s": min(totals),
         "warm_status_s": warm,
     }
-    if not args.no_ccusage:
-        _timed(CCUSAGE, env)  # downloads ccusage once; not timed
-        result["ccusage_s"] = min(_timed(CCUSAGE, env) for _ in range(args.runs))
+    if ccusage:
+        result["ccusage_s"] = min(ccusage)
     print(json.dumps(result))
     return 0
 
