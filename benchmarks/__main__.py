@@ -2,9 +2,10 @@
 
 Generates (once, cached by its parameters) a workspace of 12 agents, one million
 conversation events and 200 skills per agent, copies it, and measures the
-``status --json`` command cold (default ``--jobs``, and in one process) and warm, the
-peak memory of the cold scan's whole process tree, a refresh after appends, the TUI's
-first paint and live latency, and the reflection bundle. See ``benchmarks/README.md``.
+``status --json`` command cold (default ``--jobs``, and in one process) and warm (JSON
+and text), the peak memory of the cold scan's whole process tree, a refresh after
+appends, the TUI's first paint and live latency, the reflection bundle, and importing a
+large Claude Code history against ccusage. See ``benchmarks/README.md``.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--indexed", type=int, default=Params.indexed, help="skills listed in each turn's index")
     parser.add_argument("--appends", type=int, default=60, help="turns appended for the live-latency figure")
     parser.add_argument("--no-tui", action="store_true", help="leave out the TUI figures")
+    parser.add_argument("--no-claude", action="store_true", help="leave out the Claude Code history (import + status, ccusage)")
+    parser.add_argument("--claude-sessions", type=int, default=72, help="sessions in the Claude Code history")
     args = parser.parse_args(argv)
     params = Params(agents=args.agents, events=args.events, skills=args.skills, indexed=args.indexed)
     began = time.perf_counter()
@@ -87,12 +90,13 @@ def main(argv: list[str] | None = None) -> int:
     best = best_runs(
         {
             "parse": ([str(Path(__file__).with_name("parse_loop.py")), str(ws)], None),
+            "typed": ([str(Path(__file__).with_name("parse_loop.py")), str(ws), "typed"], None),
             "cold": (status, drop_caches),
             "cold_one": ([*status, "--jobs", "1"], drop_caches),
         },
         5,
     )
-    parse, cold, cold_one = best["parse"], best["cold"], best["cold_one"]
+    parse, typed, cold, cold_one = best["parse"], best["typed"], best["cold"], best["cold_one"]
     drop_caches()
     tree = tree_peak_rss(status)  # a run of its own: the timed ones are not sampled
     rows.append(
@@ -113,6 +117,7 @@ def main(argv: list[str] | None = None) -> int:
             _ratio(cold_one, parse, 1.5, "x"),
         )
     )
+    rows.append(("", "", "typed decode loop (msgspec Structs, no observer)", _s(typed), f"{typed / parse:.2f}x the orjson loop"))
     rows.append(
         (
             f"peak RSS of the cold scan (--jobs {cpus}), all {tree.processes} processes",
@@ -135,6 +140,16 @@ def main(argv: list[str] | None = None) -> int:
         )
     )
     rows.append(("", "", "import orkas_tui.cli + commands.status", _s(imports), ""))
+    warm_text = best_run([a for a in status if a != "--json"], 5)
+    rows.append(
+        (
+            "warm start, text: status (no --json)",
+            f"{_s(warm_text)} ({_s(warm_text - interpreter)} of work)",
+            "interpreter start (python -c pass)",
+            _s(interpreter),
+            f"work {_ms(warm_text - interpreter)} (target < 200 ms: {'met' if warm_text - interpreter < 0.2 else 'MISSED'})",
+        )
+    )
     for count in (1, 100, 1000):
         added: list[int] = []
         after = best_run(status, 3, before=lambda count=count, added=added: added.append(append_turns(count)))
@@ -172,6 +187,20 @@ def main(argv: list[str] | None = None) -> int:
                 f"{batch['seconds'] / at_parse_speed:,.1f}x",
             )
         )
+
+    if not args.no_claude:
+        history = _child_json(["-m", "benchmarks.claude_history", "--sessions", str(args.claude_sessions)])
+        label = f"{history['sessions']} sessions, {history['files']} files, {history['bytes'] / 1e6:,.0f} MB"
+        rows.append(
+            (
+                f"Claude Code history ({label}): import + status",
+                f"{_s(history['import_status_s'])} (import {_s(history['import_s'])})",
+                "npx ccusage@18 daily --offline, same files",
+                _s(history["ccusage_s"]),
+                _ratio(history["import_status_s"], history["ccusage_s"], 0.5, "x"),
+            )
+        )
+        rows.append(("the same agent's status again (warm)", _s(history["warm_status_s"]), "", "", ""))
 
     if not args.no_tui:
         paint = _child_json(["-m", "benchmarks.tui", "paint", str(ws)])

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from orkas_tui.core.observe.corrections import matcher_for
 from orkas_tui.core.observe.transient import TransientRule
 from orkas_tui.core.observe.turns import ConversationObserver
+from orkas_tui.core.read.events import decode_line
 from orkas_tui.core.read.settings import Settings
-from orkas_tui.core.read.tail import parse_line
 from orkas_tui.core.read.timefmt import _parse_any, parse_ts
 
 OFFSETS = st.sampled_from([UTC, timezone(timedelta(hours=2)), timezone(timedelta(hours=-5, minutes=-30))])
@@ -70,7 +70,7 @@ def test_feed_block_equals_feeding_each_parsed_line(lines: list[bytes]) -> None:
     plain = _observer()
     changed, bad, pos = {}, 0, 100
     for raw in lines:
-        event = parse_line(raw)
+        event = decode_line(raw)
         if event is None:
             bad += 1
         elif (record := plain.feed(event, pos, pos + len(raw) + 1)) is not None:
@@ -101,6 +101,6 @@ def test_the_newest_time_of_a_block_is_what_feeding_each_event_keeps(stamps: lis
         fast.feed_block(b"".join(line + b"\n" for line in lines), 0)
         plain = _observer()
         for raw in lines:
-            plain.feed(parse_line(raw), 0, 0)
+            plain.feed(decode_line(raw), 0, 0)
         assert (fast.latest_at, fast.latest_ts) == (plain.latest_at, plain.latest_ts)
         assert fast.latest_at is None or fast.latest_at.tzinfo is not None

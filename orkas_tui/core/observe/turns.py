@@ -12,15 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-import orjson
-
 from orkas_tui.core.observe.corrections import CorrectionMatcher
 from orkas_tui.core.observe.transient import TransientRule
+from orkas_tui.core.read.events import Event, decode_stream
 from orkas_tui.core.read.timefmt import _fromisoformat, parse_ts
 
 ENDED = ("ok", "error", "aborted")
-_loads = orjson.loads
-_JSONError = orjson.JSONDecodeError
 
 
 @dataclass(slots=True)
@@ -111,10 +108,10 @@ class ConversationObserver:
         """Feed every line of ``data`` (whole lines starting at byte ``base``).
 
         Returns the changed records (by id) and the number of malformed lines. The
-        same as parsing each line and calling :meth:`feed`, without a Python
-        object per line: this loop runs once per event of the whole history, so
-        the timestamp's fast path and the two commonest events (a tool call and
-        its result inside a turn) are written out here rather than called.
+        same as decoding each line and calling :meth:`feed`: the lines are decoded
+        into Structs by a C loop, a slice at a time, and this loop runs once per event of the whole
+        history, so the two commonest events (a tool call and its result inside a
+        turn) are written out here rather than called.
         """
         touched: dict[int, TurnRecord] = {}
         last_touched = None
@@ -124,33 +121,32 @@ class ConversationObserver:
         start = base
         stamps: list = []
         stamp = stamps.append
-        for raw in data.split(b"\n")[:-1]:
+        lines = data.split(b"\n")
+        lines.pop()
+        for raw, event in zip(lines, decode_stream(lines)):
             end = start + len(raw) + 1
-            try:
-                event = _loads(raw)
-            except (_JSONError, RecursionError):
-                event = None
-            if event.__class__ is not dict or (kind := event.get("type")).__class__ is not str:  # orjson: exact types
+            if event is None:
                 malformed += 1
                 start = end
                 continue
-            ts = event.get("ts")
+            kind = event.type
+            ts = event.ts
             stamp(ts)
             turn = self.open
             if turn is not None and kind == "tool_result":
                 turn.end = end
-                if event.get("ok") is not True:
+                if event.ok is not True:
                     self._tool_error(turn, event)
                 record = turn
             elif turn is not None and kind == "tool_call":
                 turn.end = end
-                name = event.get("name")
+                name = event.name
                 if name.__class__ is not str or not name:
                     name = "?"
                 turn.tool_calls += 1
                 tools = turn.tools
                 tools[name] = tools.get(name, 0) + 1
-                call_id = event.get("id")
+                call_id = event.id
                 if call_id.__class__ is str:
                     self.tool_names[call_id] = name
                 if name == "read_skill":
@@ -186,18 +182,18 @@ class ConversationObserver:
         if moment is not None and isinstance(stamp, str) and (self.latest_at is None or moment > self.latest_at):
             self.latest_at, self.latest_ts = moment, stamp
 
-    def feed(self, event: dict, start: int, end: int) -> TurnRecord | None:
+    def feed(self, event: Event, start: int, end: int) -> TurnRecord | None:
         """Apply one event; return the turn record it changed, if any."""
-        ts = event.get("ts")
+        ts = event.ts
         self._note_time(ts)
-        return self._apply(event, event["type"], ts, start, end)
+        return self._apply(event, event.type, ts, start, end)
 
-    def _apply(self, event: dict, kind: str, ts: object, start: int, end: int) -> TurnRecord | None:
+    def _apply(self, event: Event, kind: str, ts: object, start: int, end: int) -> TurnRecord | None:
         turn = self.open
         if turn is not None and kind in _IN_TURN:
             turn.end = end
             if kind == "tool_result":
-                if event.get("ok") is not True:
+                if event.ok is not True:
                     self._tool_error(turn, event)
                 return turn
             if kind == "tool_call":
@@ -206,7 +202,7 @@ class ConversationObserver:
         if kind == "turn_start":
             return self._start(event, ts, start, end)
         if kind == "output_edited":
-            return self._mark_edited(event.get("turn"))
+            return self._mark_edited(event.turn)
         if turn is None:
             if kind == "turn_end":
                 self.orphans += 1
@@ -214,24 +210,24 @@ class ConversationObserver:
         turn.end = end
         if kind == "user":
             if turn.correction is None:
-                phrase = self.matcher.find(event.get("text"))
+                phrase = self.matcher.find(event.text)
                 if phrase is not None:
                     turn.correction = phrase
-                    turn.correction_text = _short(event.get("text"))
+                    turn.correction_text = _short(event.text)
         elif kind == "skill_read":
-            _add_read(turn, event.get("skill"))
+            _add_read(turn, event.skill)
         elif kind == "turn_end":
             self._end(turn, event, ts)
         return turn
 
-    def _start(self, event: dict, ts: object, start: int, end: int) -> TurnRecord:
-        turn_id = event.get("turn")
+    def _start(self, event: Event, ts: object, start: int, end: int) -> TurnRecord:
+        turn_id = event.turn
         record = TurnRecord(
             conversation=self.conversation,
             turn=turn_id if isinstance(turn_id, str) else f"#{len(self.turns) + 1}",
             seq=len(self.turns),
             started_at=ts if isinstance(ts, str) else None,
-            skills_indexed=self._shared_index(event.get("skills_indexed")),
+            skills_indexed=self._shared_index(event.skills_indexed),
             start=start,
             end=end,
         )
@@ -248,41 +244,41 @@ class ConversationObserver:
         self._index = _slugs(value)
         return self._index
 
-    def _tool_call(self, turn: TurnRecord, event: dict) -> None:
-        name = event.get("name")
+    def _tool_call(self, turn: TurnRecord, event: Event) -> None:
+        name = event.name
         name = name if isinstance(name, str) and name else "?"
         turn.tool_calls += 1
         turn.tools[name] = turn.tools.get(name, 0) + 1
-        call_id = event.get("id")
+        call_id = event.id
         if isinstance(call_id, str):
             self.tool_names[call_id] = name
         if name == "read_skill":
             self._read_skill(turn, event)
 
     @staticmethod
-    def _read_skill(turn: TurnRecord, event: dict) -> None:
-        args = event.get("args")
+    def _read_skill(turn: TurnRecord, event: Event) -> None:
+        args = event.args
         if isinstance(args, dict):
             _add_read(turn, args.get("name"))
 
-    def _tool_error(self, turn: TurnRecord, event: dict) -> None:
-        message = event.get("error")
+    def _tool_error(self, turn: TurnRecord, event: Event) -> None:
+        message = event.error
         if not isinstance(message, str):
-            message = _short(event.get("output")) or "tool failed"
-        status = _status(event.get("status"))
-        verdict = self.rule.classify(message, status, _flag(event.get("transient")))
-        call_id = event.get("id")
+            message = _short(event.output) or "tool failed"
+        status = _status(event.status)
+        verdict = self.rule.classify(message, status, _flag(event.transient))
+        call_id = event.id
         source = self.tool_names.get(call_id, "?") if isinstance(call_id, str) else "?"
         turn.errors.append(ObservedError(source, _short(message), status, verdict.transient, verdict.reason))
 
-    def _end(self, turn: TurnRecord, event: dict, ts: object) -> None:
-        status = event.get("status")
+    def _end(self, turn: TurnRecord, event: Event, ts: object) -> None:
+        status = event.status
         turn.status = status if status in ENDED else "error"
         turn.ended_at = ts if isinstance(ts, str) else turn.started_at
         if turn.status == "error":
-            message = event.get("error")
+            message = event.error
             message = message if isinstance(message, str) else "turn ended in error"
-            verdict = self.rule.classify(message, None, _flag(event.get("transient")))
+            verdict = self.rule.classify(message, None, _flag(event.transient))
             turn.end_error = ObservedError("turn", _short(message), None, verdict.transient, verdict.reason)
             turn.errors.append(turn.end_error)
         if turn.turn in self.edited_ids:

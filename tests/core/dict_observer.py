@@ -1,0 +1,315 @@
+"""The observer as it was before typed decoding: each line parsed to a dict by orjson.
+
+Kept as the oracle of ``test_observe_decoding.py``: the Struct path must observe exactly
+what this one does, line for line, whatever the bytes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import orjson
+
+from orkas_tui.core.observe.corrections import CorrectionMatcher
+from orkas_tui.core.observe.transient import TransientRule
+from orkas_tui.core.read.timefmt import _fromisoformat, parse_ts
+
+ENDED = ("ok", "error", "aborted")
+_loads = orjson.loads
+_JSONError = orjson.JSONDecodeError
+
+
+@dataclass(slots=True)
+class ObservedError:
+    """A failed tool result or a turn that ended in error, with the verdict's reason."""
+
+    source: str  # tool name, "?" for an unknown tool id, or "turn" for a turn_end error
+    message: str
+    status: int | None
+    transient: bool
+    reason: str
+
+
+@dataclass(slots=True)
+class TurnRecord:
+    conversation: str
+    turn: str
+    seq: int
+    started_at: str | None
+    ended_at: str | None = None
+    status: str = "running"
+    tool_calls: int = 0
+    tools: dict[str, int] = field(default_factory=dict)
+    errors: list[ObservedError] = field(default_factory=list)
+    end_error: ObservedError | None = None
+    correction: str | None = None
+    correction_text: str | None = None
+    skills_indexed: list[str] = field(default_factory=list)
+    skills_read: list[str] = field(default_factory=list)
+    edited: bool = False
+    start: int = 0
+    end: int = 0
+    scored: tuple | None = field(default=None, compare=False, repr=False)  # score_turn's memo
+
+    @property
+    def ended(self) -> bool:
+        return self.status != "running"
+
+    @property
+    def real_errors(self) -> list[ObservedError]:
+        return [e for e in self.errors if not e.transient] if self.errors else []
+
+    @property
+    def transient_errors(self) -> list[ObservedError]:
+        return [e for e in self.errors if e.transient] if self.errors else []
+
+    @property
+    def ended_with_real_error(self) -> bool:
+        return self.status == "error" and self.end_error is not None and not self.end_error.transient
+
+    @property
+    def ended_with_transient_error(self) -> bool:
+        return self.status == "error" and self.end_error is not None and self.end_error.transient
+
+
+def _short(text: object, limit: int = 240) -> str:
+    value = text if isinstance(text, str) else ("" if text is None else str(text))
+    value = " ".join(value.split())
+    return value if len(value) <= limit else value[: limit - 1] + "…"
+
+
+def _status(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _flag(value: object) -> bool | None:
+    return value if isinstance(value, bool) else None
+
+
+class ConversationObserver:
+    """Turns the event stream of one conversation into turn records."""
+
+    def __init__(self, conversation: str, rule: TransientRule, matcher: CorrectionMatcher) -> None:
+        self.conversation = conversation
+        self.rule = rule
+        self.matcher = matcher
+        self.turns: list[TurnRecord] = []
+        self.open: TurnRecord | None = None
+        self.tool_names: dict[str, str] = {}
+        self.edited_ids: set[str] = set()
+        self.orphans = 0
+        self.latest_ts: str | None = None
+        self.latest_at: datetime | None = None
+        self._index_seen: list | None = None
+        self._index: list[str] = []
+
+    def feed_block(self, data: bytes, base: int) -> tuple[dict[int, TurnRecord], int]:
+        """Feed every line of ``data`` (whole lines starting at byte ``base``).
+
+        Returns the changed records (by id) and the number of malformed lines. The
+        same as parsing each line and calling :meth:`feed`, without a Python
+        object per line: this loop runs once per event of the whole history, so
+        the timestamp's fast path and the two commonest events (a tool call and
+        its result inside a turn) are written out here rather than called.
+        """
+        touched: dict[int, TurnRecord] = {}
+        last_touched = None
+        malformed = 0
+        apply = self._apply
+        start = base
+        stamps: list = []
+        stamp = stamps.append
+        for raw in data.split(b"\n")[:-1]:
+            end = start + len(raw) + 1
+            try:
+                event = _loads(raw)
+            except (_JSONError, RecursionError):
+                event = None
+            if event.__class__ is not dict or (kind := event.get("type")).__class__ is not str:  # orjson: exact types
+                malformed += 1
+                start = end
+                continue
+            ts = event.get("ts")
+            stamp(ts)
+            turn = self.open
+            if turn is not None and kind == "tool_result":
+                turn.end = end
+                if event.get("ok") is not True:
+                    self._tool_error(turn, event)
+                record = turn
+            elif turn is not None and kind == "tool_call":
+                turn.end = end
+                name = event.get("name")
+                if name.__class__ is not str or not name:
+                    name = "?"
+                turn.tool_calls += 1
+                tools = turn.tools
+                tools[name] = tools.get(name, 0) + 1
+                call_id = event.get("id")
+                if call_id.__class__ is str:
+                    self.tool_names[call_id] = name
+                if name == "read_skill":
+                    self._read_skill(turn, event)
+                record = turn
+            else:
+                record = apply(event, kind, ts, start, end)
+            if record is not None and record is not last_touched:
+                touched[id(record)] = last_touched = record
+            start = end
+        self._note_newest(stamps)
+        return touched, malformed
+
+    def _note_newest(self, stamps: list) -> None:
+        """Keep the newest of a block's event times, as :meth:`feed` does one event at a time
+        (the first of equal times). Parsed by one C loop (``map``): a third of the per-event
+        cost when it was done in the loop above."""
+        if not stamps:
+            return
+        try:
+            moments = list(map(_fromisoformat, stamps))
+            newest = stamps[moments.index(max(moments))]
+        except (TypeError, ValueError, OverflowError):  # a missing or odd time, naive beside aware
+            newest = None
+        if newest is not None and parse_ts(newest) is not None:  # (None: past the last time UTC can hold)
+            self._note_time(newest)
+        else:
+            for stamp in stamps:  # one by one
+                self._note_time(stamp)
+
+    def _note_time(self, stamp: object) -> None:
+        moment = parse_ts(stamp)
+        if moment is not None and (self.latest_at is None or moment > self.latest_at):
+            self.latest_at, self.latest_ts = moment, stamp
+
+    def feed(self, event: dict, start: int, end: int) -> TurnRecord | None:
+        """Apply one event; return the turn record it changed, if any."""
+        ts = event.get("ts")
+        self._note_time(ts)
+        return self._apply(event, event["type"], ts, start, end)
+
+    def _apply(self, event: dict, kind: str, ts: object, start: int, end: int) -> TurnRecord | None:
+        turn = self.open
+        if turn is not None and kind in _IN_TURN:
+            turn.end = end
+            if kind == "tool_result":
+                if event.get("ok") is not True:
+                    self._tool_error(turn, event)
+                return turn
+            if kind == "tool_call":
+                self._tool_call(turn, event)
+                return turn
+        if kind == "turn_start":
+            return self._start(event, ts, start, end)
+        if kind == "output_edited":
+            return self._mark_edited(event.get("turn"))
+        if turn is None:
+            if kind == "turn_end":
+                self.orphans += 1
+            return None
+        turn.end = end
+        if kind == "user":
+            if turn.correction is None:
+                phrase = self.matcher.find(event.get("text"))
+                if phrase is not None:
+                    turn.correction = phrase
+                    turn.correction_text = _short(event.get("text"))
+        elif kind == "skill_read":
+            _add_read(turn, event.get("skill"))
+        elif kind == "turn_end":
+            self._end(turn, event, ts)
+        return turn
+
+    def _start(self, event: dict, ts: object, start: int, end: int) -> TurnRecord:
+        turn_id = event.get("turn")
+        record = TurnRecord(
+            conversation=self.conversation,
+            turn=turn_id if isinstance(turn_id, str) else f"#{len(self.turns) + 1}",
+            seq=len(self.turns),
+            started_at=ts if isinstance(ts, str) else None,
+            skills_indexed=self._shared_index(event.get("skills_indexed")),
+            start=start,
+            end=end,
+        )
+        self.turns.append(record)
+        self.open = record
+        self.tool_names = {}
+        return record
+
+    def _shared_index(self, value: object) -> list[str]:
+        """The turn's index; consecutive turns with the same index share one list (memory)."""
+        if value.__class__ is list and value == self._index_seen:
+            return self._index
+        self._index_seen = value if value.__class__ is list else None
+        self._index = _slugs(value)
+        return self._index
+
+    def _tool_call(self, turn: TurnRecord, event: dict) -> None:
+        name = event.get("name")
+        name = name if isinstance(name, str) and name else "?"
+        turn.tool_calls += 1
+        turn.tools[name] = turn.tools.get(name, 0) + 1
+        call_id = event.get("id")
+        if isinstance(call_id, str):
+            self.tool_names[call_id] = name
+        if name == "read_skill":
+            self._read_skill(turn, event)
+
+    @staticmethod
+    def _read_skill(turn: TurnRecord, event: dict) -> None:
+        args = event.get("args")
+        if isinstance(args, dict):
+            _add_read(turn, args.get("name"))
+
+    def _tool_error(self, turn: TurnRecord, event: dict) -> None:
+        message = event.get("error")
+        if not isinstance(message, str):
+            message = _short(event.get("output")) or "tool failed"
+        status = _status(event.get("status"))
+        verdict = self.rule.classify(message, status, _flag(event.get("transient")))
+        call_id = event.get("id")
+        source = self.tool_names.get(call_id, "?") if isinstance(call_id, str) else "?"
+        turn.errors.append(ObservedError(source, _short(message), status, verdict.transient, verdict.reason))
+
+    def _end(self, turn: TurnRecord, event: dict, ts: object) -> None:
+        status = event.get("status")
+        turn.status = status if status in ENDED else "error"
+        turn.ended_at = ts if isinstance(ts, str) else turn.started_at
+        if turn.status == "error":
+            message = event.get("error")
+            message = message if isinstance(message, str) else "turn ended in error"
+            verdict = self.rule.classify(message, None, _flag(event.get("transient")))
+            turn.end_error = ObservedError("turn", _short(message), None, verdict.transient, verdict.reason)
+            turn.errors.append(turn.end_error)
+        if turn.turn in self.edited_ids:
+            turn.edited = True
+        self.open = None
+
+    def _mark_edited(self, turn_id: object) -> TurnRecord | None:
+        if not isinstance(turn_id, str):
+            self.orphans += 1
+            return None
+        self.edited_ids.add(turn_id)
+        for record in reversed(self.turns):
+            if record.turn == turn_id and record.ended:
+                record.edited = True
+                return record
+        return None
+
+
+_IN_TURN = frozenset(("tool_call", "tool_result"))
+
+
+def _slugs(value: object) -> list[str]:
+    if not isinstance(value, list):
+        return []
+    seen: dict[str, None] = {}
+    for item in value:
+        if isinstance(item, str) and item:
+            seen[item] = None
+    return list(seen)
+
+
+def _add_read(turn: TurnRecord, slug: object) -> None:
+    if isinstance(slug, str) and slug and slug not in turn.skills_read:
+        turn.skills_read.append(slug)
