@@ -13,6 +13,8 @@ from functools import lru_cache
 
 from orkas_tui.core.read.settings import Settings
 
+VERSION = 1
+
 
 @dataclass(frozen=True, slots=True)
 class ErrorVerdict:
