@@ -1,0 +1,283 @@
+"""The summary cache: whatever happened to the files or the cache, a warm scan equals a cold one."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from pathlib import Path
+
+import orjson
+import pytest
+
+from orkas_tui.core.read.settings import Settings
+from orkas_tui.core.read.workspace import AgentPaths
+from orkas_tui.core.summary import cache
+from orkas_tui.core.summary import scan as scan_module
+from orkas_tui.core.summary.scan import AgentScan
+from tests.core.helpers import make_agent, turn, write_lines
+
+FAIL = {"ok": False, "error": "exit 2: no such target"}
+FLAKY = {"ok": False, "error": "connection reset by peer"}
+
+
+def history(agent: Path) -> None:
+    """Two conversations with corrections, real and transient errors, reads, an edit, junk, and a running turn."""
+    c1 = agent / "conversations" / "c1.jsonl"
+    write_lines(c1, turn("t1", user="wrong, I meant the other file", calls=3, results=[FAIL], indexed=["a", "b"], read=["a"]))
+    write_lines(c1, [b"not json\n", {"ts": "2026-11-20T10:05:00Z", "type": "turn_end", "turn": "x", "status": "ok"}])
+    write_lines(
+        c1,
+        turn(
+            "t2", calls=9, results=[FLAKY], indexed=["a", "b"], status="error", end={"error": "boom"}, ts="2026-11-20T11:00:00Z"
+        ),
+    )
+    write_lines(c1, [{"ts": "2026-11-20T11:30:00Z", "type": "output_edited", "turn": "t1"}])
+    c2 = agent / "conversations" / "c2.jsonl"
+    write_lines(c2, turn("u1", indexed=["b"], ts="2026-11-21T09:00:00Z"))
+    write_lines(c2, turn("u2", calls=2, indexed=["b"], ts="2026-11-21T10:00:00Z")[:-1])  # still running
+    write_lines(c2, [b'{"ts": "2026-11-21T10:01:00Z", "type": "tool_call", "id": "half'])  # a write in progress
+
+
+def picture(scan: AgentScan) -> tuple:
+    """Everything a consumer can read from a refreshed scan."""
+    return (
+        [(turn.record, turn.score) for turn in scan.scored_turns()],
+        scan.rows(),
+        scan.skill_use(),
+        scan.facts(None),
+        scan.history(),
+        scan.malformed_lines,
+        scan.orphan_events,
+        scan.latest_activity(),
+        {stem: (s.observer.latest_at, s.observer.open is not None, s.tail.offset) for stem, s in scan.conversations.items()},
+    )
+
+
+def cold(agent: Path, settings: Settings | None = None) -> tuple:
+    scan = AgentScan(AgentPaths(agent), settings or Settings(), persist=False)
+    scan.refresh()
+    return picture(scan)
+
+
+def saved(agent: Path, settings: Settings | None = None) -> AgentScan:
+    scan = AgentScan(AgentPaths(agent), settings or Settings())
+    scan.refresh()
+    assert scan.save_cache()
+    return scan
+
+
+def warm(agent: Path, settings: Settings | None = None) -> tuple:
+    scan = AgentScan(AgentPaths(agent), settings or Settings())
+    result = scan.refresh()
+    assert sorted(result.changed) == sorted((t.conversation, t.seq) for t in scan.turns())
+    return picture(scan)
+
+
+def test_unchanged_files_are_not_read_again(tmp_path: Path, fed: list) -> None:
+    agent = make_agent(tmp_path)
+    history(agent)
+    saved(agent)
+    expected = cold(agent)
+    fed.clear()
+    assert warm(agent) == expected
+    assert fed == []
+
+
+def test_grown_file_reads_only_the_new_bytes(tmp_path: Path, fed: list) -> None:
+    agent = make_agent(tmp_path)
+    history(agent)
+    saved(agent)
+    c2 = agent / "conversations" / "c2.jsonl"
+    size = c2.stat().st_size
+    write_lines(
+        c2,
+        [b'", "name": "bash", "args": {}}\n', {"ts": "2026-11-21T10:02:00Z", "type": "turn_end", "turn": "u2", "status": "ok"}],
+    )
+    write_lines(c2, turn("u3", user="try again", ts="2026-11-21T10:05:00Z"))
+    fed.clear()
+    result = warm(agent)
+    assert [(conv, base < size) for conv, base, _ in fed] == [("c2", True)]
+    assert result == cold(agent)
+    assert [t.status for t, _ in result[0] if t.conversation == "c2"] == ["ok", "ok", "ok"]
+
+
+def test_truncated_file_is_observed_again(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path)
+    history(agent)
+    saved(agent)
+    write_lines(agent / "conversations" / "c1.jsonl", turn("t9", user="should be shorter"), mode="wb")
+    assert warm(agent) == cold(agent)
+    assert [t.turn for t, _ in warm(agent)[0] if t.conversation == "c1"] == ["t9"]
+
+
+def test_replaced_file_is_observed_again(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path)
+    history(agent)
+    saved(agent)
+    c1 = agent / "conversations" / "c1.jsonl"
+    other = tmp_path / "other.jsonl"
+    write_lines(other, turn("r1", calls=12) + turn("r2"))
+    os.replace(other, c1)
+    assert warm(agent) == cold(agent)
+
+
+def test_rewritten_just_before_the_offset_is_noticed(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path)
+    history(agent)
+    saved(agent)
+    c1 = agent / "conversations" / "c1.jsonl"
+    data = c1.read_bytes()
+    changed = data[:-20] + data[-20:].replace(b'"t1"', b'"t2"')
+    assert len(changed) == len(data) and changed != data
+    with open(c1, "r+b") as handle:  # same inode, same first bytes, and it grew: only the probe tells
+        handle.write(changed)
+    write_lines(c1, [b"\n"])
+    assert warm(agent) == cold(agent)
+    assert [t.edited for t, _ in warm(agent)[0][::-1] if t.conversation == "c1"] == [False, True]
+
+
+def test_rewritten_in_place_to_the_same_size_is_noticed_by_its_mtime(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path)
+    history(agent)
+    saved(agent)
+    c1 = agent / "conversations" / "c1.jsonl"
+    data = c1.read_bytes()
+    changed = data.replace(b'"status":"error"', b'"status":"ok"   ')
+    assert len(changed) == len(data) and changed[:64] == data[:64] and changed[-64:] == data[-64:]
+    stat = c1.stat()
+    with open(c1, "r+b") as handle:
+        handle.write(changed)
+    os.utime(c1, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+    assert warm(agent) == cold(agent)
+    assert [t.status for t, _ in warm(agent)[0][::-1] if t.conversation == "c1"] == ["ok", "ok"]
+
+
+def _resigned(data: bytes, change) -> bytes:
+    """A cache whose entries were changed and whose checksums still hold: only validation can catch it."""
+    lines = data.splitlines()
+    entries = [orjson.loads(line.partition(b" ")[2]) for line in lines[1:]]
+    return lines[0] + b"\n" + b"".join(cache._line(entry) for entry in map(change, entries))
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda data: b"",
+        lambda data: data[: len(data) // 2],
+        lambda data: data[:-40] + b"X" * 40,
+        lambda data: data.partition(b"\n")[2],
+        lambda data: data.replace(b'"version":%d' % cache.VERSION, b'"version":999'),
+        lambda data: _resigned(data, lambda e: {**e, "t": [["bad"]]}),
+        lambda data: _resigned(data, lambda e: {**e, "t": [[0, {"turn": "x"}, []]] + e["t"]}),
+        lambda data: _resigned(data, lambda e: {**e, "at": e["at"][:4] + [-5] + e["at"][5:]}),
+        lambda data: _resigned(data, lambda e: {**e, "base": 7}),
+        lambda data: _resigned(data, lambda e: {**e, "n": e["n"] + 1}),
+        lambda data: _resigned(data, lambda e: [1, 2, 3]),
+    ],
+    ids=[
+        "empty",
+        "cut",
+        "flipped",
+        "no-header",
+        "other-version",
+        "bad-rows",
+        "bad-row-keys",
+        "bad-offset",
+        "bad-base",
+        "turns-missing",
+        "not-a-map",
+    ],
+)
+def test_a_damaged_cache_is_rebuilt_never_trusted(tmp_path: Path, damage, fed: list) -> None:
+    agent = make_agent(tmp_path)
+    history(agent)
+    saved(agent)
+    path = cache.cache_path(AgentPaths(agent))
+    path.write_bytes(damage(path.read_bytes()))
+    fed.clear()
+    assert warm(agent) == cold(agent)
+    assert {conv for conv, _, _ in fed} == {"c1", "c2"}
+
+
+def test_changed_settings_void_the_cache(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path)
+    history(agent)
+    saved(agent)
+    stricter = replace(Settings(), correction_phrases=("please",), transient_patterns=(), transient_statuses=())
+    assert warm(agent, stricter) == cold(agent, stricter)
+    assert warm(agent, stricter) != cold(agent)
+
+
+def test_new_scoring_inputs_score_the_cached_turns_again_without_reading(tmp_path: Path, fed: list) -> None:
+    agent = make_agent(tmp_path)
+    history(agent)
+    saved(agent)
+    (agent / "self").mkdir(exist_ok=True)
+    (agent / "self" / "profile.md").write_text("I stumble with `bash`.\n")
+    lower = replace(Settings(), threshold=0.1)
+    fed.clear()
+    restored = warm(agent, lower)
+    assert fed == []
+    assert restored == cold(agent, lower)
+    assert any("known_weakness" in row["signals"] for row in cold(agent, lower)[1])
+
+
+def test_an_append_adds_one_entry_in_proportion_to_its_turns(tmp_path: Path, fed: list) -> None:
+    agent = make_agent(tmp_path)
+    history(agent)
+    scan = saved(agent)
+    path = cache.cache_path(AgentPaths(agent))
+    before = path.read_bytes()
+    write_lines(agent / "conversations" / "c1.jsonl", turn("t3", user="no, the other one", ts="2026-11-22T09:00:00Z"))
+    scan.refresh()
+    assert scan.save_cache()
+    after = path.read_bytes()
+    assert after.startswith(before) and after.count(b"\n") == before.count(b"\n") + 1  # one line: the new turn
+    assert after[len(before) :].count(b'"turn":') == 1
+    fed.clear()
+    restored = warm(agent)
+    assert fed == []
+    assert restored == cold(agent)
+    for n in range(40):  # entries pile up: the file is written whole again, and still holds
+        write_lines(agent / "conversations" / "c2.jsonl", turn(f"w{n}", ts="2026-11-23T09:00:00Z"))
+        scan.refresh()
+        assert scan.save_cache()
+    assert path.read_bytes().count(b"\n") < 40
+    assert warm(agent) == cold(agent)
+
+
+def test_a_read_only_workspace_has_no_cache_and_still_reads(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path)
+    history(agent)
+    private = AgentPaths(agent).private
+    private.mkdir(parents=True, exist_ok=True)
+    private.chmod(0o500)
+    try:
+        scan = AgentScan(AgentPaths(agent), Settings())
+        scan.refresh()
+        assert not scan.save_cache() or os.geteuid() == 0
+        assert picture(scan) == cold(agent)
+    finally:
+        private.chmod(0o700)
+
+
+def test_added_and_removed_conversations(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path)
+    history(agent)
+    saved(agent)
+    (agent / "conversations" / "c2.jsonl").unlink()
+    write_lines(agent / "conversations" / "c3.jsonl", turn("v1", user="actually no"))
+    assert warm(agent) == cold(agent)
+
+
+def test_refresh_saves_once_enough_was_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    agent = make_agent(tmp_path)
+    history(agent)
+    path = cache.cache_path(AgentPaths(agent))
+    AgentScan(AgentPaths(agent), Settings()).refresh()
+    assert not path.exists()  # a small history is cheaper to read than to cache
+    monkeypatch.setattr(scan_module, "SAVE_AFTER", 1)
+    AgentScan(AgentPaths(agent), Settings()).refresh()
+    assert path.exists()
+    AgentScan(AgentPaths(agent), Settings(), persist=False).refresh()
+    assert warm(agent) == cold(agent)
