@@ -281,3 +281,20 @@ def test_refresh_saves_once_enough_was_read(tmp_path: Path, monkeypatch: pytest.
     assert path.exists()
     AgentScan(AgentPaths(agent), Settings(), persist=False).refresh()
     assert warm(agent) == cold(agent)
+
+
+def test_reading_on_from_the_cache_builds_only_what_new_events_can_change(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path)
+    history(agent)
+    saved(agent)
+    c1 = agent / "conversations" / "c1.jsonl"
+    write_lines(c1, turn("t3", ts="2026-11-22T09:00:00Z"))
+    scan = AgentScan(AgentPaths(agent), Settings())
+    scan.refresh()
+    state = scan.conversations["c1"]
+    assert state.observer.turns[0] is None and state.observer.turns[-1].turn == "t3"  # the old turns stay rows
+    assert picture(scan) == cold(agent)
+    scan.save_cache()
+    write_lines(c1, [{"ts": "2026-11-22T10:00:00Z", "type": "output_edited", "turn": "t2"}])  # an earlier turn changes
+    assert warm(agent) == cold(agent)
+    assert [t.edited for t, _ in warm(agent)[0][::-1] if t.conversation == "c1"] == [True, True, False]

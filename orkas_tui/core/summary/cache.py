@@ -185,7 +185,7 @@ def _entry(state: ConversationState, base: int) -> dict:
             state.long_lines,
             observer.orphans,
             observer.latest_ts,
-            observer.open is not None or (not state.built and state.open_turn),
+            observer.open is not None or state.open_turn,
             observer.tool_names,
             sorted(observer.edited_ids),
             observer._index_seen,

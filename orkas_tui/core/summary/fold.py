@@ -45,7 +45,7 @@ class ConversationState:
         self.facts: list[list] = []  # per turn: [tools, ended with an error, correction, its text, start, end]
         self.scored: list[ScoredTurn] = []
         self.built = True  # the observer holds the turn records (False: restored from the cache, rows only)
-        self.open_turn = False  # restored with its last turn still open (its record made when built)
+        self.open_turn = False  # restored with its last turn open, until the observer is readied (read_on)
         self.probe: bytes | None = None  # restored: the bytes before the offset, checked once (cache.still_matches)
         self.uses: Uses = {}
         self.triggering = 0
@@ -71,14 +71,33 @@ class ConversationState:
     def records(self) -> list[TurnRecord]:
         """The turn records (built from the summary's rows the first time after a restore)."""
         if not self.built:
-            observer, stem = self.observer, self.stem
-            observer.turns = [_record(stem, seq, row, facts) for seq, (row, facts) in enumerate(zip(self.rows, self.facts))]
-            if self.open_turn and observer.turns:
-                observer.open = observer.turns[-1]
-            observer._index = observer.turns[-1].skills_indexed if observer.turns else []
-            self.scored = [ScoredTurn(r, _score(row)) for r, row in zip(observer.turns, self.rows)]
+            self.read_on()
+            turns, scored, stem = self.observer.turns, self.scored, self.stem
+            for seq, (row, facts) in enumerate(zip(self.rows, self.facts)):
+                if turns[seq] is None:
+                    turns[seq] = _record(stem, seq, row, facts)
+                    scored[seq] = ScoredTurn(turns[seq], _score(row))
             self.built = True
         return self.observer.turns
+
+    def read_on(self, block: bytes = b"") -> None:
+        """Ready a restored observer for new bytes: only its last turn's record is built (what a
+        new event can change), unless ``block`` marks an earlier turn edited."""
+        observer = self.observer
+        if self.built or len(observer.turns) == len(self.rows):
+            if b"output_edited" in block:
+                self.records()
+            return
+        count = len(self.rows)
+        observer.turns, self.scored = [None] * count, [None] * count  # type: ignore[list-item]
+        if count:
+            last = observer.turns[-1] = _record(self.stem, count - 1, self.rows[-1], self.facts[-1])
+            self.scored[-1] = ScoredTurn(last, _score(self.rows[-1]))
+            observer._index = last.skills_indexed
+            observer.open = last if self.open_turn else None
+        self.open_turn = False  # the observer says from now on
+        if b"output_edited" in block:
+            self.records()
 
     def fold(self, changed: Iterable[TurnRecord], settings: Settings, weak: frozenset[str]) -> None:
         """Fold the ``changed`` records (of this observer) into the summary, one turn at a time."""

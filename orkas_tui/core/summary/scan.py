@@ -222,8 +222,7 @@ class AgentScan:
         whole = new or reset or not state.rows  # every turn is new to this scan's reader
         touched: dict[int, TurnRecord] = {}
         for base, block in blocks:
-            if not state.built:
-                state.records()
+            state.read_on(block)
             self.unsaved += len(block)
             changed, malformed = observer.feed_block(block, base)
             touched.update(changed)
