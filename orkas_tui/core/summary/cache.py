@@ -40,13 +40,15 @@ from orkas_tui.core.read.timefmt import parse_ts
 from orkas_tui.core.read.workspace import AgentPaths
 from orkas_tui.core.summary.fold import ConversationState
 
-VERSION = 1
+VERSION = 2
 NAME = "summary-cache.jsonl"
 PROBE = 64  # bytes before the cached offset that must still be the same
-ROW_KEYS = (
-    "conversation turn started_at ended_at status tool_calls real_errors transient_errors signals score triggers "
-    "evidence errors skills_indexed skills_read edited"
-).split()
+ROW_KEYS = dict.fromkeys(
+    (
+        "conversation turn started_at ended_at status tool_calls real_errors transient_errors signals score triggers "
+        "evidence errors skills_indexed skills_read edited"
+    ).split()
+).keys()
 
 
 def cache_path(paths: AgentPaths) -> Path:
@@ -164,7 +166,7 @@ def _entry(state: ConversationState, base: int) -> dict:
     seqs = range(len(state.rows)) if base == 0 else sorted(state.unsaved)
     tables: dict[int, int] = {}
     indexes: list[list[str]] = []
-    turns = []
+    rows = []
     for seq in seqs:
         row = state.rows[seq]
         index = row["skills_indexed"]
@@ -172,7 +174,7 @@ def _entry(state: ConversationState, base: int) -> dict:
         if ref is None:
             ref = tables[id(index)] = len(indexes)
             indexes.append(index)
-        turns.append([seq, {**row, "skills_indexed": ref}, state.facts[seq]])
+        rows.append({**row, "skills_indexed": ref})
     seen = state.seen or (0, 0, -1, 0)
     probe = _probe(tail.path, tail.offset) if tail.identity else b""
     return {
@@ -192,7 +194,9 @@ def _entry(state: ConversationState, base: int) -> dict:
         ],
         "agg": [state.uses, state.triggering, state.first[1] if state.first else None],
         "ix": indexes,
-        "t": turns,
+        "s": None if base == 0 else list(seqs),
+        "r": rows,
+        "f": [state.facts[seq] for seq in seqs],
     }
 
 
@@ -221,12 +225,15 @@ def _apply(entry: dict, states: dict[str, ConversationState], make: Callable[[st
     dev, ino, size, mtime, offset, head, probe = entry["at"]
     malformed, long_lines, orphans, latest_ts, open_turn, tool_names, edited_ids, index_seen = entry["obs"]
     uses, triggering, first = entry["agg"]
-    indexes = entry["ix"]
-    rows, facts = state.rows, state.facts
-    for seq, row, fact in entry["t"]:
-        if list(row) != ROW_KEYS or len(fact) != 6:
+    indexes, new_rows, new_facts = entry["ix"], entry["r"], entry["f"]
+    for row, fact in zip(new_rows, new_facts, strict=True):
+        if row.keys() != ROW_KEYS or len(fact) != 6:
             raise Untrusted("a turn of the wrong shape")
         row["skills_indexed"] = indexes[row["skills_indexed"]]
+    if base == 0:
+        state.rows, state.facts = new_rows, new_facts
+    rows, facts = state.rows, state.facts
+    for seq, row, fact in zip(entry["s"], new_rows, new_facts, strict=True) if base else ():
         if seq == len(rows):
             rows.append(row)
             facts.append(fact)
@@ -240,7 +247,9 @@ def _apply(entry: dict, states: dict[str, ConversationState], make: Callable[[st
         raise Untrusted("an event time that does not parse")
     observer.tool_names, observer.edited_ids, observer._index_seen = dict(tool_names), set(edited_ids), index_seen
     state.malformed, state.long_lines = _count(malformed), [(_count(a), _count(b)) for a, b in long_lines]
-    state.uses, state.triggering = {str(slug): [_count(c) for c in counts] for slug, counts in uses.items()}, _count(triggering)
+    if not all(len(counts) == 5 for counts in uses.values()):
+        raise Untrusted("skill-use counts of the wrong shape")
+    state.uses, state.triggering = uses, _count(triggering)
     state.first = (moment, first) if (moment := parse_ts(first)) is not None else None
     state.tail = JsonlTail(state.path, _count(offset), (dev, ino), bytes.fromhex(head), state.tail.max_line)
     state.seen = (dev, ino, size, mtime) if size >= 0 else None

@@ -158,6 +158,7 @@ class AgentScan:
             if self.cache.rescore:
                 for state in self._restored.values():
                     state.fold_all(self.settings, self.weak)
+                self.unsaved += 1  # every row changed: written whole at the next save
         return self._restored
 
     def save_cache(self) -> bool:
