@@ -6,18 +6,17 @@ import argparse
 import sys
 
 from orkas_tui.commands.io import CliError, add_json, add_now, add_workspace, now_arg, open_workspace, print_json
-from orkas_tui.core.observe.skill_metrics import SkillMetrics
 from orkas_tui.core.read.timefmt import format_ts
 from orkas_tui.core.reflect.queue import agent_facts, failure_backoff, last_cycle_at, plan_facts
 from orkas_tui.core.store.notes import SelfNotes, prompt_block
 from orkas_tui.core.store.proposals import recover_workspace
 from orkas_tui.core.store.skills import SkillStore
-from orkas_tui.core.summary.report import SkillRow, compose_status, last_reflection
+from orkas_tui.core.summary.cache import NO_USE, skill_rows
+from orkas_tui.core.summary.report import compose_status, last_reflection, with_use
 from orkas_tui.core.summary.scan import refreshed, usable_cpus
 from orkas_tui.core.textfmt import rate, table
 
 RECENT_TURNS = 10
-NO_USE = SkillMetrics()
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -73,10 +72,10 @@ def workspace_status(workspace, now, agent_id: str | None = None, jobs: int = 1)
     for (paths, notes, last, survey), scan in zip(listed, scans, strict=True):
         if agent_id and paths.id != agent_id:
             continue
-        skills, problems = SkillStore(paths, settings).load_all()
+        blank, problems = skill_rows(paths, settings, survey.readable["skills"])
         use = scan.skill_use()
-        skill_rows = [SkillRow(skill, use.get(skill.slug, NO_USE)).to_json() for skill in skills]
-        row = compose_status(paths, notes, scan.history(), skill_rows, problems, last, survey.skipped)
+        skills = [with_use(row, use.get(row["slug"], NO_USE)) for row in blank]
+        row = compose_status(paths, notes, scan.history(), skills, list(problems), last, survey.skipped)
         row["queue"] = plan.decision(paths.id).to_json()
         rows.append(row)
     return {

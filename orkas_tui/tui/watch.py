@@ -17,7 +17,7 @@ DEBOUNCE_MS = 60  # watchfiles' default 1,600 ms makes a live view feel dead
 STEP_MS = 10  # a lone write is yielded after one quiet step: 10 to 20 ms
 ALL_AGENTS = "*"
 
-OWN_CACHES = {(cache.NAME,)}
+OWN_CACHES = {(cache.NAME,), (cache.SKILLS,)}
 _TOP = {"conversations": "conversations", "events.jsonl": "events", "skills": "skills", "self": "self", "agent.toml": "meta"}
 
 

@@ -16,7 +16,7 @@ from orkas_tui.core.read.workspace import AgentPaths, Workspace, write_state
 from orkas_tui.core.reflect.queue import workspace_queue
 from orkas_tui.core.store.notes import SelfNotes
 from orkas_tui.core.store.skills import SkillStore
-from orkas_tui.core.summary.cache import NAME
+from orkas_tui.core.summary.cache import NAME, SKILLS
 from orkas_tui.core.summary.report import SkillRow, compose_status, last_reflection
 from orkas_tui.core.summary.scan import AgentScan
 
@@ -34,7 +34,7 @@ def caches(ws: Path) -> list[Path]:
 
 def cold(ws: Path, capsys, *extra: str) -> str:
     """The output with no cache of any kind."""
-    for cache in caches(ws):
+    for cache in [*caches(ws), *ws.glob(f"agents/*/.orkas/{SKILLS}")]:
         cache.unlink()
     return status(ws, capsys, *extra)
 
@@ -117,7 +117,7 @@ def test_warm_output_is_the_cold_output_through_changes(demo_ws: Path, capsys) -
 @pytest.mark.parametrize("damage", ["garbage", "truncated", "flipped", "empty", "header-flipped", "row-flipped"])
 def test_a_damaged_cache_is_rebuilt_not_trusted(demo_ws: Path, capsys, damage: str) -> None:
     truth = check(demo_ws, capsys)
-    for cache in caches(demo_ws):
+    for cache in [*caches(demo_ws), *demo_ws.glob(f"agents/*/.orkas/{SKILLS}")]:
         data = cache.read_bytes()
         cache.write_bytes(
             {
@@ -157,8 +157,9 @@ def test_one_agent_and_text_output_use_the_same_cache(demo_ws: Path, capsys) -> 
 def test_a_fifo_in_place_of_either_cache_never_hangs(demo_ws: Path, capsys) -> None:
     truth = check(demo_ws, capsys)
     for private in demo_ws.glob("agents/*/.orkas"):
-        (private / NAME).unlink(missing_ok=True)
-        os.mkfifo(private / NAME)
+        for name in (NAME, SKILLS):
+            (private / name).unlink(missing_ok=True)
+            os.mkfifo(private / name)
     results: list[str] = []
     worker = threading.Thread(target=lambda: results.append(status(demo_ws, capsys)), daemon=True)
     worker.start()

@@ -33,15 +33,19 @@ from pathlib import Path
 import orjson
 
 from orkas_tui.core.observe import corrections, transient
+from orkas_tui.core.observe.skill_metrics import SkillMetrics
 from orkas_tui.core.read.files import append_bytes, atomic_write, open_regular
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.tail import JsonlTail
 from orkas_tui.core.read.timefmt import parse_ts
-from orkas_tui.core.read.workspace import AgentPaths
+from orkas_tui.core.read.workspace import SLUG, AgentPaths
+from orkas_tui.core.store.skills import SkillStore
 from orkas_tui.core.summary.fold import ConversationState
+from orkas_tui.core.summary.report import SkillRow
 
 VERSION = 2
 NAME = "summary-cache.jsonl"
+SKILLS = "skills-cache.json"
 PROBE = 64  # bytes before the cached offset that must still be the same
 ROW_KEYS = dict.fromkeys(
     (
@@ -49,6 +53,9 @@ ROW_KEYS = dict.fromkeys(
         "evidence errors skills_indexed skills_read edited"
     ).split()
 ).keys()
+
+
+NO_USE = SkillMetrics()
 
 
 def cache_path(paths: AgentPaths) -> Path:
@@ -280,3 +287,36 @@ def still_matches(state: ConversationState, stat: os.stat_result) -> bool:
             return handle.read(min(PROBE, tail.offset)) == state.probe
     except OSError:
         return False
+
+
+def skill_rows(paths: AgentPaths, settings: Settings, names: list[str]) -> tuple[list[dict], list[str]]:
+    """The agent's skill rows before any use is counted, and the skill problems (``names``: the
+    readable files of ``skills/``, as just listed). Kept in ``.orkas/skills-cache.json`` while the
+    settings and every skill file's name, device, inode, size and mtime are what they were."""
+    path = paths.private / SKILLS
+    try:
+        files = [name for name in names if SLUG.match(name[:-3])]  # what SkillStore.slugs() reads
+        key = [VERSION, _digest(repr(settings)), [[name, *_identity(paths.skills / name)] for name in files]]
+    except OSError:
+        key = None
+    if key is not None:
+        try:
+            with open_regular(path) as handle:
+                cached = _body(handle.read().rstrip(b"\n"))
+            if cached["key"] == key and isinstance(cached["rows"], list) and isinstance(cached["problems"], list):
+                return cached["rows"], cached["problems"]
+        except (OSError, KeyError, ValueError, orjson.JSONDecodeError):
+            pass
+    skills, problems = SkillStore(paths, settings).load_all()
+    rows = [SkillRow(skill, NO_USE).to_json() for skill in skills]
+    if key is not None:
+        try:
+            atomic_write(path, _line({"key": key, "rows": rows, "problems": problems}), durable=False)
+        except OSError:
+            pass
+    return rows, problems
+
+
+def _identity(path: Path) -> tuple[int, int, int, int]:
+    stat = os.stat(path)
+    return stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns

@@ -80,6 +80,18 @@ class SkillRow:
         }
 
 
+def with_use(row: dict, m: SkillMetrics) -> dict:
+    """A skill row (:meth:`SkillRow.to_json`) with the use counts ``m`` put in."""
+    return {
+        **row,
+        "impressions": m.impressions,
+        "invocations": m.invocations,
+        "invocation_rate": m.invocation_rate,
+        "edit_rate": m.edit_rate,
+        "ineffective_rate": m.ineffective_rate,
+    }
+
+
 def last_reflection_at(scan) -> datetime | None:
     """The last reflection of a scan's agent (``scan.paths``)."""
     return last_reflection(scan.paths)
