@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+import orjson
+
 from orkas_tui.commands.io import CliError, add_json, add_now, add_workspace, now_arg, open_workspace, print_json
 from orkas_tui.core.read.timefmt import format_ts
 from orkas_tui.core.reflect.queue import agent_facts, failure_backoff, last_cycle_at, plan_facts
@@ -97,10 +99,32 @@ def run_status(args: argparse.Namespace) -> int:
         print(f"orkas-tui: {line}", file=sys.stderr)
     doc = workspace_status(workspace, now, args.agent, jobs)
     if args.json:
-        print_json(doc)
+        print_json(shared_indexes(doc))
     else:
         print(render_status(doc, None if args.all_turns else RECENT_TURNS))
     return 0
+
+
+INDEX_INDENT = b"\n" + b" " * 10  # where a turn's skills_indexed array sits in the printed document
+
+
+def shared_indexes(doc: dict) -> dict:
+    """``doc`` with each turn's ``skills_indexed`` printed once per distinct list (turns share
+    their index list while it does not change): the same bytes, without printing a million
+    slugs one by one."""
+    agents = []
+    for agent in doc["agents"]:
+        printed: dict[int, orjson.Fragment] = {}
+        turns = []
+        for row in agent["turns"]:
+            index = row["skills_indexed"]
+            fragment = printed.get(id(index))
+            if fragment is None:
+                text = orjson.dumps(index, option=orjson.OPT_INDENT_2).replace(b"\n", INDEX_INDENT)
+                fragment = printed[id(index)] = orjson.Fragment(text)
+            turns.append({**row, "skills_indexed": fragment})
+        agents.append({**agent, "turns": turns})
+    return {**doc, "agents": agents}
 
 
 def render_status(doc: dict, recent: int | None) -> str:

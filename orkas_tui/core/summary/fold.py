@@ -254,9 +254,5 @@ def newest_first(states: Iterable[ConversationState]) -> list[dict]:
         for state in states
         for seq, row in enumerate(state.rows)
     ]
-    keyed.sort(key=_key, reverse=True)
+    keyed.sort(reverse=True)  # (conversation, seq) is unique: rows themselves are never compared
     return [item[3] for item in keyed]
-
-
-def _key(item: tuple) -> tuple:
-    return item[:3]

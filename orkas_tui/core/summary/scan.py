@@ -95,7 +95,7 @@ class AgentScan:
             keyed += [
                 (turn.record.ended_at or turn.record.started_at or "", stem, seq, turn) for seq, turn in enumerate(state.scored)
             ]
-        keyed.sort(key=lambda item: item[:3], reverse=True)
+        keyed.sort(key=_newest, reverse=True)
         return [item[3] for item in keyed]
 
     def rows(self) -> list[dict]:
@@ -243,6 +243,10 @@ class AgentScan:
             result.changed += [(stem, record.seq) for record in touched.values()]
         if stat is not None and state.tail.offset <= stat.st_size:
             state.seen = (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns)
+
+
+def _newest(item: tuple) -> tuple:
+    return item[:3]
 
 
 @contextmanager
