@@ -48,7 +48,6 @@ def picture(scan: AgentScan) -> tuple:
         scan.history(),
         scan.malformed_lines,
         scan.orphan_events,
-        scan.latest_activity(),
         {stem: (s.observer.latest_at, s.observer.open is not None, s.tail.offset) for stem, s in scan.conversations.items()},
     )
 

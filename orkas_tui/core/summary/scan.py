@@ -124,11 +124,6 @@ class AgentScan:
         """Conversations gone from disk that the cache still holds."""
         return bool(self._gone)
 
-    def latest_activity(self) -> datetime | None:
-        """The newest event timestamp over all conversations."""
-        moments = [c.observer.latest_at for c in self.conversations.values() if c.observer.latest_at]
-        return max(moments) if moments else None
-
     def rescore(self, profile: str) -> bool:
         """Score every turn again if the tools ``profile`` names changed (no file is read); ``True`` if so."""
         weak = weakness_tools(profile)
