@@ -301,3 +301,19 @@ def test_reading_on_from_the_cache_builds_only_what_new_events_can_change(tmp_pa
     write_lines(c1, [{"ts": "2026-11-22T10:00:00Z", "type": "output_edited", "turn": "t2"}])  # an earlier turn changes
     assert warm(agent) == cold(agent)
     assert [t.edited for t, _ in warm(agent)[0][::-1] if t.conversation == "c1"] == [True, True, False]
+
+
+def test_reading_on_from_the_cache_in_several_blocks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from orkas_tui.core.read import tail
+
+    agent = make_agent(tmp_path)
+    history(agent)
+    saved(agent)
+    c1 = agent / "conversations" / "c1.jsonl"
+    write_lines(c1, turn("t3", calls=3, ts="2026-11-22T09:00:00Z") + turn("t4", user="wrong", ts="2026-11-22T10:00:00Z"))
+    monkeypatch.setattr(tail, "CHUNK", 256)  # the new bytes come in many blocks
+    scan = AgentScan(AgentPaths(agent), Settings())
+    scan.refresh()
+    assert scan.save_cache()
+    assert picture(scan) == cold(agent)
+    assert warm(agent) == cold(agent)

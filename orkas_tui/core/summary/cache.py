@@ -262,7 +262,7 @@ def _apply(entry: dict, states: dict[str, ConversationState], make: Callable[[st
     state.seen = (dev, ino, size, mtime) if size >= 0 else None
     state.probe = bytes.fromhex(probe)
     state.open_turn = bool(open_turn)
-    state.built = False
+    state.built = state.ready = False
     state.saved_at = offset
 
 

@@ -45,6 +45,7 @@ class ConversationState:
         self.facts: list[list] = []  # per turn: [tools, ended with an error, correction, its text, start, end]
         self.scored: list[ScoredTurn] = []
         self.built = True  # the observer holds the turn records (False: restored from the cache, rows only)
+        self.ready = True  # the observer can read on (False: restored, its records not even in place)
         self.open_turn = False  # restored with its last turn open, until the observer is readied (read_on)
         self.probe: bytes | None = None  # restored: the bytes before the offset, checked once (cache.still_matches)
         self.uses: Uses = {}
@@ -84,10 +85,11 @@ class ConversationState:
         """Ready a restored observer for new bytes: only its last turn's record is built (what a
         new event can change), unless ``block`` marks an earlier turn edited."""
         observer = self.observer
-        if self.built or len(observer.turns) == len(self.rows):
-            if b"output_edited" in block:
+        if self.ready:
+            if b"output_edited" in block and not self.built:
                 self.records()
             return
+        self.ready = True
         count = len(self.rows)
         observer.turns, self.scored = [None] * count, [None] * count  # type: ignore[list-item]
         if count:
