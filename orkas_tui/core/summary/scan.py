@@ -301,11 +301,11 @@ def _build(paths: AgentPaths, settings: Settings, profile: str) -> bool:
 
 
 def _build_in_processes(scans: list[AgentScan], workers: int) -> None:
-    """Build the caches of ``scans`` in forked workers; each scan then reads its cache again.
-    Whatever they could not build (no fork on this platform, a worker killed, a read-only disk)
-    is built in this process by the caller's refresh."""
+    """Build the caches of ``scans`` in forked workers; each scan reads its cache as soon as it is
+    written, while the workers build the others. Whatever they could not build (no fork on this
+    platform, a worker killed, a read-only disk) is built in this process by the caller's refresh."""
     import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
 
     try:
@@ -314,11 +314,13 @@ def _build_in_processes(scans: list[AgentScan], workers: int) -> None:
         return
     try:
         with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-            futures = [(scan, pool.submit(_build, scan.paths, scan.settings, _profile(scan))) for scan in scans]
-            for scan, future in futures:
+            futures = {pool.submit(_build, scan.paths, scan.settings, _profile(scan)): scan for scan in scans}
+            for future in as_completed(futures):
                 if future.result():
+                    scan = futures[future]
                     scan._restored = None
                     scan._gone.clear()
+                    scan._cached()
     except (BrokenProcessPool, OSError):
         return
 
