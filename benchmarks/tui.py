@@ -74,7 +74,7 @@ async def live(root: Path, appends: int) -> dict:
         clock = ANCHOR + timedelta(days=1)
         for i in range(appends):
             scan = app.data.agents[agent].scan
-            seq = len(scan.conversations[target.stem].observer.turns)
+            seq = len(scan.conversations[target.stem].rows)
             lines: list[bytes] = []
             clock = _turn(lines, rng, ["skill-001"], clock, f"live{i}", 40)
             key = f"{target.stem}#{seq}"

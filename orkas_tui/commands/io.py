@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
 from datetime import datetime
 
 import orjson
@@ -38,26 +37,15 @@ def warn_settings(workspace: Workspace) -> None:
         print(f"orkas-tui: warning: {warning}", file=sys.stderr)
 
 
-SLOT = orjson.Fragment(b"\0")  # a place in a document for bytes printed as they are (no JSON text holds a NUL)
-
-
-def print_json(value: object, slots: Sequence[bytes] = ()) -> None:
-    """Indented UTF-8 JSON, the same document ``json.dump(indent=2, ensure_ascii=False)`` writes, much faster.
-
-    Each :data:`SLOT` in ``value`` is filled, in order, with the already printed JSON
-    in ``slots``, written as it is rather than copied into one big document.
-    """
-    pieces = orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).split(b"\0")
-    parts = [pieces[0]]
-    for filler, piece in zip(slots, pieces[1:], strict=True):
-        parts += [filler, piece]
+def print_json(value: object) -> None:
+    """Indented UTF-8 JSON, the same document ``json.dump(indent=2, ensure_ascii=False)`` writes, much faster."""
+    data = orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS)
     buffer = getattr(sys.stdout, "buffer", None)
     if buffer is None:
-        sys.stdout.write(b"".join(parts).decode() + "\n")
+        sys.stdout.write(data.decode() + "\n")
         return
     sys.stdout.flush()
-    for part in parts:
-        buffer.write(part)
+    buffer.write(data)
     buffer.write(b"\n")
     buffer.flush()
 

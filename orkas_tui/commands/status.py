@@ -7,14 +7,15 @@ import sys
 
 import orjson
 
-from orkas_tui.commands.io import SLOT, CliError, add_json, add_now, add_workspace, now_arg, open_workspace, print_json
+from orkas_tui.commands.io import CliError, add_json, add_now, add_workspace, now_arg, open_workspace, print_json
 from orkas_tui.core.read.timefmt import format_ts
 from orkas_tui.core.reflect.queue import agent_facts, failure_backoff, last_cycle_at, plan_facts
 from orkas_tui.core.store.notes import SelfNotes, prompt_block
 from orkas_tui.core.store.proposals import recover_workspace
 from orkas_tui.core.store.skills import SkillStore
-from orkas_tui.core.summary.report import compose_status, last_reflection
-from orkas_tui.core.summary.status_cache import agent_histories, usable_cpus
+from orkas_tui.core.summary.cache import NO_USE, skill_rows
+from orkas_tui.core.summary.report import compose_status, last_reflection, with_use
+from orkas_tui.core.summary.scan import refreshed, usable_cpus
 from orkas_tui.core.textfmt import rate, table
 
 RECENT_TURNS = 10
@@ -44,13 +45,12 @@ def register_prompt(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run_prompt)
 
 
-def workspace_status(workspace, now, agent_id: str | None = None, jobs: int = 1) -> tuple[dict, list[bytes]]:
+def workspace_status(workspace, now, agent_id: str | None = None, jobs: int = 1) -> dict:
     """The whole ``status --json`` document; each agent carries its queue decision as ``"queue"``.
 
-    Each agent's ``"turns"`` is the slot :func:`print_json` fills with the printed
-    bytes at the same place in the returned list (from the status cache when it holds).
-    The queue is planned over every agent (the per-cycle cap depends on all of them)
-    even when only one agent is shown. ``jobs``: see :func:`agent_histories`.
+    Every figure comes from the agents' summaries (:class:`AgentScan`, from their caches when
+    they hold). The queue is planned over every agent (the per-cycle cap depends on all of
+    them) even when only one agent is shown. ``jobs``: see :func:`refreshed`.
     """
     if agent_id:
         workspace.agent(agent_id)
@@ -58,31 +58,35 @@ def workspace_status(workspace, now, agent_id: str | None = None, jobs: int = 1)
     listed = []
     for an_id in workspace.agent_ids():
         paths = workspace.agent(an_id)
-        listed.append((paths, last_reflection(paths), paths.survey()))
-    histories = agent_histories(listed, settings, jobs)
-    agents = [(paths, last, survey, history) for (paths, last, survey), history in zip(listed, histories, strict=True)]
+        notes = SelfNotes(paths, settings)
+        listed.append((paths, notes, last_reflection(paths), paths.survey()))
+    scans = refreshed([(paths, notes.read("profile").text) for paths, notes, _, _ in listed], settings, jobs)
     plan = plan_facts(
-        [agent_facts(p.id, last, h.facts, now, settings, failure_backoff(p, settings)) for p, last, _, h in agents],
+        [
+            agent_facts(p.id, last, scan.facts(last), now, settings, failure_backoff(p, settings))
+            for (p, _, last, _), scan in zip(listed, scans, strict=True)
+        ],
         now,
         settings,
         last_cycle_at(workspace),
     )
-    rows, turns = [], []
-    for paths, last, survey, history in agents:
+    rows = []
+    for (paths, notes, last, survey), scan in zip(listed, scans, strict=True):
         if agent_id and paths.id != agent_id:
             continue
-        row = compose_status(paths, SelfNotes(paths, settings), {**history.fields, "turns": SLOT}, last, survey.skipped)
+        blank, problems = skill_rows(paths, settings, survey.readable["skills"])
+        use = scan.skill_use()
+        skills = [with_use(row, use.get(row["slug"], NO_USE)) for row in blank]
+        row = compose_status(paths, notes, scan.history(), skills, list(problems), last, survey.skipped)
         row["queue"] = plan.decision(paths.id).to_json()
         rows.append(row)
-        turns.append(history.turns)
-    doc = {
+    return {
         "workspace": str(workspace.root),
         "now": format_ts(now),
         "threshold": settings.threshold,
         "next_cycle_at": format_ts(plan.next_cycle_at),
         "agents": rows,
     }
-    return doc, turns
 
 
 def run_status(args: argparse.Namespace) -> int:
@@ -93,14 +97,34 @@ def run_status(args: argparse.Namespace) -> int:
         raise CliError(f"--jobs: at least 1, not {jobs}")
     for line in recover_workspace(workspace):  # an approve or revert a crash interrupted
         print(f"orkas-tui: {line}", file=sys.stderr)
-    doc, turns = workspace_status(workspace, now, args.agent, jobs)
+    doc = workspace_status(workspace, now, args.agent, jobs)
     if args.json:
-        print_json(doc, turns)
+        print_json(shared_indexes(doc))
     else:
-        for agent, printed in zip(doc["agents"], turns):
-            agent["turns"] = orjson.loads(printed)
         print(render_status(doc, None if args.all_turns else RECENT_TURNS))
     return 0
+
+
+INDEX_INDENT = b"\n" + b" " * 10  # where a turn's skills_indexed array sits in the printed document
+
+
+def shared_indexes(doc: dict) -> dict:
+    """``doc`` with each turn's ``skills_indexed`` printed once per distinct list (turns share
+    their index list while it does not change): the same bytes, without printing a million
+    slugs one by one."""
+    agents = []
+    for agent in doc["agents"]:
+        printed: dict[int, orjson.Fragment] = {}
+        turns = []
+        for row in agent["turns"]:
+            index = row["skills_indexed"]
+            fragment = printed.get(id(index))
+            if fragment is None:
+                text = orjson.dumps(index, option=orjson.OPT_INDENT_2).replace(b"\n", INDEX_INDENT)
+                fragment = printed[id(index)] = orjson.Fragment(text)
+            turns.append({**row, "skills_indexed": fragment})
+        agents.append({**agent, "turns": turns})
+    return {**doc, "agents": agents}
 
 
 def render_status(doc: dict, recent: int | None) -> str:

@@ -13,16 +13,16 @@ from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from orkas_tui.core.observe.skill_metrics import SkillMetrics
 from orkas_tui.core.read.tail import JsonlTail
 from orkas_tui.core.read.workspace import AgentMeta, AgentPaths, Workspace, read_agent_meta
-from orkas_tui.core.reflect.queue import QueuePlan, agent_facts, failure_backoff, history_facts, last_cycle_at, plan_facts
+from orkas_tui.core.reflect.queue import QueuePlan, agent_facts, failure_backoff, last_cycle_at, plan_facts
 from orkas_tui.core.store.history import Change, list_changes
 from orkas_tui.core.store.notes import NOTES, Note, SelfNotes, prompt_block
 from orkas_tui.core.store.proposals import Proposal, list_proposals
 from orkas_tui.core.store.skills import Skill, SkillStore
-from orkas_tui.core.summary.report import HistoryFacts, ScoredTurn, SkillRow, last_reflection_at, scored_turns
+from orkas_tui.core.summary.report import HistoryFacts, ScoredTurn, SkillRow, last_reflection_at
 from orkas_tui.core.summary.scan import AgentScan
-from orkas_tui.core.summary.status_parts import Metrics, conversation_metrics
 
 AREAS = frozenset({"conversations", "events", "skills", "self", "state", "meta", "private"})
 EVENTS_KEPT = 2_000
@@ -70,9 +70,6 @@ class AgentData:
         self._meta = AgentMeta()
         self._proposals: list[Proposal] = []
         self._changes: list[Change] = []
-        self._skill_use = Metrics()  # summed over conversations, each recounted only when it changed
-        self._skill_use_of: dict[str, dict[str, list[int]]] = {}
-        self._rows: dict[int, ScoredTurn] = {}  # scored_turns' rows of the last load, reused
 
     @property
     def id(self) -> str:
@@ -83,12 +80,12 @@ class AgentData:
         if not self._loaded:
             areas, self._loaded = AREAS, True
         touched: frozenset[tuple[str, int]] | None = frozenset()
+        if "self" in areas:
+            self._notes = {note: self.notes.read(note) for note in NOTES}
+            self.scan.rescore(self._notes["profile"].text)  # the profile names the weak tools
         if "conversations" in areas:
-            result = self.scan.refresh()
-            touched = frozenset((record.conversation, record.seq) for record in result.changed)
-            # a file read again from its start may have no turn left: recount it all the same
-            self._count_skill_use({conversation for conversation, _ in touched} | {*result.removed, *result.reset})
-        if areas is AREAS or "self" in areas:  # the profile names the weak tools: any turn's score may change
+            touched = frozenset(self.scan.refresh().changed)
+        if areas is AREAS or "self" in areas:  # any turn's score may have changed
             touched = None
         if "events" in areas:
             reset, lines = self._events_tail.poll()
@@ -103,20 +100,19 @@ class AgentData:
                 for slug in self.store.slugs()
                 if slug not in loaded
             }
-        if "self" in areas:
-            self._notes = {note: self.notes.read(note) for note in NOTES}
         if "meta" in areas:
             self._meta = read_agent_meta(self.paths)
         if "private" in areas:
             self._proposals = list_proposals(self.paths)
             self._changes = list_changes(self.paths)
+        use = self.scan.skill_use()
         return AgentView(
             id=self.id,
             meta=self._meta,
             malformed=self.scan.malformed_lines,
             last_reflection=last_reflection_at(self.scan),
-            turns=scored_turns(self.scan, self.notes, self._rows),
-            skills=[SkillRow(s, self._skill_use.of(s.slug)) for s in self._skills],
+            turns=self.scan.scored_turns(),
+            skills=[SkillRow(s, use.get(s.slug) or SkillMetrics()) for s in self._skills],
             skill_problems=list(self._skill_problems),
             broken_skills=dict(self._broken),
             events=list(self._events),
@@ -127,14 +123,6 @@ class AgentData:
             areas=areas,
             touched=touched,
         )
-
-    def _count_skill_use(self, conversations: set[str]) -> None:
-        for stem in conversations:
-            if (before := self._skill_use_of.pop(stem, None)) is not None:
-                self._skill_use.take(before)
-            if (state := self.scan.conversations.get(stem)) is not None:
-                self._skill_use.add(counts := conversation_metrics(state.observer.turns))
-                self._skill_use_of[stem] = counts
 
 
 class WorkspaceData:
@@ -178,7 +166,7 @@ class WorkspaceData:
     def save_caches(self) -> None:
         """Write the scan cache of every agent that read new bytes since its last save."""
         for data in self.agents.values():
-            if data.scan.unsaved:
+            if data.scan.unsaved or data.scan.pending_removals:
                 data.scan.save_cache()
 
     def plan(self, now: datetime) -> QueuePlan:
@@ -191,7 +179,7 @@ class WorkspaceData:
         for agent_id, data in self.agents.items():
             if agent_id not in self._history:
                 last = last_reflection_at(data.scan)
-                self._history[agent_id] = (last, history_facts(data.scan, last))
+                self._history[agent_id] = (last, data.scan.facts(last))
             last, history = self._history[agent_id]
             facts.append(
                 agent_facts(

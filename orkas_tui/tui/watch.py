@@ -11,13 +11,13 @@ from pathlib import Path
 
 from watchfiles import Change, awatch
 
-from orkas_tui.core.summary import scan_cache, status_cache
+from orkas_tui.core.summary import cache
 
 DEBOUNCE_MS = 60  # watchfiles' default 1,600 ms makes a live view feel dead
 STEP_MS = 10  # a lone write is yielded after one quiet step: 10 to 20 ms
 ALL_AGENTS = "*"
 
-OWN_CACHES = {(scan_cache.NAME,), (status_cache.NAME,)}
+OWN_CACHES = {(cache.NAME,), (cache.SKILLS,)}
 _TOP = {"conversations": "conversations", "events.jsonl": "events", "skills": "skills", "self": "self", "agent.toml": "meta"}
 
 

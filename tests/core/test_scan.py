@@ -15,11 +15,11 @@ def test_refresh_reports_only_changed_turns(tmp_path: Path) -> None:
     conv = agent / "conversations" / "c1.jsonl"
     write_lines(conv, turn("t1") + turn("t2"))
     scan = AgentScan(AgentPaths(agent), Settings())
-    assert [t.turn for t in scan.refresh().changed] == ["t1", "t2"]
+    assert scan.refresh().changed == [("c1", 0), ("c1", 1)]
     assert not scan.refresh()
     write_lines(conv, turn("t3", user="wrong"))
     result = scan.refresh()
-    assert [t.turn for t in result.changed] == ["t3"] and not result.reset
+    assert result.changed == [("c1", 2)] and not result.reset
     assert [t.turn for t in scan.turns()] == ["t1", "t2", "t3"]
 
 
@@ -32,7 +32,8 @@ def test_a_turn_grows_from_running_to_ended(tmp_path: Path) -> None:
     scan.refresh()
     assert [t.status for t in scan.turns()] == ["running"]
     write_lines(conv, events[-1:])
-    assert [t.status for t in scan.refresh().changed] == ["ok"]
+    assert scan.refresh().changed == [("c1", 0)]
+    assert [t.status for t in scan.turns()] == ["ok"]
 
 
 def test_truncated_conversation_is_observed_again(tmp_path: Path) -> None:

@@ -9,8 +9,6 @@ import pytest
 from orkas_tui.core.observe.transient import TransientRule
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.workspace import AgentPaths
-from orkas_tui.core.store.notes import SelfNotes
-from orkas_tui.core.summary.report import scored_turns
 from orkas_tui.core.summary.scan import AgentScan
 from tests.core.helpers import make_agent, turn, write_lines
 
@@ -26,7 +24,7 @@ def score(tmp_path: Path, events: list[dict], profile: str | None = None, settin
     write_lines(agent / "conversations" / "c1.jsonl", events)
     scan = AgentScan(AgentPaths(agent), settings or Settings())
     scan.refresh()
-    rows = scored_turns(scan, SelfNotes(scan.paths, scan.settings))
+    rows = scan.scored_turns()
     return {row.record.turn: row for row in rows}
 
 
@@ -192,7 +190,7 @@ def test_read_skill_tool_call_counts_as_an_invocation(tmp_path: Path) -> None:
     assert row.record.skills_read == ["deploy"] and "skill_ineffective" in row.score.signals
 
 
-def test_rows_kept_between_refreshes_are_reused_only_while_their_turn_is_unchanged(tmp_path: Path) -> None:
+def test_a_refresh_folds_only_the_turns_it_changed(tmp_path: Path) -> None:
     agent = make_agent(tmp_path)
     write_lines(
         agent / "conversations" / "c1.jsonl", turn("t1", calls=2) + turn("t2", user="wrong, again", ts="2026-11-20T11:00:00Z")
@@ -200,17 +198,18 @@ def test_rows_kept_between_refreshes_are_reused_only_while_their_turn_is_unchang
     write_lines(agent / "conversations" / "c2.jsonl", turn("u1", calls=9, ts="2026-11-21T09:00:00Z")[:-1])  # running
     scan = AgentScan(AgentPaths(agent), Settings(), persist=False)
     scan.refresh()
-    notes = SelfNotes(scan.paths, scan.settings)
-    earlier: dict = {}
-    first = scored_turns(scan, notes, earlier)
+    first = {row.record.turn: row for row in scan.scored_turns()}
     write_lines(
         agent / "conversations" / "c2.jsonl", [{"ts": "2026-11-21T09:30:00Z", "type": "turn_end", "turn": "u1", "status": "ok"}]
     )
+    scan.refresh()
+    second = {row.record.turn: row for row in scan.scored_turns()}
+    fresh = AgentScan(AgentPaths(agent), Settings(), persist=False)
+    fresh.refresh()
+    assert [row.to_json() for row in fresh.scored_turns()] == [row.to_json() for row in scan.scored_turns()]
+    assert scan.rows() == fresh.rows()
+    assert second["u1"] is not first["u1"] and second["u1"].score.signals  # the changed turn folded again
+    assert second["t1"] is first["t1"] and second["t2"] is first["t2"]  # the others kept as they were
     (agent / "conversations" / "c1.jsonl").unlink()
     scan.refresh()
-    second = scored_turns(scan, notes, earlier)
-    assert second == scored_turns(scan, notes)  # the same rows as scoring afresh
-    (ended,) = second
-    assert ended.record.ended and all(ended is not row for row in first)  # the changed turn has a new row
-    assert set(earlier) == {id(ended.record)}  # the removed conversation's rows are dropped
-    assert scored_turns(scan, notes, earlier)[0] is ended  # unchanged: the same row object
+    assert [row.record.turn for row in scan.scored_turns()] == ["u1"]

@@ -20,8 +20,6 @@ from pathlib import Path
 import orjson
 import pytest
 
-from orkas_tui.core.store.notes import SelfNotes
-from orkas_tui.core.summary.report import scored_turns
 from orkas_tui.core.summary.scan import AgentScan
 from orkas_tui.importers.run import discover, import_files
 from tests.importers.conftest import BIG_SESSION
@@ -151,7 +149,7 @@ def test_codex_sample_scores_as_observed(samples, workspace, agent):
     import_files(agent, workspace.settings, "codex", discover("codex", [samples / "codex"]), settle=0)
     scan = AgentScan(agent, workspace.settings)
     scan.refresh()
-    (row,) = scored_turns(scan, SelfNotes(agent, workspace.settings))
+    (row,) = scan.scored_turns()
     assert sorted(row.score.signals) == ["complex_task", "error_recovery", "user_correction"]
     assert row.score.triggers
 
@@ -170,7 +168,7 @@ def test_aborted_claude_turns_do_not_trigger(samples, workspace, agent):
     import_files(agent, workspace.settings, "claude-code", files, settle=0)
     scan = AgentScan(agent, workspace.settings)
     scan.refresh()
-    aborted = [row for row in scored_turns(scan, SelfNotes(agent, workspace.settings)) if row.record.status == "aborted"]
+    aborted = [row for row in scan.scored_turns() if row.record.status == "aborted"]
     assert len(aborted) == interrupts == 3
     # the interrupt itself never triggers; one interrupted prompt is a real correction of the agent's fix
     # ("scrolling back in xterm.js still does not work ..."), which the correction heuristic (v2) reads as one

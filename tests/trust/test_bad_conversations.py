@@ -17,11 +17,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from orkas_tui.core.read.settings import Settings
-from orkas_tui.core.read.timefmt import parse_ts
 from orkas_tui.core.read.workspace import AgentPaths
-from orkas_tui.core.summary.report import agent_status
 from orkas_tui.core.summary.scan import AgentScan
-from tests.trust.conftest import FUZZ, NOW, only_agent, status_json
+from tests.trust.conftest import FUZZ, only_agent, status_json
 
 WRONG = st.one_of(
     st.none(),
@@ -150,7 +148,7 @@ def test_status_survives_any_lines_and_counts_malformed_exactly(tmp_path_factory
 
 
 def snapshot(scan: AgentScan) -> list[dict]:
-    return agent_status(scan, parse_ts(NOW))["turns"] + [{"malformed": scan.malformed_lines, "orphans": scan.orphan_events}]
+    return scan.rows() + [{"malformed": scan.malformed_lines, "orphans": scan.orphan_events}]
 
 
 @FUZZ

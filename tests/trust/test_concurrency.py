@@ -11,10 +11,8 @@ from pathlib import Path
 import orjson
 
 from orkas_tui.core.read.settings import Settings
-from orkas_tui.core.read.timefmt import parse_ts
 from orkas_tui.core.read.workspace import AgentPaths
 from orkas_tui.core.store.skills import SkillStore
-from orkas_tui.core.summary.report import agent_status
 from orkas_tui.core.summary.scan import AgentScan
 from tests.modelserver import ModelServer, reply
 from tests.reflection.conftest import NOW, configure, set_reflected, trigger_turn
@@ -29,7 +27,7 @@ def spawn(*args: str) -> subprocess.Popen:
 
 
 def turns_of(scan: AgentScan) -> list[dict]:
-    return agent_status(scan, parse_ts("2026-11-30T09:00:00Z"))["turns"]
+    return scan.rows()
 
 
 def test_runtime_appends_while_orkas_reads_and_writes(tmp_path: Path) -> None:

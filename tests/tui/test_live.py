@@ -66,14 +66,12 @@ def test_changes_are_grouped_by_agent_and_area(tmp_path: Path) -> None:
         root / "agents" / "ops" / "self" / "profile.md",
         root / "agents" / "ops" / "skills" / ".x.md.abc.tmp",
         root / "agents" / "ops" / ".orkas" / "state.json",
-        root / "agents" / "coder" / ".orkas" / "scan-cache.json",  # the app's own scans write it
-        root / "agents" / "coder" / ".orkas" / "status-cache.bin",  # and status this one
+        root / "agents" / "coder" / ".orkas" / "summary-cache.jsonl",  # the app's own scans and status write it
         root / "elsewhere.txt",
     ]
     assert group_changes(root, paths) == {"coder": {"conversations", "skills"}, "ops": {"self", "state"}}
     assert classify(root, root / "orkas.toml") == ("*", "settings")
     assert classify(root, root / "agents" / "new-agent") == ("new-agent", "agent")
-    assert NOW  # the fixed clock the app runs on in these tests
 
 
 async def test_rows_beyond_the_first_screenful_follow_in_chunks(app_factory, monkeypatch) -> None:

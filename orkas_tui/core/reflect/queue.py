@@ -17,14 +17,12 @@ from pathlib import Path
 
 import orjson
 
-from orkas_tui.core.observe.signals import score_turn, weakness_tools
 from orkas_tui.core.read.files import atomic_write, read_json_object
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.timefmt import format_ts, later, parse_ts
 from orkas_tui.core.read.workspace import AgentPaths, Workspace, read_state
-from orkas_tui.core.store.notes import SelfNotes
 from orkas_tui.core.summary.report import HistoryFacts, last_reflection_at
-from orkas_tui.core.summary.scan import AgentScan
+from orkas_tui.core.summary.scan import AgentScan, refreshed
 
 NO_CHANGES = "no changes"
 NO_TRIGGER = "no trigger"
@@ -134,35 +132,6 @@ class AgentFacts:
     backoff: Backoff | None = None
 
 
-def history_facts(scan: AgentScan, last: datetime | None) -> HistoryFacts:
-    settings = scan.settings
-    weak = weakness_tools(SelfNotes(scan.paths, settings).read("profile").text)
-    turns = list(scan.turns())
-    first_turn = min(
-        ((m, stamp) for t in turns if (m := parse_ts(stamp := t.started_at or t.ended_at))),
-        default=(None, None),
-        key=lambda pair: pair[0],
-    )[1]
-    if last is None:
-        pending = bool(turns)
-    else:
-        latest = scan.latest_activity()
-        pending = (latest is not None and latest > last) or any(
-            (m := parse_ts(t.ended_at)) is not None and m > last for t in turns
-        )
-    total = 0.0
-    triggered = False
-    for turn in turns:
-        ended = parse_ts(turn.ended_at)
-        if ended is None or (last is not None and ended <= last):
-            continue
-        score = score_turn(turn, settings, weak)
-        if score.triggers:
-            triggered = True
-            total += score.score
-    return HistoryFacts(first_turn, pending, round(total, 6), triggered)
-
-
 def agent_facts(
     agent_id: str, last: datetime | None, history: HistoryFacts, now: datetime, settings: Settings, backoff: Backoff | None = None
 ) -> AgentFacts:
@@ -178,7 +147,7 @@ def agent_facts(
 
 def _facts(scan: AgentScan, now: datetime) -> AgentFacts:
     last = last_reflection_at(scan)
-    return agent_facts(scan.id, last, history_facts(scan, last), now, scan.settings, failure_backoff(scan.paths, scan.settings))
+    return agent_facts(scan.id, last, scan.facts(last), now, scan.settings, failure_backoff(scan.paths, scan.settings))
 
 
 def next_cycle_at(last_cycle_at: datetime | None, now: datetime, interval: timedelta) -> datetime:
@@ -257,12 +226,7 @@ def record_cycle(workspace: Workspace, now: datetime) -> None:
 
 def refreshed_scans(workspace: Workspace) -> list[AgentScan]:
     """One freshly read scan per agent (the CLI's path; the TUI keeps its own scans)."""
-    scans = []
-    for agent_id in workspace.agent_ids():
-        scan = AgentScan(workspace.agent(agent_id), workspace.settings)
-        scan.refresh()
-        scans.append(scan)
-    return scans
+    return refreshed([(workspace.agent(agent_id), None) for agent_id in workspace.agent_ids()], workspace.settings)
 
 
 def workspace_queue(workspace: Workspace, now: datetime, scans: Iterable[AgentScan] | None = None) -> QueuePlan:

@@ -1,58 +1,43 @@
-"""The single truth about an agent's turns: tails plus observers, refreshed incrementally.
+"""An agent's conversations read and folded: tails, observers and summaries, refreshed incrementally.
 
-:class:`AgentScan` keeps one tail and one observer per conversation file. Each
-:meth:`AgentScan.refresh` reads only bytes appended since the last one; a file
-that shrank or was replaced is observed again from scratch. The CLI refreshes
-once; the TUI refreshes on every change the watcher reports.
-
-What was observed is kept in a per-agent cache (:mod:`orkas_tui.core.summary.scan_cache`)
-once enough new bytes were read, so the next process starts from it and reads
-only what was appended since.
+:class:`AgentScan` keeps one :class:`~orkas_tui.core.summary.fold.ConversationState` per
+conversation file. Each :meth:`AgentScan.refresh` reads only bytes appended since the
+last one and folds the turns they changed; a file that shrank or was replaced is read
+again from its start. It starts from the agent's cache (:mod:`orkas_tui.core.summary.cache`),
+so a warm start reads no old history and builds no turn record it is not asked for. The
+CLI refreshes once; the TUI on every change the watcher reports. Every view reads what
+this holds: status (:meth:`history`), the queue (:meth:`facts`), the TUI and the bundle
+(:meth:`scored_turns`).
 """
 
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable, Iterator
+import os
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
 from orkas_tui.core.observe.corrections import matcher_for
+from orkas_tui.core.observe.signals import weakness_tools
+from orkas_tui.core.observe.skill_metrics import SkillMetrics
 from orkas_tui.core.observe.transient import TransientRule
-from orkas_tui.core.observe.turns import ConversationObserver, TurnRecord
+from orkas_tui.core.observe.turns import TurnRecord
 from orkas_tui.core.read.settings import Settings
-from orkas_tui.core.read.tail import JsonlTail
 from orkas_tui.core.read.workspace import AgentPaths
-from orkas_tui.core.summary import scan_cache
-
-
-@dataclass
-class ConversationState:
-    path: Path
-    tail: JsonlTail
-    observer: ConversationObserver
-    malformed: int = 0  # lines skipped: not a spec event, or over the line cap
-    long_lines: list[tuple[int, int]] = field(default_factory=list)  # (start, length) of those over the cap
-
-    def long_line_problem(self) -> str | None:
-        """The problem line for the lines skipped for their length, if any."""
-        if not self.long_lines:
-            return None
-        start, length = self.long_lines[0]
-        more = f" and {len(self.long_lines) - 1} more" if len(self.long_lines) > 1 else ""
-        return (
-            f"{self.path}: a line of {length:,} bytes at byte {start:,}{more} is over the "
-            f"{self.tail.max_line:,}-byte line cap (max_line_bytes); skipped"
-        )
+from orkas_tui.core.store.notes import SelfNotes
+from orkas_tui.core.summary.cache import SummaryCache, still_matches
+from orkas_tui.core.summary.fold import ConversationState, history_facts, newest_first, skill_use
+from orkas_tui.core.summary.report import HistoryFacts, ScoredTurn
 
 
 @dataclass
 class RefreshResult:
-    """What one refresh changed: turn records touched, files started over, lines skipped."""
+    """What one refresh changed: (conversation, seq) of turns touched, files started over or gone, lines skipped."""
 
-    changed: list[TurnRecord] = field(default_factory=list)
+    changed: list[tuple[str, int]] = field(default_factory=list)
     reset: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     malformed: int = 0
@@ -61,22 +46,29 @@ class RefreshResult:
         return bool(self.changed or self.reset or self.removed or self.malformed)
 
 
-SAVE_AFTER = 256 * 1024  # bytes observed since the last save before the cache is written again
+SAVE_AFTER = 256 * 1024  # bytes read since the last save before the cache is written again
 
 
 class AgentScan:
-    def __init__(self, paths: AgentPaths, settings: Settings, persist: bool = True, autosave: bool = True) -> None:
+    def __init__(
+        self, paths: AgentPaths, settings: Settings, persist: bool = True, autosave: bool = True, profile: str | None = None
+    ) -> None:
         """``autosave=False``: :meth:`refresh` never writes the cache; the owner calls :meth:`save_cache`
-        when it has time (the TUI, so a cache write never sits between an append and its row)."""
+        when it has time (the TUI, so a cache write never sits between an append and its row).
+        ``profile``: the text of ``self/profile.md`` when the caller has just read it."""
         self.paths = paths
         self.settings = settings
         self.rule = TransientRule.from_settings(settings)
         self.matcher = matcher_for(settings.correction_phrases)
+        if profile is None:
+            profile = SelfNotes(paths, settings).read("profile").text
+        self.weak = weakness_tools(profile)
         self.conversations: dict[str, ConversationState] = {}
         self.persist = persist
-        self._fingerprint = scan_cache.fingerprint(settings)
-        self._cached: scan_cache.CachedEntries | None = None
         self.autosave = autosave
+        self.cache = SummaryCache(paths, settings, self.weak)
+        self._restored: dict[str, ConversationState] | None = None if persist else {}
+        self._gone: set[str] = set()  # conversations the cache still has
         self.unsaved = 0
 
     @property
@@ -93,87 +85,163 @@ class AgentScan:
 
     def turns(self) -> Iterator[TurnRecord]:
         for state in self.conversations.values():
-            yield from state.observer.turns
+            yield from state.records()
 
-    def latest_activity(self) -> datetime | None:
-        """The newest event timestamp over all conversations."""
-        moments = [c.observer.latest_at for c in self.conversations.values() if c.observer.latest_at]
-        return max(moments) if moments else None
+    def scored_turns(self) -> list[ScoredTurn]:
+        """Every turn with its score, newest first (by end, else start, time): what the TUI and the bundle read."""
+        keyed = []
+        for stem, state in self.conversations.items():
+            state.records()
+            keyed += [
+                (turn.record.ended_at or turn.record.started_at or "", stem, seq, turn) for seq, turn in enumerate(state.scored)
+            ]
+        keyed.sort(key=_newest, reverse=True)
+        return [item[3] for item in keyed]
 
-    def _new_state(self, path: Path) -> ConversationState:
-        observer = ConversationObserver(path.stem, self.rule, self.matcher)
-        return ConversationState(path, JsonlTail(path, max_line=self.settings.max_line_bytes), observer)
+    def rows(self) -> list[dict]:
+        """Every turn as ``status --json`` prints it, newest first (no turn record built)."""
+        return newest_first(self.conversations.values())
 
-    def _state(self, path: Path) -> ConversationState:
-        """A new conversation's state: from the cache when its entry still matches the file."""
-        state = self._new_state(path)
-        if self.persist:
-            if self._cached is None:
-                self._cached = scan_cache.read_entries(self.paths, self._fingerprint)
-            entry = self._cached.take(path.stem)
-            if entry is not None:
-                scan_cache.restore(entry, path, state)
-        return state
+    def skill_use(self) -> dict[str, SkillMetrics]:
+        return skill_use(self.conversations.values())
 
-    def save_cache(self, keep: Iterable[str] = ()) -> bool:
-        """Write what is observed now to the cache; ``False`` if it cannot be written (read-only disk).
+    def facts(self, last: datetime | None) -> HistoryFacts:
+        return history_facts(self.conversations.values(), last)
 
-        ``keep``: conversations this scan did not read whose cached entries stay as they are
-        (a scan that refreshed only the files that changed).
-        """
-        if keep and self._cached is None:
-            self._cached = scan_cache.read_entries(self.paths, self._fingerprint)
-        carried = {stem: raw for stem in keep if (raw := self._cached.raw(stem)) is not None} if keep else None
-        try:
-            scan_cache.write_entries(self.paths, self._fingerprint, self.conversations, carried)
-        except OSError:
+    def history(self) -> dict:
+        """The status fields that follow from the conversations, turns and all."""
+        states = self.conversations.values()
+        return {
+            "malformed_lines": self.malformed_lines,
+            "orphan_events": self.orphan_events,
+            "triggering_turns": sum(s.triggering for s in states),
+            "turns": self.rows(),
+            "line_problems": [p for s in states if (p := s.long_line_problem())],
+        }
+
+    @property
+    def pending_removals(self) -> bool:
+        """Conversations gone from disk that the cache still holds."""
+        return bool(self._gone)
+
+    def rescore(self, profile: str) -> bool:
+        """Score every turn again if the tools ``profile`` names changed (no file is read); ``True`` if so."""
+        weak = weakness_tools(profile)
+        if weak == self.weak:
             return False
-        self.unsaved = 0
+        self.weak = weak
+        self.cache = SummaryCache(self.paths, self.settings, weak)
+        for state in self.conversations.values():
+            state.fold_all(self.settings, weak)
+        self.unsaved += 1  # every row changed: the cache is written whole at the next save
         return True
 
-    def refresh(self, only: Path | None = None) -> RefreshResult:
-        """Read new bytes of every conversation file (or of ``only``)."""
-        with collector_paused():
-            return self._refresh(only)
+    def _new_state(self, path: Path) -> ConversationState:
+        return ConversationState(path, self.rule, self.matcher, self.settings.max_line_bytes)
 
-    def _refresh(self, only: Path | None) -> RefreshResult:
+    def _restore(self, path: Path) -> ConversationState:
+        """A conversation's state: from the cache when its entry still matches the file."""
+        state = self._cached().pop(path.stem, None)
+        self._gone.discard(path.stem)
+        return self._new_state(path) if state is None else state
+
+    def _cached(self) -> dict[str, ConversationState]:
+        """The states the cache holds that no refresh took yet (read from the file the first time)."""
+        if self._restored is None:
+            self._restored = self.cache.load(lambda stem: self._new_state(self.paths.conversations / f"{stem}.jsonl"))
+            self._gone.update(self._restored)
+            if self.cache.rescore:
+                for state in self._restored.values():
+                    state.fold_all(self.settings, self.weak)
+                self.unsaved += 1  # every row changed: written whole at the next save
+        return self._restored
+
+    def save_cache(self) -> bool:
+        """Write what changed since the last save to the cache; ``False`` if it cannot be written (read-only disk)."""
+        if not self.persist:
+            return False
+        if self._restored is None:
+            self._restored = {}
+        saved = self.cache.save(self.conversations, self._gone)
+        if saved:
+            self._gone.clear()
+            self.unsaved = 0
+        return saved
+
+    def refresh(self) -> RefreshResult:
+        """Read new bytes of every conversation file and fold what they changed."""
+        with collector_paused():
+            return self._refresh()
+
+    def _refresh(self) -> RefreshResult:
         result = RefreshResult()
-        files = [only] if only is not None else self.paths.conversation_files()
-        if only is None:
-            present = {p.stem for p in files}
-            for conv in [c for c in self.conversations if c not in present]:
-                del self.conversations[conv]
-                result.removed.append(conv)
+        files = self.paths.conversation_files()
+        present = {p.stem for p in files}
+        for conv in [c for c in self.conversations if c not in present]:
+            del self.conversations[conv]
+            self._gone.add(conv)
+            result.removed.append(conv)
         for path in files:
-            touched: dict[int, TurnRecord] = {}
-            state = self.conversations.get(path.stem)
-            new = state is None
-            if new:
-                state = self.conversations[path.stem] = self._state(path)
-            reset, blocks = state.tail.poll_blocks()
-            if reset:
-                fresh = self._new_state(path)
-                fresh.tail = state.tail
-                state = self.conversations[path.stem] = fresh
-                result.reset.append(path.stem)
-            elif new:  # restored from the cache: all of it is new to this scan
-                touched.update((id(t), t) for t in state.observer.turns)
-                result.malformed += state.malformed
-            observer = state.observer
-            for base, block in blocks:
-                self.unsaved += len(block)
-                changed, malformed = observer.feed_block(block, base)
-                touched.update(changed)
-                state.malformed += malformed
-                result.malformed += malformed
-            if long_lines := state.tail.take_long_lines():
-                state.long_lines += long_lines
-                state.malformed += len(long_lines)
-                result.malformed += len(long_lines)
-            result.changed.extend(touched.values())
-        if self.persist and self.autosave and self.unsaved >= SAVE_AFTER:
+            self._refresh_one(path, result)
+        # listing order: the order the queue adds trigger scores in
+        self.conversations = {p.stem: self.conversations[p.stem] for p in files if p.stem in self.conversations}
+        if self.persist and self.autosave and (self.unsaved >= SAVE_AFTER or self.cache.rescore):
             self.save_cache()
         return result
+
+    def _refresh_one(self, path: Path, result: RefreshResult) -> None:
+        stem = path.stem
+        state = self.conversations.get(stem)
+        new = state is None
+        if new:
+            state = self.conversations[stem] = self._restore(path) if self.persist else self._new_state(path)
+        try:
+            stat = os.stat(path)
+        except OSError:
+            stat = None
+        if stat is not None and state.seen == (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns):
+            if new:  # restored from the cache: all of it is new to this scan
+                result.changed += [(stem, seq) for seq in range(len(state.rows))]
+                result.malformed += state.malformed
+            return
+        if state.probe is not None:  # restored, and the file changed since: does it still start the same?
+            if stat is None or not still_matches(state, stat):
+                state = self.conversations[stem] = self._new_state(path)
+            state.probe = None
+        reset, blocks = state.tail.poll_blocks()
+        if reset:
+            state = self.conversations[stem] = self._new_state(path)
+            result.reset.append(stem)
+        elif new:
+            result.malformed += state.malformed
+        observer = state.observer
+        whole = new or reset or not state.rows  # every turn is new to this scan's reader
+        touched: dict[int, TurnRecord] = {}
+        for base, block in blocks:
+            state.read_on(block)
+            self.unsaved += len(block)
+            changed, malformed = observer.feed_block(block, base)
+            touched.update(changed)
+            state.malformed += malformed
+            result.malformed += malformed
+        if long_lines := state.tail.take_long_lines():
+            state.long_lines += long_lines
+            state.malformed += len(long_lines)
+            result.malformed += len(long_lines)
+        if touched and len(touched) == len(observer.turns):
+            state.fold_all(self.settings, self.weak)
+        elif touched:
+            state.fold(touched.values(), self.settings, self.weak)
+        if whole:
+            result.changed += [(stem, seq) for seq in range(len(state.rows))]
+        else:
+            result.changed += [(stem, record.seq) for record in touched.values()]
+        if stat is not None and state.tail.offset <= stat.st_size:
+            state.seen = (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns)
+
+
+def _newest(item: tuple) -> tuple:
+    return item[:3]
 
 
 @contextmanager
@@ -189,21 +257,81 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-class WorkspaceScan:
-    """One :class:`AgentScan` per agent, created as agents appear."""
+PARALLEL_AFTER = 8 * 1024 * 1024  # history bytes to read before a second process pays for itself
 
-    def __init__(self, workspace) -> None:
-        self.workspace = workspace
-        self.agents: dict[str, AgentScan] = {}
 
-    def refresh(self) -> dict[str, RefreshResult]:
-        results = {}
-        ids = self.workspace.agent_ids()
-        for gone in [a for a in self.agents if a not in ids]:
-            del self.agents[gone]
-        for agent_id in ids:
-            scan = self.agents.get(agent_id)
-            if scan is None:
-                scan = self.agents[agent_id] = AgentScan(self.workspace.agent(agent_id), self.workspace.settings)
-            results[agent_id] = scan.refresh()
-        return results
+def refreshed(agents: Sequence[tuple[AgentPaths, str | None]], settings: Settings, jobs: int = 1) -> list[AgentScan]:
+    """A refreshed, saved :class:`AgentScan` for each ``(paths, profile text)``, in order.
+
+    A cold scan is CPU-bound per agent and agents share nothing, so when more than one
+    agent has no cache and there is enough to read, up to ``jobs`` forked processes build
+    their caches side by side, and this process then starts from those caches. Only a
+    caller with no threads of its own may pass ``jobs > 1`` (the CLI).
+    """
+    scans = [AgentScan(paths, settings, autosave=False, profile=profile) for paths, profile in agents]
+    if jobs > 1:
+        cold = [scan for scan in scans if _cold_bytes(scan)]
+        if len(cold) > 1 and sum(map(_cold_bytes, cold)) >= PARALLEL_AFTER:
+            cold.sort(key=lambda scan: -_cold_bytes(scan))  # largest first: workers end together
+            _build_in_processes(cold, min(jobs, len(cold)))
+    for scan in scans:
+        scan.refresh()
+        scan.save_cache()
+    return scans
+
+
+def _cold_bytes(scan: AgentScan) -> int:
+    """History bytes to read if the agent's cache holds nothing (0 if it holds something)."""
+    if scan._cached():
+        return 0
+    return sum(_size(p) for p in scan.paths.conversation_files())
+
+
+def _size(path: Path) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
+
+
+def _build(paths: AgentPaths, settings: Settings, profile: str) -> bool:
+    scan = AgentScan(paths, settings, autosave=False, profile=profile)
+    scan.refresh()
+    return scan.save_cache()
+
+
+def _build_in_processes(scans: list[AgentScan], workers: int) -> None:
+    """Build the caches of ``scans`` in forked workers; each scan reads its cache as soon as it is
+    written, while the workers build the others. Whatever they could not build (no fork on this
+    platform, a worker killed, a read-only disk) is built in this process by the caller's refresh."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures.process import BrokenProcessPool
+
+    try:
+        context = multiprocessing.get_context("fork")
+    except ValueError:
+        return
+    try:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+            futures = {pool.submit(_build, scan.paths, scan.settings, _profile(scan)): scan for scan in scans}
+            for future in as_completed(futures):
+                if future.result():
+                    scan = futures[future]
+                    scan._restored = None
+                    scan._gone.clear()
+                    scan._cached()
+    except (BrokenProcessPool, OSError):
+        return
+
+
+def _profile(scan: AgentScan) -> str:
+    return SelfNotes(scan.paths, scan.settings).read("profile").text
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask, where the platform has one)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1

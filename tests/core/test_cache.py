@@ -1,4 +1,4 @@
-"""The persistent scan cache: whatever happened to the files or the cache, a warm scan equals a cold one."""
+"""The summary cache: whatever happened to the files or the cache, a warm scan equals a cold one."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.workspace import AgentPaths
+from orkas_tui.core.summary import cache
 from orkas_tui.core.summary import scan as scan_module
-from orkas_tui.core.summary import scan_cache
 from orkas_tui.core.summary.scan import AgentScan
 from tests.core.helpers import make_agent, turn, write_lines
 
@@ -41,10 +41,13 @@ def history(agent: Path) -> None:
 def picture(scan: AgentScan) -> tuple:
     """Everything a consumer can read from a refreshed scan."""
     return (
-        list(scan.turns()),
+        [(turn.record, turn.score) for turn in scan.scored_turns()],
+        scan.rows(),
+        scan.skill_use(),
+        scan.facts(None),
+        scan.history(),
         scan.malformed_lines,
         scan.orphan_events,
-        scan.latest_activity(),
         {stem: (s.observer.latest_at, s.observer.open is not None, s.tail.offset) for stem, s in scan.conversations.items()},
     )
 
@@ -65,7 +68,7 @@ def saved(agent: Path, settings: Settings | None = None) -> AgentScan:
 def warm(agent: Path, settings: Settings | None = None) -> tuple:
     scan = AgentScan(AgentPaths(agent), settings or Settings())
     result = scan.refresh()
-    assert sorted((t.conversation, t.turn) for t in result.changed) == sorted((t.conversation, t.turn) for t in scan.turns())
+    assert sorted(result.changed) == sorted((t.conversation, t.seq) for t in scan.turns())
     return picture(scan)
 
 
@@ -94,7 +97,7 @@ def test_grown_file_reads_only_the_new_bytes(tmp_path: Path, fed: list) -> None:
     result = warm(agent)
     assert [(conv, base < size) for conv, base, _ in fed] == [("c2", True)]
     assert result == cold(agent)
-    assert [t.status for t in result[0] if t.conversation == "c2"] == ["ok", "ok", "ok"]
+    assert [t.status for t, _ in result[0] if t.conversation == "c2"] == ["ok", "ok", "ok"]
 
 
 def test_truncated_file_is_observed_again(tmp_path: Path) -> None:
@@ -103,7 +106,7 @@ def test_truncated_file_is_observed_again(tmp_path: Path) -> None:
     saved(agent)
     write_lines(agent / "conversations" / "c1.jsonl", turn("t9", user="should be shorter"), mode="wb")
     assert warm(agent) == cold(agent)
-    assert [t.turn for t in warm(agent)[0] if t.conversation == "c1"] == ["t9"]
+    assert [t.turn for t, _ in warm(agent)[0] if t.conversation == "c1"] == ["t9"]
 
 
 def test_replaced_file_is_observed_again(tmp_path: Path) -> None:
@@ -125,12 +128,11 @@ def test_rewritten_just_before_the_offset_is_noticed(tmp_path: Path) -> None:
     data = c1.read_bytes()
     changed = data[:-20] + data[-20:].replace(b'"t1"', b'"t2"')
     assert len(changed) == len(data) and changed != data
-    stat = c1.stat()
-    with open(c1, "r+b") as handle:  # same inode, same size, same first bytes, same mtime
+    with open(c1, "r+b") as handle:  # same inode, same first bytes, and it grew: only the probe tells
         handle.write(changed)
-    os.utime(c1, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    write_lines(c1, [b"\n"])
     assert warm(agent) == cold(agent)
-    assert [t.edited for t in warm(agent)[0] if t.conversation == "c1"] == [False, True]
+    assert [t.edited for t, _ in warm(agent)[0][::-1] if t.conversation == "c1"] == [False, True]
 
 
 def test_rewritten_in_place_to_the_same_size_is_noticed_by_its_mtime(tmp_path: Path) -> None:
@@ -146,7 +148,14 @@ def test_rewritten_in_place_to_the_same_size_is_noticed_by_its_mtime(tmp_path: P
         handle.write(changed)
     os.utime(c1, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
     assert warm(agent) == cold(agent)
-    assert [t.status for t in warm(agent)[0] if t.conversation == "c1"] == ["ok", "ok"]
+    assert [t.status for t, _ in warm(agent)[0][::-1] if t.conversation == "c1"] == ["ok", "ok"]
+
+
+def _resigned(data: bytes, change) -> bytes:
+    """A cache whose entries were changed and whose checksums still hold: only validation can catch it."""
+    lines = data.splitlines()
+    entries = [orjson.loads(line.partition(b" ")[2]) for line in lines[1:]]
+    return lines[0] + b"\n" + b"".join(cache._line(entry) for entry in map(change, entries))
 
 
 @pytest.mark.parametrize(
@@ -155,35 +164,42 @@ def test_rewritten_in_place_to_the_same_size_is_noticed_by_its_mtime(tmp_path: P
         lambda data: b"",
         lambda data: data[: len(data) // 2],
         lambda data: data[:-40] + b"X" * 40,
-        lambda data: b"{}\n" + data.partition(b"\n")[2],
-        lambda data: data.replace(b'"version":%d' % scan_cache.VERSION, b'"version":999'),
-        lambda data: _resigned(data, lambda entries: {k: {**v, "turns": [["bad"]]} for k, v in entries.items()}),
-        lambda data: _resigned(data, lambda entries: {k: {**v, "offset": -5} for k, v in entries.items()}),
-        lambda data: _resigned(data, lambda entries: {k: [1, 2, 3] for k in entries}),
-        lambda data: _resigned(data, lambda entries: {k: v for k, v in list(entries.items())[1:]}, stems=["c1", "c2"]),
+        lambda data: data.partition(b"\n")[2],
+        lambda data: data.replace(b'"version":%d' % cache.VERSION, b'"version":999'),
+        lambda data: _resigned(data, lambda e: {**e, "r": [["bad"]] + e["r"][1:]}),
+        lambda data: _resigned(data, lambda e: {**e, "r": [{"turn": "x"}] + e["r"][1:]}),
+        lambda data: _resigned(data, lambda e: {**e, "f": [[]] + e["f"][1:]}),
+        lambda data: _resigned(data, lambda e: {**e, "agg": [{"a": [1]}, *e["agg"][1:]]}),
+        lambda data: _resigned(data, lambda e: {**e, "at": e["at"][:4] + [-5] + e["at"][5:]}),
+        lambda data: _resigned(data, lambda e: {**e, "base": 7}),
+        lambda data: _resigned(data, lambda e: {**e, "n": e["n"] + 1}),
+        lambda data: _resigned(data, lambda e: [1, 2, 3]),
     ],
-    ids=["empty", "cut", "flipped", "no-header", "other-version", "bad-rows", "bad-offset", "not-a-map", "stems-mismatch"],
+    ids=[
+        "empty",
+        "cut",
+        "flipped",
+        "no-header",
+        "other-version",
+        "bad-rows",
+        "bad-row-keys",
+        "bad-facts",
+        "bad-uses",
+        "bad-offset",
+        "bad-base",
+        "turns-missing",
+        "not-a-map",
+    ],
 )
 def test_a_damaged_cache_is_rebuilt_never_trusted(tmp_path: Path, damage, fed: list) -> None:
     agent = make_agent(tmp_path)
     history(agent)
     saved(agent)
-    path = scan_cache.cache_path(AgentPaths(agent))
+    path = cache.cache_path(AgentPaths(agent))
     path.write_bytes(damage(path.read_bytes()))
     fed.clear()
     assert warm(agent) == cold(agent)
     assert {conv for conv, _, _ in fed} == {"c1", "c2"}
-
-
-def _resigned(data: bytes, change, stems: list[str] | None = None) -> bytes:
-    """A cache whose entries were changed and whose checksum still matches: only validation can catch it."""
-    header_raw, _, payload = data.partition(b"\n")
-    header = orjson.loads(header_raw)
-    entries = change(dict(zip(header["stems"], map(orjson.loads, payload.splitlines()), strict=True)))
-    new_payload = b"".join(orjson.dumps(entry) + b"\n" for entry in entries.values())
-    header["checksum"] = scan_cache.zlib.crc32(new_payload)
-    header["stems"] = list(entries) if stems is None else stems
-    return orjson.dumps(header) + b"\n" + new_payload
 
 
 def test_changed_settings_void_the_cache(tmp_path: Path) -> None:
@@ -193,6 +209,59 @@ def test_changed_settings_void_the_cache(tmp_path: Path) -> None:
     stricter = replace(Settings(), correction_phrases=("please",), transient_patterns=(), transient_statuses=())
     assert warm(agent, stricter) == cold(agent, stricter)
     assert warm(agent, stricter) != cold(agent)
+
+
+def test_new_scoring_inputs_score_the_cached_turns_again_without_reading(tmp_path: Path, fed: list) -> None:
+    agent = make_agent(tmp_path)
+    history(agent)
+    saved(agent)
+    (agent / "self").mkdir(exist_ok=True)
+    (agent / "self" / "profile.md").write_text("I stumble with `bash`.\n")
+    lower = replace(Settings(), threshold=0.1)
+    fed.clear()
+    restored = warm(agent, lower)
+    assert fed == []
+    assert restored == cold(agent, lower)
+    assert any("known_weakness" in row["signals"] for row in cold(agent, lower)[1])
+
+
+def test_an_append_adds_one_entry_in_proportion_to_its_turns(tmp_path: Path, fed: list) -> None:
+    agent = make_agent(tmp_path)
+    history(agent)
+    scan = saved(agent)
+    path = cache.cache_path(AgentPaths(agent))
+    before = path.read_bytes()
+    write_lines(agent / "conversations" / "c1.jsonl", turn("t3", user="no, the other one", ts="2026-11-22T09:00:00Z"))
+    scan.refresh()
+    assert scan.save_cache()
+    after = path.read_bytes()
+    assert after.startswith(before) and after.count(b"\n") == before.count(b"\n") + 1  # one line: the new turn
+    assert after[len(before) :].count(b'"turn":') == 1
+    fed.clear()
+    restored = warm(agent)
+    assert fed == []
+    assert restored == cold(agent)
+    for n in range(40):  # entries pile up: the file is written whole again, and still holds
+        write_lines(agent / "conversations" / "c2.jsonl", turn(f"w{n}", ts="2026-11-23T09:00:00Z"))
+        scan.refresh()
+        assert scan.save_cache()
+    assert path.read_bytes().count(b"\n") < 40
+    assert warm(agent) == cold(agent)
+
+
+def test_a_read_only_workspace_has_no_cache_and_still_reads(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path)
+    history(agent)
+    private = AgentPaths(agent).private
+    private.mkdir(parents=True, exist_ok=True)
+    private.chmod(0o500)
+    try:
+        scan = AgentScan(AgentPaths(agent), Settings())
+        scan.refresh()
+        assert not scan.save_cache() or os.geteuid() == 0
+        assert picture(scan) == cold(agent)
+    finally:
+        private.chmod(0o700)
 
 
 def test_added_and_removed_conversations(tmp_path: Path) -> None:
@@ -207,11 +276,44 @@ def test_added_and_removed_conversations(tmp_path: Path) -> None:
 def test_refresh_saves_once_enough_was_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     agent = make_agent(tmp_path)
     history(agent)
-    path = scan_cache.cache_path(AgentPaths(agent))
+    path = cache.cache_path(AgentPaths(agent))
     AgentScan(AgentPaths(agent), Settings()).refresh()
     assert not path.exists()  # a small history is cheaper to read than to cache
     monkeypatch.setattr(scan_module, "SAVE_AFTER", 1)
     AgentScan(AgentPaths(agent), Settings()).refresh()
     assert path.exists()
     AgentScan(AgentPaths(agent), Settings(), persist=False).refresh()
+    assert warm(agent) == cold(agent)
+
+
+def test_reading_on_from_the_cache_builds_only_what_new_events_can_change(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path)
+    history(agent)
+    saved(agent)
+    c1 = agent / "conversations" / "c1.jsonl"
+    write_lines(c1, turn("t3", ts="2026-11-22T09:00:00Z"))
+    scan = AgentScan(AgentPaths(agent), Settings())
+    scan.refresh()
+    state = scan.conversations["c1"]
+    assert state.observer.turns[0] is None and state.observer.turns[-1].turn == "t3"  # the old turns stay rows
+    assert picture(scan) == cold(agent)
+    scan.save_cache()
+    write_lines(c1, [{"ts": "2026-11-22T10:00:00Z", "type": "output_edited", "turn": "t2"}])  # an earlier turn changes
+    assert warm(agent) == cold(agent)
+    assert [t.edited for t, _ in warm(agent)[0][::-1] if t.conversation == "c1"] == [True, True, False]
+
+
+def test_reading_on_from_the_cache_in_several_blocks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from orkas_tui.core.read import tail
+
+    agent = make_agent(tmp_path)
+    history(agent)
+    saved(agent)
+    c1 = agent / "conversations" / "c1.jsonl"
+    write_lines(c1, turn("t3", calls=3, ts="2026-11-22T09:00:00Z") + turn("t4", user="wrong", ts="2026-11-22T10:00:00Z"))
+    monkeypatch.setattr(tail, "CHUNK", 256)  # the new bytes come in many blocks
+    scan = AgentScan(AgentPaths(agent), Settings())
+    scan.refresh()
+    assert scan.save_cache()
+    assert picture(scan) == cold(agent)
     assert warm(agent) == cold(agent)

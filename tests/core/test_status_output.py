@@ -1,4 +1,4 @@
-"""The cached status: whatever changed, a warm ``status --json`` prints exactly the cold run's bytes."""
+"""The status from cached summaries: whatever changed, a warm ``status --json`` prints exactly the cold run's bytes."""
 
 from __future__ import annotations
 
@@ -10,11 +10,15 @@ import orjson
 import pytest
 
 from orkas_tui.cli import main
+from orkas_tui.core.observe.skill_metrics import SkillMetrics, skill_metrics
 from orkas_tui.core.read.timefmt import format_ts, parse_ts
 from orkas_tui.core.read.workspace import AgentPaths, Workspace, write_state
-from orkas_tui.core.reflect.queue import refreshed_scans, workspace_queue
-from orkas_tui.core.summary.report import agent_status
-from orkas_tui.core.summary.status_cache import NAME
+from orkas_tui.core.reflect.queue import workspace_queue
+from orkas_tui.core.store.notes import SelfNotes
+from orkas_tui.core.store.skills import SkillStore
+from orkas_tui.core.summary.cache import NAME, SKILLS
+from orkas_tui.core.summary.report import SkillRow, compose_status, last_reflection
+from orkas_tui.core.summary.scan import AgentScan
 
 NOW = "2026-11-30T09:00:00Z"
 
@@ -30,18 +34,30 @@ def caches(ws: Path) -> list[Path]:
 
 def cold(ws: Path, capsys, *extra: str) -> str:
     """The output with no cache of any kind."""
-    for cache in [*caches(ws), *ws.glob("agents/*/.orkas/scan-cache.json")]:
+    for cache in [*caches(ws), *ws.glob(f"agents/*/.orkas/{SKILLS}")]:
         cache.unlink()
     return status(ws, capsys, *extra)
 
 
 def reference(ws: Path) -> str:
-    """The document as built before the status cache: every agent's ``agent_status`` dict, serialised whole."""
+    """The document built with no cache from the turn records: each turn scored as it is now,
+    the skill metrics counted over all turns at once (not turn by turn, as the fold does)."""
     workspace = Workspace.open(ws)
     now = parse_ts(NOW)
-    scans = refreshed_scans(workspace)
+    scans = [AgentScan(workspace.agent(a), workspace.settings, persist=False) for a in workspace.agent_ids()]
+    for scan in scans:
+        scan.refresh()
     plan = workspace_queue(workspace, now, scans)
-    agents = [{**agent_status(scan, now), "queue": plan.decision(scan.id).to_json()} for scan in scans]
+    agents = []
+    for scan in scans:
+        skills, problems = SkillStore(scan.paths, scan.settings).load_all()
+        table = skill_metrics(scan.turns())
+        rows = [SkillRow(s, table.get(s.slug, SkillMetrics())).to_json() for s in skills]
+        history = {**scan.history(), "turns": [turn.to_json() for turn in scan.scored_turns()]}
+        doc = compose_status(
+            scan.paths, SelfNotes(scan.paths, scan.settings), history, rows, problems, last_reflection(scan.paths)
+        )
+        agents.append({**doc, "queue": plan.decision(scan.id).to_json()})
     doc = {
         "workspace": str(workspace.root),
         "now": NOW,
@@ -98,10 +114,10 @@ def test_warm_output_is_the_cold_output_through_changes(demo_ws: Path, capsys) -
     check(demo_ws, capsys)
 
 
-@pytest.mark.parametrize("damage", ["garbage", "truncated", "flipped", "empty", "header-flipped"])
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "flipped", "empty", "header-flipped", "row-flipped"])
 def test_a_damaged_cache_is_rebuilt_not_trusted(demo_ws: Path, capsys, damage: str) -> None:
     truth = check(demo_ws, capsys)
-    for cache in caches(demo_ws):
+    for cache in [*caches(demo_ws), *demo_ws.glob(f"agents/*/.orkas/{SKILLS}")]:
         data = cache.read_bytes()
         cache.write_bytes(
             {
@@ -109,7 +125,8 @@ def test_a_damaged_cache_is_rebuilt_not_trusted(demo_ws: Path, capsys, damage: s
                 "truncated": data[: len(data) - 7],
                 "empty": b"",
                 "flipped": data[:-20] + bytes([data[-20] ^ 1]) + data[-19:],
-                "header-flipped": data.replace(b'"triggering_turns":', b'"triggering_turnz":', 1),
+                "header-flipped": data.replace(b'"version":', b'"versiom":', 1),
+                "row-flipped": data.replace(b'"triggers":', b'"triggerz":', 1),
             }[damage]
         )
     assert status(demo_ws, capsys) == truth
@@ -140,7 +157,7 @@ def test_one_agent_and_text_output_use_the_same_cache(demo_ws: Path, capsys) -> 
 def test_a_fifo_in_place_of_either_cache_never_hangs(demo_ws: Path, capsys) -> None:
     truth = check(demo_ws, capsys)
     for private in demo_ws.glob("agents/*/.orkas"):
-        for name in (NAME, "scan-cache.json"):
+        for name in (NAME, SKILLS):
             (private / name).unlink(missing_ok=True)
             os.mkfifo(private / name)
     results: list[str] = []
@@ -155,7 +172,7 @@ def test_a_fifo_in_place_of_either_cache_never_hangs(demo_ws: Path, capsys) -> N
 def test_a_cold_scan_on_forked_workers_prints_what_one_process_prints(demo_ws: Path, capsys, monkeypatch) -> None:
     from concurrent.futures import ProcessPoolExecutor
 
-    from orkas_tui.core.summary import status_cache
+    from orkas_tui.core.summary import scan
 
     truth = check(demo_ws, capsys)
     submitted: list[str] = []
@@ -165,7 +182,7 @@ def test_a_cold_scan_on_forked_workers_prints_what_one_process_prints(demo_ws: P
         submitted.append(paths.id)
         return submit(self, fn, paths, *args)
 
-    monkeypatch.setattr(status_cache, "PARALLEL_AFTER", 0)  # the demo is small: fork for it anyway
+    monkeypatch.setattr(scan, "PARALLEL_AFTER", 0)  # the demo is small: fork for it anyway
     monkeypatch.setattr(ProcessPoolExecutor, "submit", spy)
     assert cold(demo_ws, capsys, "--jobs", "2") == truth
     assert sorted(submitted) == sorted(p.parent.parent.name for p in caches(demo_ws))
@@ -177,14 +194,14 @@ def test_a_cold_scan_on_forked_workers_prints_what_one_process_prints(demo_ws: P
 def test_without_fork_the_cold_scan_runs_in_this_process(demo_ws: Path, capsys, monkeypatch) -> None:
     import multiprocessing
 
-    from orkas_tui.core.summary import status_cache
+    from orkas_tui.core.summary import scan
 
     truth = check(demo_ws, capsys)
 
     def no_fork(method=None):
         raise ValueError(f"cannot find context for {method!r}")
 
-    monkeypatch.setattr(status_cache, "PARALLEL_AFTER", 0)
+    monkeypatch.setattr(scan, "PARALLEL_AFTER", 0)
     monkeypatch.setattr(multiprocessing, "get_context", no_fork)
     assert cold(demo_ws, capsys, "--jobs", "4") == truth
 
@@ -236,44 +253,16 @@ def test_conversations_added_and_removed_update_the_cached_status(demo_ws: Path,
     assert out == cold(demo_ws, capsys) == reference(demo_ws)
 
 
-def test_the_scan_cache_keeps_the_entries_of_files_not_read_again(demo_ws: Path, capsys, fed: list) -> None:
-    from orkas_tui.core.summary import scan_cache
-    from orkas_tui.core.summary.scan import AgentScan
-
-    check(demo_ws, capsys)
-    grown = conversation(demo_ws)
-    paths = AgentPaths(grown.parent.parent)
-    append_late_turn(grown)
-    status(demo_ws, capsys)
-    settings = Workspace.open(demo_ws).settings
-    entries = scan_cache.read_entries(paths, scan_cache.fingerprint(settings))
-    assert all(entries.raw(path.stem) is not None for path in paths.conversation_files())
-    fed.clear()
-    warm_scan = AgentScan(paths, settings)
-    warm_scan.refresh()
-    assert fed == []  # every conversation restored from the cache, the grown one included
-    fresh = AgentScan(paths, settings, persist=False)
-    fresh.refresh()
-    assert list(warm_scan.turns()) == list(fresh.turns())
-
-
-@pytest.mark.parametrize("damage", ["index-flipped", "index-cut", "index-garbage"])
-def test_a_damaged_index_means_a_full_rebuild(demo_ws: Path, capsys, damage: str) -> None:
-    check(demo_ws, capsys)
+def test_text_status_reads_the_same_summaries(demo_ws: Path, capsys) -> None:
+    doc = orjson.loads(cold(demo_ws, capsys))
+    assert main(["status", "--workspace", str(demo_ws), "--now", NOW]) == 0
+    warm_text = capsys.readouterr().out
     for cache in caches(demo_ws):
-        data = cache.read_bytes()
-        header = orjson.loads(data.partition(b"\n")[0].partition(b" ")[2])  # after the header's own CRC
-        index_at = len(data) - header["index_length"]
-        cache.write_bytes(
-            {
-                "index-flipped": data[:-3] + bytes([data[-3] ^ 1]) + data[-2:],
-                "index-cut": data[: index_at + 5],
-                "index-garbage": data[:index_at] + b"\0" * header["index_length"],
-            }[damage]
-        )
-    append_late_turn(conversation(demo_ws))
-    out = status(demo_ws, capsys)
-    assert out == status(demo_ws, capsys) == cold(demo_ws, capsys) == reference(demo_ws)
+        cache.unlink()
+    assert main(["status", "--workspace", str(demo_ws), "--now", NOW]) == 0
+    assert capsys.readouterr().out == warm_text
+    for agent in doc["agents"]:
+        assert f"== {agent['id']}" in warm_text and f"{len(agent['turns'])} turns" in warm_text
 
 
 def test_a_conversation_rewritten_in_place_is_observed_from_its_start(demo_ws: Path, capsys, fed: list) -> None:

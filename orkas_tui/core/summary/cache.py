@@ -1,0 +1,322 @@
+"""The one cache: each conversation's summary kept as data, so a warm start reads no history.
+
+One file per agent, ``.orkas/summary-cache.jsonl``. Every line is a CRC-32 (eight hex
+digits), a space and a JSON object. The first line is the header: the format version and
+fingerprints of what observation depends on besides the files (the transient rule, the
+correction phrases, the line cap, the rules' own versions) and of what scoring depends
+on (the score settings, the tools ``self/profile.md`` names). Each further line is an
+entry for one conversation file: where reading stopped (device, inode, size, mtime,
+offset, its first bytes and the bytes just before the offset), the observer's state to
+read on from there, the summary's counts, and turn rows. An entry either holds the whole
+conversation (``base`` 0) or only the turns that changed since the entry before it, which
+ended at offset ``base``: an append to a conversation appends one line, in proportion to
+its new turns. When entries pile up the file is written again whole.
+
+Trust: a cache of another version or observation fingerprint, a line whose CRC fails,
+an entry that does not extend the one before it, a row of the wrong shape: the whole
+cache is ignored and rebuilt from the conversation files. Another scoring fingerprint
+keeps the turns and scores them again, without reading the files. A file whose device,
+inode, size and mtime (in nanoseconds) are what the entry saw is taken as unchanged;
+one that changed is read on from the entry's offset only while it still matches it: same
+identity, at least ``offset`` bytes, the same first bytes and bytes before the offset,
+and, at the same size, the same mtime (else it was rewritten in place, and is read whole). A workspace that cannot be written has no cache: never fatal.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import zlib
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import orjson
+
+from orkas_tui.core.observe import corrections, transient
+from orkas_tui.core.observe.skill_metrics import SkillMetrics
+from orkas_tui.core.read.files import append_bytes, atomic_write, open_regular
+from orkas_tui.core.read.settings import Settings
+from orkas_tui.core.read.tail import JsonlTail
+from orkas_tui.core.read.timefmt import parse_ts
+from orkas_tui.core.read.workspace import SLUG, AgentPaths
+from orkas_tui.core.store.skills import SkillStore
+from orkas_tui.core.summary.fold import ConversationState
+from orkas_tui.core.summary.report import SkillRow
+
+VERSION = 2
+NAME = "summary-cache.jsonl"
+SKILLS = "skills-cache.json"
+PROBE = 64  # bytes before the cached offset that must still be the same
+ROW_KEYS = dict.fromkeys(
+    (
+        "conversation turn started_at ended_at status tool_calls real_errors transient_errors signals score triggers "
+        "evidence errors skills_indexed skills_read edited"
+    ).split()
+).keys()
+
+
+NO_USE = SkillMetrics()
+
+
+def cache_path(paths: AgentPaths) -> Path:
+    return paths.private / NAME
+
+
+def fingerprints(settings: Settings, weak: frozenset[str]) -> tuple[str, str]:
+    """(observation, scoring): change either and the cache's turns are void, or scored again."""
+    observe = [
+        VERSION,
+        corrections.VERSION,
+        transient.VERSION,
+        list(settings.transient_statuses),
+        list(settings.transient_patterns),
+        list(settings.correction_phrases),
+        settings.max_line_bytes,
+    ]
+    score = [settings.threshold, sorted(settings.weights.items()), settings.complex_min_tool_calls, sorted(weak)]
+    return _digest(observe), _digest(score)
+
+
+def _digest(value: object) -> str:
+    return hashlib.sha256(orjson.dumps(value)).hexdigest()
+
+
+class Untrusted(ValueError):
+    """The cache does not hold together: it is ignored whole."""
+
+
+class SummaryCache:
+    """One agent's cache file: what was read from it, and how to bring it up to date."""
+
+    def __init__(self, paths: AgentPaths, settings: Settings, weak: frozenset[str]) -> None:
+        self.path = cache_path(paths)
+        self.observe, self.score = fingerprints(settings, weak)
+        self.rescore = False  # the entries were scored under other inputs
+        self._file: tuple[int, int, int] | None = None  # (device, inode, size) of the file as last read or written
+        self._lines = 0
+
+    def load(self, make: Callable[[str], ConversationState]) -> dict[str, ConversationState]:
+        """Each conversation's state as the cache has it (its observer not yet built); none if untrusted."""
+        try:
+            with open_regular(self.path) as handle:
+                stat = os.fstat(handle.fileno())
+                data = handle.read()
+            lines = data.split(b"\n")
+            if lines.pop() != b"":
+                raise Untrusted("a torn last line")
+            header = _body(lines[0])
+            if header.get("version") != VERSION or header.get("observe") != self.observe:
+                raise Untrusted("another version or observation fingerprint")
+            states: dict[str, ConversationState] = {}
+            for line in lines[1:]:
+                _apply(_body(line), states, make)
+        except (OSError, IndexError, KeyError, TypeError, ValueError, AttributeError, orjson.JSONDecodeError):
+            return {}
+        self.rescore = header.get("score") != self.score
+        self._file, self._lines = (stat.st_dev, stat.st_ino, stat.st_size), len(lines)
+        return states
+
+    def save(self, states: dict[str, ConversationState], gone: Iterable[str] = ()) -> bool:
+        """Bring the file up to date with ``states``: append what changed since it was read or
+        written by this object, or write it whole; ``False`` if it cannot be written."""
+        changed = [s for s in states.values() if s.unsaved or s.saved_at != s.tail.offset]
+        gone = list(gone)
+        if not changed and not gone and self._file is not None and not self.rescore:
+            return True
+        try:
+            if self._appendable(len(changed) + len(gone), len(states)):
+                lines = [_line(_entry(s, s.saved_at)) for s in changed] + [_line({"c": stem, "gone": True}) for stem in gone]
+                append_bytes(self.path, b"".join(lines), sync=False)
+                self._file, self._lines = (*self._file[:2], self._file[2] + sum(map(len, lines))), self._lines + len(lines)
+            else:
+                header = _line({"version": VERSION, "observe": self.observe, "score": self.score})
+                lines = [header] + [_line(_entry(s, 0)) for s in states.values()]
+                atomic_write(self.path, lines, durable=False)
+                stat = os.stat(self.path)
+                self._file, self._lines, self.rescore = (stat.st_dev, stat.st_ino, stat.st_size), len(lines), False
+        except OSError:
+            return False
+        for state in states.values():
+            state.unsaved.clear()
+            state.saved_at = state.tail.offset
+        return True
+
+    def _appendable(self, new: int, conversations: int) -> bool:
+        """Append only to the file as this object left it, and while entries have not piled up."""
+        if self._file is None or self.rescore or self._lines + new > 2 * conversations + 16:
+            return False
+        try:
+            stat = os.stat(self.path)
+        except OSError:
+            return False
+        return (stat.st_dev, stat.st_ino, stat.st_size) == self._file
+
+
+def _line(value: dict) -> bytes:
+    body = orjson.dumps(value)
+    return b"%08x %s\n" % (zlib.crc32(body), body)
+
+
+def _body(line: bytes) -> dict:
+    checksum, _, body = line.partition(b" ")
+    if len(checksum) != 8 or checksum != b"%08x" % zlib.crc32(body):
+        raise Untrusted("a checksum that does not hold")
+    value = orjson.loads(body)
+    if not isinstance(value, dict):
+        raise Untrusted("not an object")
+    return value
+
+
+def _entry(state: ConversationState, base: int) -> dict:
+    """``state`` as a cache entry: whole when ``base`` is 0, else only its turns changed since."""
+    tail, observer = state.tail, state.observer
+    seqs = range(len(state.rows)) if base == 0 else sorted(state.unsaved)
+    tables: dict[int, int] = {}
+    indexes: list[list[str]] = []
+    rows = []
+    for seq in seqs:
+        row = state.rows[seq]
+        index = row["skills_indexed"]
+        ref = tables.get(id(index))
+        if ref is None:
+            ref = tables[id(index)] = len(indexes)
+            indexes.append(index)
+        rows.append({**row, "skills_indexed": ref})
+    seen = state.seen or (0, 0, -1, 0)
+    probe = _probe(tail.path, tail.offset) if tail.identity else b""
+    return {
+        "c": state.stem,
+        "base": base,
+        "n": len(state.rows),
+        "at": [*seen, tail.offset, tail.head.hex(), probe.hex()],
+        "obs": [
+            state.malformed,
+            state.long_lines,
+            observer.orphans,
+            observer.latest_ts,
+            observer.open is not None or state.open_turn,
+            observer.tool_names,
+            sorted(observer.edited_ids),
+            observer._index_seen,
+        ],
+        "agg": [state.uses, state.triggering, state.first[1] if state.first else None],
+        "ix": indexes,
+        "s": None if base == 0 else list(seqs),
+        "r": rows,
+        "f": [state.facts[seq] for seq in seqs],
+    }
+
+
+def _probe(path: Path, offset: int) -> bytes:
+    try:
+        with open_regular(path) as handle:
+            handle.seek(max(0, offset - PROBE))
+            return handle.read(min(PROBE, offset))
+    except OSError:
+        return b""
+
+
+def _apply(entry: dict, states: dict[str, ConversationState], make: Callable[[str], ConversationState]) -> None:
+    """Replay one entry onto ``states``; :class:`Untrusted` when it does not extend what is there."""
+    stem = entry["c"]
+    if entry.get("gone"):
+        states.pop(stem, None)
+        return
+    base = entry["base"]
+    if base == 0:
+        state = states[stem] = make(stem)
+    else:
+        state = states.get(stem)
+        if state is None or state.tail.offset != base:
+            raise Untrusted("an entry that does not extend the one before it")
+    dev, ino, size, mtime, offset, head, probe = entry["at"]
+    malformed, long_lines, orphans, latest_ts, open_turn, tool_names, edited_ids, index_seen = entry["obs"]
+    uses, triggering, first = entry["agg"]
+    indexes, new_rows, new_facts = entry["ix"], entry["r"], entry["f"]
+    for row, fact in zip(new_rows, new_facts, strict=True):
+        if row.keys() != ROW_KEYS or len(fact) != 6:
+            raise Untrusted("a turn of the wrong shape")
+        row["skills_indexed"] = indexes[row["skills_indexed"]]
+    if base == 0:
+        state.rows, state.facts = new_rows, new_facts
+    rows, facts = state.rows, state.facts
+    for seq, row, fact in zip(entry["s"], new_rows, new_facts, strict=True) if base else ():
+        if seq == len(rows):
+            rows.append(row)
+            facts.append(fact)
+        else:
+            rows[seq], facts[seq] = row, fact
+    if len(rows) != entry["n"] or (open_turn and not rows):
+        raise Untrusted("turns missing")
+    observer = state.observer
+    observer.orphans, observer.latest_ts, observer.latest_at = _count(orphans), latest_ts, parse_ts(latest_ts)
+    if (latest_ts is None) != (observer.latest_at is None):
+        raise Untrusted("an event time that does not parse")
+    observer.tool_names, observer.edited_ids, observer._index_seen = dict(tool_names), set(edited_ids), index_seen
+    state.malformed, state.long_lines = _count(malformed), [(_count(a), _count(b)) for a, b in long_lines]
+    if not all(len(counts) == 5 for counts in uses.values()):
+        raise Untrusted("skill-use counts of the wrong shape")
+    state.uses, state.triggering = uses, _count(triggering)
+    state.first = (moment, first) if (moment := parse_ts(first)) is not None else None
+    state.tail = JsonlTail(state.path, _count(offset), (dev, ino), bytes.fromhex(head), state.tail.max_line)
+    state.seen = (dev, ino, size, mtime) if size >= 0 else None
+    state.probe = bytes.fromhex(probe)
+    state.open_turn = bool(open_turn)
+    state.built = state.ready = False
+    state.saved_at = offset
+
+
+def _count(value: object) -> int:
+    if value.__class__ is not int or value < 0:
+        raise Untrusted("not a count")
+    return value
+
+
+def still_matches(state: ConversationState, stat: os.stat_result) -> bool:
+    """True when the file still starts with the bytes the restored ``state`` observed."""
+    tail, seen = state.tail, state.seen
+    if seen is None or (stat.st_dev, stat.st_ino) != seen[:2] or stat.st_size < tail.offset:
+        return False
+    if stat.st_size == seen[2] and stat.st_mtime_ns != seen[3]:
+        return False
+    try:
+        with open_regular(state.path) as handle:
+            if handle.read(len(tail.head)) != tail.head:
+                return False
+            handle.seek(max(0, tail.offset - PROBE))
+            return handle.read(min(PROBE, tail.offset)) == state.probe
+    except OSError:
+        return False
+
+
+def skill_rows(paths: AgentPaths, settings: Settings, names: list[str]) -> tuple[list[dict], list[str]]:
+    """The agent's skill rows before any use is counted, and the skill problems (``names``: the
+    readable files of ``skills/``, as just listed). Kept in ``.orkas/skills-cache.json`` while the
+    settings and every skill file's name, device, inode, size and mtime are what they were."""
+    path = paths.private / SKILLS
+    try:
+        files = [name for name in names if SLUG.match(name[:-3])]  # what SkillStore.slugs() reads
+        key = [VERSION, _digest(repr(settings)), [[name, *_identity(paths.skills / name)] for name in files]]
+    except OSError:
+        key = None
+    if key is not None:
+        try:
+            with open_regular(path) as handle:
+                cached = _body(handle.read().rstrip(b"\n"))
+            if cached["key"] == key and isinstance(cached["rows"], list) and isinstance(cached["problems"], list):
+                return cached["rows"], cached["problems"]
+        except (OSError, KeyError, ValueError, orjson.JSONDecodeError):
+            pass
+    skills, problems = SkillStore(paths, settings).load_all()
+    rows = [SkillRow(skill, NO_USE).to_json() for skill in skills]
+    if key is not None:
+        try:
+            atomic_write(path, _line({"key": key, "rows": rows, "problems": problems}), durable=False)
+        except OSError:
+            pass
+    return rows, problems
+
+
+def _identity(path: Path) -> tuple[int, int, int, int]:
+    stat = os.stat(path)
+    return stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns
