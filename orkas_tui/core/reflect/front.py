@@ -1,0 +1,267 @@
+"""The bundle's front: the triggering turns, and the effect of recent changes to their skills.
+
+Filled by priority under the token budget, never by position: first, for every
+triggering turn while they fit (most recent first), its heading, signals with
+their evidence and opening prompt; then the corrections of those turns, in full;
+then their real errors, each with its call (arguments cut), its output's head and
+tail, and what the agent did next; then the effect of the latest change to each
+skill read. A turn's last line says how many of its lines the bundle holds and how
+many it leaves out; it is counted with the largest numbers it can show, so the
+real numbers, known only once the rest of the activity is chosen, never cost more.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from orkas_tui.core.observe.signals import rule_text
+from orkas_tui.core.reflect.effects import change_effects
+from orkas_tui.core.reflect.evidence import (
+    ARGS_CHARS,
+    ERROR_CHARS,
+    NEXT_CHARS,
+    OUTPUT_CHARS,
+    Event,
+    Triggering,
+    TurnError,
+    TurnEvidence,
+    cut_chars,
+    gather,
+    one_line,
+)
+from orkas_tui.core.reflect.tokens import count_tokens, cut_middle_to_tokens
+from orkas_tui.core.store.history import list_changes
+from orkas_tui.core.store.redact import Redactor
+from orkas_tui.core.summary.scan import AgentScan
+
+Key = tuple[str, int]  # (conversation, byte offset of the event's line)
+
+
+@dataclass
+class TurnChoice:
+    """What the bundle holds of one triggering turn, and what it cost: the preview's row."""
+
+    trigger: Triggering
+    evidence: TurnEvidence
+    parts: dict[str, str] = field(default_factory=dict)  # heading, signals, prompt: text
+    corrections: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    tokens: dict[str, int] = field(default_factory=dict)
+    shown: set[Key] = field(default_factory=set)
+    prompt_cut: bool = False
+    in_activity: int = 0
+
+    @property
+    def kept(self) -> bool:
+        return bool(self.parts)
+
+    @property
+    def left_out(self) -> int:
+        return len(self.evidence.events) - len(self.shown) - self.in_activity
+
+    def footnote(self, largest: bool = False) -> str:
+        n = len(self.evidence.events)
+        here, below, out = (n, n, n) if largest else (len(self.shown), self.in_activity, self.left_out)
+        errors = len(self.evidence.errors)
+        shown_errors = errors if largest else len(self.errors)
+        text = f"[this turn has {n} line(s): {here} above, {below} in the activity below, {out} left out"
+        if errors:
+            text += f"; {shown_errors} of {errors} real error(s) above"
+        if self.evidence.transient:
+            text += f"; {self.evidence.transient} transient error(s) not shown (the environment's)"
+        return text + "]\n"
+
+    def render(self) -> str:
+        out = self.parts["heading"] + self.parts["signals"] + self.parts["prompt"]
+        if self.corrections:
+            out += "corrections, in full:\n" + "".join(self.corrections)
+        if self.errors:
+            out += "real errors, each with its call and what came next:\n" + "".join(self.errors)
+        return out + self.footnote() + "\n"
+
+    def to_json(self) -> dict:
+        record = self.trigger.record
+        return {
+            "conversation": record.conversation,
+            "turn": record.turn,
+            "ended_at": record.ended_at,
+            "score": self.trigger.score.score,
+            "signals": list(self.trigger.score.signals),
+            "kept": self.kept,
+            "lines": len(self.evidence.events),
+            "lines_above": len(self.shown),
+            "lines_in_activity": self.in_activity,
+            "lines_left_out": self.left_out if self.kept else len(self.evidence.events) - self.in_activity,
+            "prompt_cut": self.prompt_cut,
+            "corrections": {"kept": len(self.corrections), "total": len(self.evidence.corrections)},
+            "errors": {"kept": len(self.errors), "total": len(self.evidence.errors)},
+            "transient_errors_left_out": self.evidence.transient,
+            "tokens": dict(self.tokens),
+        }
+
+
+@dataclass
+class Front:
+    choices: list[TurnChoice]
+    effects: str
+    tokens: int  # counted with each footnote's largest numbers
+    effects_tokens: int
+    skills: list[str]
+
+    @property
+    def shown(self) -> set[Key]:
+        return set().union(*(c.shown for c in self.choices)) if self.choices else set()
+
+    def render(self, title: str) -> str:
+        kept = [c for c in self.choices if c.kept]
+        out = title + "".join(c.render() for c in kept) if self.choices else ""
+        left = len(self.choices) - len(kept)
+        if left:
+            out += f"[{left} older triggering turn(s) left out to fit the token budget]\n\n"
+        return out + self.effects
+
+
+def _ts(event: Event) -> str:
+    stamp = event.data.get("ts")
+    return stamp if isinstance(stamp, str) else "?"
+
+
+def _error_entry(error: TurnError, redact: Callable[[str], str]) -> str:
+    data = error.result.data
+    if data.get("type") == "turn_end":
+        message = data.get("error") if isinstance(data.get("error"), str) else "turn ended in error"
+        return f"- [{_ts(error.result)}] the turn ended with an error: {cut_chars(redact(one_line(message)), ERROR_CHARS)}\n"
+    status = data.get("status")
+    code = f" status {status}" if isinstance(status, int) and not isinstance(status, bool) else ""
+    message = data.get("error") if isinstance(data.get("error"), str) else ""
+    if error.call is not None:
+        call = error.call.data
+        args = cut_chars(redact(one_line(call.get("args", {}))), ARGS_CHARS)
+        head = f"- [{_ts(error.result)}] `{call.get('name')}` {args} → error{code}"
+    else:
+        head = f"- [{_ts(error.result)}] call {data.get('id')} → error{code}"
+    out = f"{head}: {cut_chars(redact(one_line(message)), ERROR_CHARS)}\n" if message else f"{head}\n"
+    output = data.get("output")
+    if isinstance(output, str) and output.strip() and one_line(output) != one_line(message):
+        out += f"    output: {cut_chars(redact(one_line(output)), OUTPUT_CHARS)}\n"
+    if error.next is not None:
+        out += f"    next: {_step(error.next, redact)}\n"
+    return out
+
+
+def _step(event: Event, redact: Callable[[str], str]) -> str:
+    data = event.data
+    kind = data.get("type")
+    if kind == "tool_call":
+        return f"`{data.get('name')}` {cut_chars(redact(one_line(data.get('args', {}))), NEXT_CHARS)}"
+    if kind == "turn_end":
+        return f"the turn ended {data.get('status')}"
+    who = "the agent said" if kind == "assistant" else "the user said"
+    return f"{who}: {cut_chars(redact(one_line(data.get('text', ''))), NEXT_CHARS)}"
+
+
+def _first_parts(choice: TurnChoice, scan: AgentScan, redact: Callable[[str], str], budget: int) -> None:
+    """Heading, signals with evidence, opening prompt (in full up to a share of the budget if it is the correction)."""
+    record, score = choice.trigger.record, choice.trigger.score
+    heading = (
+        f"## Turn {record.turn} of conversation {record.conversation}: ended {record.status} "
+        f"at {record.ended_at}, score {score.score:g}\n"
+    )
+    signals = "signals:\n" + "".join(
+        f"- {name} ({weight:g}, {rule_text(name, scan.settings)}): {redact(score.evidence[name])}\n"
+        for name, weight in score.signals.items()
+    )
+    prompt = choice.evidence.prompt
+    if prompt is None:
+        text, label = "(the turn has no user message)", "opening prompt"
+    else:
+        corrected = any(event is prompt for event, _ in choice.evidence.corrections)
+        raw = redact(str(prompt.data.get("text", "")))
+        text = cut_middle_to_tokens(raw, budget // 8 if corrected else budget // 30)
+        choice.prompt_cut = text != raw
+        label = "opening prompt (also the correction, in full)" if corrected else "opening prompt"
+        label = f"{label} [{_ts(prompt)}]"
+        choice.shown.add((record.conversation, prompt.offset))
+    choice.parts = {"heading": heading, "signals": signals, "prompt": f"{label}:\n{text}\n"}
+    choice.tokens = {name: count_tokens(part) for name, part in choice.parts.items()}
+
+
+def build_front(
+    scan: AgentScan, triggering: list[Triggering], budget: int, redact: Redactor, skills_read: list[str], title: str
+) -> Front:
+    """The front within ``budget`` tokens (the title included), filled by priority."""
+    used = count_tokens(title)
+    choices = [TurnChoice(t, gather(scan, t)) for t in triggering]
+    for choice in choices:  # 1. every turn while it fits: heading, signals, opening prompt
+        before = redact.count
+        probe = TurnChoice(choice.trigger, choice.evidence)
+        _first_parts(probe, scan, redact, budget)
+        cost = sum(probe.tokens.values()) + count_tokens(probe.footnote(largest=True) + "\n")
+        if used + cost > budget:
+            redact.count = before
+            break
+        choice.parts, choice.tokens, choice.shown, choice.prompt_cut = probe.parts, probe.tokens, probe.shown, probe.prompt_cut
+        used += cost
+    kept = [c for c in choices if c.kept]
+    if len(kept) < len(choices):
+        used += count_tokens(f"[{len(choices)} older triggering turn(s) left out to fit the token budget]\n\n")
+    for choice in kept:  # 2. corrections in full (the opening prompt's already is)
+        label = count_tokens("corrections, in full:\n")
+        for event, phrase in choice.evidence.corrections:
+            if event is choice.evidence.prompt:
+                continue
+            before = redact.count
+            text = cut_middle_to_tokens(redact(str(event.data.get("text", ""))), budget // 8)
+            entry = f"- [{_ts(event)}] the user (matched {phrase!r}): {text}\n"
+            cost = count_tokens(entry) + (0 if choice.corrections else label)
+            if used + cost <= budget:
+                choice.corrections.append(entry)
+                choice.shown.add((choice.trigger.record.conversation, event.offset))
+                choice.tokens["corrections"] = choice.tokens.get("corrections", 0) + cost
+                used += cost
+            else:
+                redact.count = before  # not sent: not counted
+    for choice in kept:  # 3. every real error, with its call and what came next
+        label = count_tokens("real errors, each with its call and what came next:\n")
+        conversation = choice.trigger.record.conversation
+        for error in choice.evidence.errors:
+            before = redact.count
+            entry = _error_entry(error, redact)
+            cost = count_tokens(entry) + (0 if choice.errors else label)
+            if used + cost <= budget:
+                choice.errors.append(entry)
+                choice.shown.update((conversation, e.offset) for e in (error.result, error.call) if e is not None)
+                choice.tokens["errors"] = choice.tokens.get("errors", 0) + cost
+                used += cost
+            else:
+                redact.count = before
+    skills = list(dict.fromkeys([s for c in kept for s in c.trigger.record.skills_read] + skills_read))
+    before = redact.count
+    effects = _effects(scan, skills, redact)
+    effects_tokens = count_tokens(effects) if effects else 0
+    if used + effects_tokens > budget:  # 4. the effect of the latest change to each skill read
+        effects, effects_tokens, redact.count = "", 0, before
+    return Front(choices, effects, used + effects_tokens, effects_tokens, skills)
+
+
+def _effects(scan: AgentScan, skills: list[str], redact: Callable[[str], str]) -> str:
+    if not skills:
+        return ""
+    wanted = set(skills)
+    changes = [c for c in list_changes(scan.paths) if c.kind == "skill" and c.target in wanted and not c.reverted_at]
+    if not changes:
+        return ""
+    latest = {c.target: c for c in changes}  # oldest first: the last one of each skill wins
+    window = scan.settings.effect_window
+    effects = change_effects(latest.values(), scan.turns(), window)
+    lines = [
+        f"- {slug}: {change.id} ({change.action}, {change.at}): {effects[change.id].phrase()}\n"
+        for slug, change in sorted(latest.items())
+        if change.id in effects
+    ]
+    head = (
+        f"# Effect of the latest change to each skill read: its rates over the {window} turns "
+        "showing it before the change and after it\n"
+    )
+    return redact(head + "".join(lines)) + "\n" if lines else ""
