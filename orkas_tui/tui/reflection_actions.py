@@ -90,9 +90,10 @@ class Activity:
 
 
 def bundle_text(prepared: Prepared) -> str:
-    """Exactly the messages that would be sent, one block a message."""
+    """What the bundle chose (per triggering turn: kept, cut, tokens), then exactly the messages that would be sent."""
+    choice = "── what the bundle holds ──\n" + "\n".join(prepared.bundle.preview())
     blocks = [f"── {m.get('role')} ──\n{m.get('content')}" for m in prepared.prompt.messages]
-    return "\n\n".join(blocks)
+    return "\n\n".join([choice, *blocks])
 
 
 class ReflectionActions:

@@ -75,6 +75,34 @@ class Bundle:
     turns: list[dict] = field(default_factory=list)  # per triggering turn: what was kept, what was cut, tokens
     parts: dict[str, int] = field(default_factory=dict)  # tokens of each part of the text
 
+    def preview(self) -> list[str]:
+        """What the bundle chose, per triggering turn, and the tokens of each part: for the dry run and the app."""
+        kept = sum(1 for t in self.turns if t["kept"])
+        out = [
+            f"parts: triggering turns {self.parts.get('triggering_turns', 0):,} tokens, effects of changes "
+            f"{self.parts.get('effects', 0):,}, activity {self.parts.get('activity', 0):,} "
+            f"({self.items_kept}/{self.items_total} lines)",
+            f"triggering turns: {len(self.turns)}, {kept} in the bundle, most recent first"
+            + ("" if self.turns else " (none: the bundle is the recent activity)"),
+        ]
+        for t in self.turns:
+            if not t["kept"]:
+                out.append(f"  {t['conversation']} {t['turn']} (score {t['score']:g}): left out, over the budget")
+                continue
+            tokens = t["tokens"]
+            errors, corrections = t["errors"], t["corrections"]
+            out.append(
+                f"  {t['conversation']} {t['turn']} (score {t['score']:g}; {', '.join(t['signals'])}): "
+                f"opening prompt {tokens.get('prompt', 0)} tokens{' (cut)' if t['prompt_cut'] else ''}, "
+                f"signals {tokens.get('heading', 0) + tokens.get('signals', 0)}, "
+                f"errors {errors['kept']}/{errors['total']} {tokens.get('errors', 0)}, "
+                f"corrections {corrections['kept']}/{corrections['total']} {tokens.get('corrections', 0)}; "
+                f"lines {t['lines']}: {t['lines_above']} above, {t['lines_in_activity']} in the activity, "
+                f"{t['lines_left_out']} left out"
+                + (f"; {t['transient_errors_left_out']} transient error(s) not shown" if t["transient_errors_left_out"] else "")
+            )
+        return out
+
     def to_json(self) -> dict:
         return {
             "agent": self.agent,

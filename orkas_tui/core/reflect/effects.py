@@ -17,8 +17,11 @@ from datetime import datetime
 
 from orkas_tui.core.observe.skill_metrics import SkillMetrics, skill_metrics
 from orkas_tui.core.observe.turns import TurnRecord
+from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.timefmt import parse_ts
+from orkas_tui.core.read.workspace import AgentPaths
 from orkas_tui.core.store.history import Change
+from orkas_tui.core.summary.scan import AgentScan
 from orkas_tui.core.textfmt import rate
 
 REMOVED = ("delete_skill", "evict_skill")
@@ -118,3 +121,10 @@ def change_effects(changes: Iterable[Change], turns: Iterable[TurnRecord], windo
             removed=removed,
         )
     return effects
+
+
+def measure_effects(paths: AgentPaths, settings: Settings, changes: list[Change]) -> dict[str, Effect]:
+    """The effects of ``changes`` over the agent's turns as they are on disk now (for ``history`` and the app)."""
+    scan = AgentScan(paths, settings, autosave=False)
+    scan.refresh()
+    return change_effects(changes, scan.turns(), settings.effect_window)

@@ -57,6 +57,12 @@ class TurnChoice:
         return bool(self.parts)
 
     @property
+    def prompt_corrects(self) -> bool:
+        """Whether the opening prompt is itself a correction (then shown in full as the prompt)."""
+        prompt = self.evidence.prompt
+        return self.kept and prompt is not None and any(event is prompt for event, _ in self.evidence.corrections)
+
+    @property
     def left_out(self) -> int:
         return len(self.evidence.events) - len(self.shown) - self.in_activity
 
@@ -94,7 +100,7 @@ class TurnChoice:
             "lines_in_activity": self.in_activity,
             "lines_left_out": self.left_out if self.kept else len(self.evidence.events) - self.in_activity,
             "prompt_cut": self.prompt_cut,
-            "corrections": {"kept": len(self.corrections), "total": len(self.evidence.corrections)},
+            "corrections": {"kept": len(self.corrections) + self.prompt_corrects, "total": len(self.evidence.corrections)},
             "errors": {"kept": len(self.errors), "total": len(self.evidence.errors)},
             "transient_errors_left_out": self.evidence.transient,
             "tokens": dict(self.tokens),
