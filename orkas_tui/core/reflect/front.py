@@ -30,11 +30,12 @@ from orkas_tui.core.reflect.evidence import (
     gather,
     one_line,
 )
-from orkas_tui.core.reflect.tokens import count_tokens, cut_middle_to_tokens
+from orkas_tui.core.reflect.tokens import count_tokens, cut_middle_to_tokens, encoding, truncate_to_tokens
 from orkas_tui.core.store.history import list_changes
 from orkas_tui.core.store.redact import Redactor
 from orkas_tui.core.summary.scan import AgentScan
 
+PROMPT_MIN = 60  # tokens of an opening prompt (not a correction) at the least, however many turns triggered
 Key = tuple[str, int]  # (conversation, byte offset of the event's line)
 
 
@@ -128,6 +129,53 @@ class Front:
         return out + self.effects
 
 
+MARGIN = 96  # characters scanned for secrets beyond what a cut keeps, so one cut by the edge is still found
+WHOLE = "PRIVATE KEY"  # a key block can be longer than any margin: such a text is always scanned whole
+
+
+def _ends(text: str, head: int, tail: int, redact: Callable[[str], str]) -> tuple[str, str] | None:
+    """The redacted first ``head`` and last ``tail`` characters, each scanned with a margin; ``None`` when the
+    text must be scanned whole (short, a key block, or a redaction inside a margin changed the lengths)."""
+    if len(text) <= head + tail + 4 * MARGIN or WHOLE in text:
+        return None
+    first = redact(text[: head + MARGIN])
+    last = redact(text[-(tail + MARGIN) :])
+    if len(first) != head + MARGIN or len(last) != tail + MARGIN:
+        return None
+    return first[:head], last[MARGIN:]
+
+
+def clip_chars(text: str, limit: int, redact: Callable[[str], str]) -> str:
+    """``text`` redacted and cut to about ``limit`` characters, head and tail kept, the cut marked.
+
+    Only the ends are scanned for secrets (with a margin): the middle is never sent,
+    and a 20 MB output costs what its ends cost."""
+    head = limit * 2 // 3
+    ends = _ends(text, head, limit - head, redact)
+    if ends is None:
+        return cut_chars(redact(text), limit)
+    return f"{ends[0]} … [cut {len(text) - limit:,} chars] … {ends[1]}"
+
+
+def clip_tokens(text: str, limit: int, redact: Callable[[str], str]) -> tuple[str, bool]:
+    """``text`` redacted and cut to at most ``limit`` tokens, head and tail kept, and whether it was cut;
+    as :func:`clip_chars`, only the two ends are scanned when the text is long."""
+    window = 4 * limit + 64  # characters: more than ``limit`` tokens of any ordinary text
+    ends = _ends(text, window, window, redact)
+    if ends is not None:
+        marker = f"\n[… {len(text):,} characters, cut here …]\n"
+        room = max(0, limit - count_tokens(marker) - 2)
+        first = truncate_to_tokens(ends[0], room - room // 2)
+        ids = encoding().encode(ends[1], disallowed_special=())
+        last = encoding().decode(ids[-(room // 2) :]) if room // 2 else ""
+        kept = first + marker + last
+        if len(first) < len(ends[0]) and len(ids) > room // 2 and count_tokens(kept) <= limit:
+            return kept, True
+    clean = redact(text)
+    cut = cut_middle_to_tokens(clean, limit)
+    return cut, cut != clean
+
+
 def _ts(event: Event) -> str:
     stamp = event.data.get("ts")
     return stamp if isinstance(stamp, str) else "?"
@@ -137,20 +185,20 @@ def _error_entry(error: TurnError, redact: Callable[[str], str]) -> str:
     data = error.result.data
     if data.get("type") == "turn_end":
         message = data.get("error") if isinstance(data.get("error"), str) else "turn ended in error"
-        return f"- [{_ts(error.result)}] the turn ended with an error: {cut_chars(redact(one_line(message)), ERROR_CHARS)}\n"
+        return f"- [{_ts(error.result)}] the turn ended with an error: {clip_chars(one_line(message), ERROR_CHARS, redact)}\n"
     status = data.get("status")
     code = f" status {status}" if isinstance(status, int) and not isinstance(status, bool) else ""
     message = data.get("error") if isinstance(data.get("error"), str) else ""
     if error.call is not None:
         call = error.call.data
-        args = cut_chars(redact(one_line(call.get("args", {}))), ARGS_CHARS)
+        args = clip_chars(one_line(call.get("args", {})), ARGS_CHARS, redact)
         head = f"- [{_ts(error.result)}] `{call.get('name')}` {args} → error{code}"
     else:
         head = f"- [{_ts(error.result)}] call {data.get('id')} → error{code}"
-    out = f"{head}: {cut_chars(redact(one_line(message)), ERROR_CHARS)}\n" if message else f"{head}\n"
+    out = f"{head}: {clip_chars(one_line(message), ERROR_CHARS, redact)}\n" if message else f"{head}\n"
     output = data.get("output")
     if isinstance(output, str) and output.strip() and one_line(output) != one_line(message):
-        out += f"    output: {cut_chars(redact(one_line(output)), OUTPUT_CHARS)}\n"
+        out += f"    output: {clip_chars(one_line(output), OUTPUT_CHARS, redact)}\n"
     if error.next is not None:
         out += f"    next: {_step(error.next, redact)}\n"
     return out
@@ -160,14 +208,14 @@ def _step(event: Event, redact: Callable[[str], str]) -> str:
     data = event.data
     kind = data.get("type")
     if kind == "tool_call":
-        return f"`{data.get('name')}` {cut_chars(redact(one_line(data.get('args', {}))), NEXT_CHARS)}"
+        return f"`{data.get('name')}` {clip_chars(one_line(data.get('args', {})), NEXT_CHARS, redact)}"
     if kind == "turn_end":
         return f"the turn ended {data.get('status')}"
     who = "the agent said" if kind == "assistant" else "the user said"
-    return f"{who}: {cut_chars(redact(one_line(data.get('text', ''))), NEXT_CHARS)}"
+    return f"{who}: {clip_chars(one_line(data.get('text', '')), NEXT_CHARS, redact)}"
 
 
-def _first_parts(choice: TurnChoice, scan: AgentScan, redact: Callable[[str], str], budget: int) -> None:
+def _first_parts(choice: TurnChoice, scan: AgentScan, redact: Callable[[str], str], budget: int, prompt_tokens: int) -> None:
     """Heading, signals with evidence, opening prompt (in full up to a share of the budget if it is the correction)."""
     record, score = choice.trigger.record, choice.trigger.score
     heading = (
@@ -180,12 +228,15 @@ def _first_parts(choice: TurnChoice, scan: AgentScan, redact: Callable[[str], st
     )
     prompt = choice.evidence.prompt
     if prompt is None:
-        text, label = "(the turn has no user message)", "opening prompt"
+        start = choice.evidence.events[0].data if choice.evidence.events else {}
+        parent = start.get("parent") if start.get("type") == "turn_start" else None
+        text = f"(none: delegated by {parent})" if isinstance(parent, str) else "(the turn has no user message)"
+        text, label = redact(text), "opening prompt"
     else:
         corrected = any(event is prompt for event, _ in choice.evidence.corrections)
-        raw = redact(str(prompt.data.get("text", "")))
-        text = cut_middle_to_tokens(raw, budget // 8 if corrected else budget // 30)
-        choice.prompt_cut = text != raw
+        text, choice.prompt_cut = clip_tokens(
+            str(prompt.data.get("text", "")), budget // 8 if corrected else prompt_tokens, redact
+        )
         label = "opening prompt (also the correction, in full)" if corrected else "opening prompt"
         label = f"{label} [{_ts(prompt)}]"
         choice.shown.add((record.conversation, prompt.offset))
@@ -199,10 +250,11 @@ def build_front(
     """The front within ``budget`` tokens (the title included), filled by priority."""
     used = count_tokens(title)
     choices = [TurnChoice(t, gather(scan, t)) for t in triggering]
+    prompt_tokens = max(PROMPT_MIN, min(budget // 30, budget // 4 // max(1, len(choices))))  # all prompts: a quarter
     for choice in choices:  # 1. every turn while it fits: heading, signals, opening prompt
         before = redact.count
         probe = TurnChoice(choice.trigger, choice.evidence)
-        _first_parts(probe, scan, redact, budget)
+        _first_parts(probe, scan, redact, budget, prompt_tokens)
         cost = sum(probe.tokens.values()) + count_tokens(probe.footnote(largest=True) + "\n")
         if used + cost > budget:
             redact.count = before
@@ -218,7 +270,7 @@ def build_front(
             if event is choice.evidence.prompt:
                 continue
             before = redact.count
-            text = cut_middle_to_tokens(redact(str(event.data.get("text", ""))), budget // 8)
+            text, _cut = clip_tokens(str(event.data.get("text", "")), budget // 8, redact)
             entry = f"- [{_ts(event)}] the user (matched {phrase!r}): {text}\n"
             cost = count_tokens(entry) + (0 if choice.corrections else label)
             if used + cost <= budget:
