@@ -21,6 +21,7 @@ A file that cannot be read (``events.jsonl``, a conversation) is named in
 
 from __future__ import annotations
 
+import gc
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
@@ -316,6 +317,16 @@ def _front_title(since: datetime | None, count: int) -> str:
 
 def build_bundle(scan: AgentScan, since: datetime | None) -> Bundle:
     """The bundle for one refreshed scan and the period after ``since``."""
+    enabled = gc.isenabled()
+    gc.disable()  # thousands of short-lived event objects, none in a cycle: the collector would only rescan them
+    try:
+        return _build(scan, since)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _build(scan: AgentScan, since: datetime | None) -> Bundle:
     settings = scan.settings.bundle
     budget = settings.max_tokens
     redact = Redactor(settings.redact_patterns)

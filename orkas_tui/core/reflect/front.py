@@ -89,17 +89,22 @@ class TurnChoice:
 
     def to_json(self) -> dict:
         record = self.trigger.record
-        return {
+        head = {
             "conversation": record.conversation,
             "turn": record.turn,
             "ended_at": record.ended_at,
             "score": self.trigger.score.score,
             "signals": list(self.trigger.score.signals),
             "kept": self.kept,
+        }
+        if not self.kept:  # never read: left out before its turn came
+            return head
+        return {
+            **head,
             "lines": len(self.evidence.events),
             "lines_above": len(self.shown),
             "lines_in_activity": self.in_activity,
-            "lines_left_out": self.left_out if self.kept else len(self.evidence.events) - self.in_activity,
+            "lines_left_out": self.left_out,
             "prompt_cut": self.prompt_cut,
             "corrections": {"kept": len(self.corrections) + self.prompt_corrects, "total": len(self.evidence.corrections)},
             "errors": {"kept": len(self.errors), "total": len(self.evidence.errors)},
@@ -249,10 +254,11 @@ def build_front(
 ) -> Front:
     """The front within ``budget`` tokens (the title included), filled by priority."""
     used = count_tokens(title)
-    choices = [TurnChoice(t, gather(scan, t)) for t in triggering]
+    choices = [TurnChoice(t, TurnEvidence([])) for t in triggering]  # each read from its file when its turn comes
     prompt_tokens = max(PROMPT_MIN, min(budget // 30, budget // 4 // max(1, len(choices))))  # all prompts: a quarter
     for choice in choices:  # 1. every turn while it fits: heading, signals, opening prompt
         before = redact.count
+        choice.evidence = gather(scan, choice.trigger)
         probe = TurnChoice(choice.trigger, choice.evidence)
         _first_parts(probe, scan, redact, budget, prompt_tokens)
         cost = sum(probe.tokens.values()) + count_tokens(probe.footnote(largest=True) + "\n")

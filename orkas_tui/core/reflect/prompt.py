@@ -53,6 +53,10 @@ Rules:
    where it stumbles, naming failing tools in `backticks`; {strategies_cap} for "strategies": strategies
    for this user and domain). "update_self" replaces the whole note: keep what is still true.
 6. Skill slugs are lowercase letters, digits, '-' and '_' (the file name without .md).
+7. The activity opens with the turns that triggered this reflection: their signals and evidence, opening
+   prompts, corrections and real errors (each with the call and what the agent did next). Learn from those
+   first; the rest of the activity is context. "Effect of the latest change" gives a skill's rates over the
+   turns before and after its last change: patch again or delete a skill whose change made a rate worse.
 """
 
 
