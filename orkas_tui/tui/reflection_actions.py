@@ -195,7 +195,8 @@ class ReflectionActions:
         model = self.settings.model.name or "(no model configured)"
         question = (
             f"Reflect on {agent} now?\nThe bundle is {prepared.bundle.tokens:,} tokens with "
-            f"{prepared.prompt.redactions} redaction(s), from {len(prepared.bundle.conversations)} conversation(s); "
+            f"{prepared.prompt.redactions} redaction(s), {sum(1 for t in prepared.bundle.turns if t['kept'])} triggering "
+            f"turn(s) first, then {len(prepared.bundle.conversations)} conversation(s); "
             f"it is sent to {model}. Nothing else leaves this machine."
         )
 
