@@ -52,6 +52,21 @@ class BundleItem:
     text: str
     output: str | None = None
     offset: int = -1  # where the event's line starts in its file (with ``source``: its identity)
+    event: dict | None = None  # a conversation event not yet described (text and output come from it)
+
+    def described(self, rule: TransientRule) -> "BundleItem":
+        """The item with its text and output: described only when a bundle may show it."""
+        if self.event is None:
+            return self
+        text, output = _describe(self.event, rule)
+        return replace(self, text=text, output=output, event=None)
+
+    def output_chars(self) -> int:
+        """The length of the tool output (0 for none), described or not."""
+        if self.event is None:
+            return len(self.output or "")
+        output = self.event.get("output")
+        return len(output) if self.kind == "tool_result" and isinstance(output, str) else 0
 
     def line(self) -> str:
         head = f"[{format_ts(self.ts)}] {self.source} {self.kind}: {self.text}"
@@ -95,7 +110,7 @@ class Bundle:
             out.append(
                 f"  {t['conversation']} {t['turn']} (score {t['score']:g}; {', '.join(t['signals'])}): "
                 f"opening prompt {tokens.get('prompt', 0)} tokens{' (cut)' if t['prompt_cut'] else ''}, "
-                f"signals {tokens.get('heading', 0) + tokens.get('signals', 0)}, "
+                f"signals {tokens.get('signals', 0)}, "
                 f"errors {errors['kept']}/{errors['total']} {tokens.get('errors', 0)}, "
                 f"corrections {corrections['kept']}/{corrections['total']} {tokens.get('corrections', 0)}; "
                 f"lines {t['lines']}: {t['lines_above']} above, {t['lines_in_activity']} in the activity, "
@@ -183,7 +198,6 @@ def _collect(
     """The raw (not yet redacted) items of the period, the conversations chosen, skills read, problems.
 
     Events in ``shown`` (already in the bundle's front) are left out."""
-    rule = TransientRule.from_settings(scan.settings)
     active = [
         state
         for state in scan.conversations.values()
@@ -202,14 +216,13 @@ def _collect(
             previous = moment
             if moment is None or (since is not None and moment <= since) or (state.path.stem, offset) in shown:
                 continue
-            text, output = _describe(event, rule)
             if event["type"] == "skill_read" and isinstance(event.get("skill"), str):
                 skills_read[event["skill"]] = None
             if event["type"] == "tool_call" and event.get("name") == "read_skill" and isinstance(event.get("args"), dict):
                 name = event["args"].get("name")
                 if isinstance(name, str):
                     skills_read[name] = None
-            items.append(BundleItem(moment, order, state.path.stem, event["type"], text, output, offset))
+            items.append(BundleItem(moment, order, state.path.stem, event["type"], "", None, offset, event))
             order += 1
     for _offset, event in _read_events(scan.paths.events, problems):
         moment = parse_ts(event.get("ts"))
@@ -236,11 +249,14 @@ class _Lines:
     """Each item redacted, cut as the current stage asks, and counted: only when asked for (newest first).
 
     A bundle keeps the newest few hundred of thousands of items: only those, and
-    the one that no longer fits, are ever redacted or counted.
+    the one that no longer fits, are ever described, redacted or counted.
     """
 
-    def __init__(self, items: list[BundleItem], redact: Redactor, output_chars: int, line_tokens: int) -> None:
+    def __init__(
+        self, items: list[BundleItem], redact: Redactor, output_chars: int, line_tokens: int, rule: TransientRule
+    ) -> None:
         self.items = items
+        self.rule = rule
         self.redact = redact
         self.output_chars = output_chars
         self.line_tokens = line_tokens
@@ -252,7 +268,7 @@ class _Lines:
     def _redacted(self, i: int) -> tuple[BundleItem, int]:
         done = self.clean.get(i)
         if done is None:
-            item, before = self.items[i], self.redact.count
+            item, before = self.items[i].described(self.rule), self.redact.count
             text = self.redact(item.text)
             output = self.redact(item.output) if item.output else item.output
             done = self.clean[i] = (replace(item, text=text, output=output), self.redact.count - before)
@@ -340,11 +356,11 @@ def _build(scan: AgentScan, since: datetime | None) -> Bundle:
         front = build_front(scan, [], budget, redact, skills_read, title)
     room = budget - front.tokens
     total = len(items)
-    lines = _Lines(items, redact, settings.tool_output_chars, budget // 4)
+    lines = _Lines(items, redact, settings.tool_output_chars, budget // 4, TransientRule.from_settings(scan.settings))
     cut = 0
     if not lines.fits(0, room - count_tokens(_header(since, conversations, 0))):
         lines.stage = OUTPUTS_CUT
-        cut = sum(1 for item in items if item.output is not None and len(item.output) > settings.tool_output_chars)
+        cut = sum(1 for item in items if item.output_chars() > settings.tool_output_chars)
         if not lines.fits(0, room - count_tokens(_header(since, conversations, 0))):
             lines.stage = LINES_CUT
     start = 0
@@ -370,7 +386,7 @@ def _build(scan: AgentScan, since: datetime | None) -> Bundle:
         text=text,
         tokens=tokens,
         budget=budget,
-        redactions=redact.count - sum(lines.clean[i][1] for i in lines.clean if i < start),
+        redactions=front.redactions + (lines.redactions(start) if start < total else 0),
         conversations=conversations,
         items_total=total,
         items_kept=total - start,

@@ -85,21 +85,44 @@ class TurnEvidence:
     transient: int = 0
 
 
-def read_turn(path: Path, start: int, end: int, max_line: int) -> list[Event]:
-    """The events of bytes ``start``..``end`` of ``path`` (confined); malformed or over-long lines skipped."""
-    try:
-        with open_regular(path) as handle:
+class Spans:
+    """Reads turns' byte spans, each conversation file opened once (confined) however many of its turns are read."""
+
+    def __init__(self, max_line: int) -> None:
+        self.max_line = max_line
+        self.handles: dict[Path, object] = {}
+
+    def __enter__(self) -> Spans:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for handle in self.handles.values():
+            if handle is not None:
+                handle.close()
+
+    def read(self, path: Path, start: int, end: int) -> list[Event]:
+        """The events of bytes ``start``..``end`` of ``path``; malformed or over-long lines skipped, an
+        unreadable file read as empty."""
+        if path not in self.handles:
+            try:
+                self.handles[path] = open_regular(path)
+            except OSError:
+                self.handles[path] = None
+        handle = self.handles[path]
+        if handle is None:
+            return []
+        try:
             handle.seek(start)
             data = handle.read(max(0, end - start))
-    except OSError:
-        return []
-    events = []
-    offset = start
-    for raw in data.split(b"\n"):
-        if raw and len(raw) <= max_line and (event := parse_line(raw)) is not None:
-            events.append(Event(offset, event))
-        offset += len(raw) + 1
-    return events
+        except OSError:
+            return []
+        events = []
+        offset = start
+        for raw in data.split(b"\n"):
+            if raw and len(raw) <= self.max_line and (event := parse_line(raw)) is not None:
+                events.append(Event(offset, event))
+            offset += len(raw) + 1
+        return events
 
 
 def _failed(event: dict, rule: TransientRule) -> bool | None:
@@ -144,10 +167,10 @@ def turn_evidence(events: list[Event], rule: TransientRule, matcher: CorrectionM
     return evidence
 
 
-def gather(scan: AgentScan, triggering: Triggering) -> TurnEvidence:
+def gather(scan: AgentScan, triggering: Triggering, spans: Spans) -> TurnEvidence:
     """The evidence of one triggering turn, read from its span of the conversation file."""
     record = triggering.record
-    events = read_turn(triggering.path, record.start, record.end, scan.settings.max_line_bytes)
+    events = spans.read(triggering.path, record.start, record.end)
     return turn_evidence(events, TransientRule.from_settings(scan.settings), matcher_for(scan.settings.correction_phrases))
 
 

@@ -23,6 +23,7 @@ from orkas_tui.core.reflect.evidence import (
     NEXT_CHARS,
     OUTPUT_CHARS,
     Event,
+    Spans,
     Triggering,
     TurnError,
     TurnEvidence,
@@ -45,7 +46,7 @@ class TurnChoice:
 
     trigger: Triggering
     evidence: TurnEvidence
-    parts: dict[str, str] = field(default_factory=dict)  # heading, signals, prompt: text
+    parts: dict[str, str] = field(default_factory=dict)  # signals (with the turn's heading), prompt: text
     corrections: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     tokens: dict[str, int] = field(default_factory=dict)
@@ -80,7 +81,7 @@ class TurnChoice:
         return text + "]\n"
 
     def render(self) -> str:
-        out = self.parts["heading"] + self.parts["signals"] + self.parts["prompt"]
+        out = self.parts["signals"] + self.parts["prompt"]
         if self.corrections:
             out += "corrections, in full:\n" + "".join(self.corrections)
         if self.errors:
@@ -120,6 +121,7 @@ class Front:
     tokens: int  # counted with each footnote's largest numbers
     effects_tokens: int
     skills: list[str]
+    redactions: int = 0  # in what the front sends
 
     @property
     def shown(self) -> set[Key]:
@@ -223,13 +225,13 @@ def _step(event: Event, redact: Callable[[str], str]) -> str:
 def _first_parts(choice: TurnChoice, scan: AgentScan, redact: Callable[[str], str], budget: int, prompt_tokens: int) -> None:
     """Heading, signals with evidence, opening prompt (in full up to a share of the budget if it is the correction)."""
     record, score = choice.trigger.record, choice.trigger.score
-    heading = (
+    heading = redact(  # one scan for the heading and every signal's evidence
         f"## Turn {record.turn} of conversation {record.conversation}: ended {record.status} "
-        f"at {record.ended_at}, score {score.score:g}\n"
-    )
-    signals = "signals:\n" + "".join(
-        f"- {name} ({weight:g}, {rule_text(name, scan.settings)}): {redact(score.evidence[name])}\n"
-        for name, weight in score.signals.items()
+        f"at {record.ended_at}, score {score.score:g}\nsignals:\n"
+        + "".join(
+            f"- {name} ({weight:g}, {rule_text(name, scan.settings)}): {score.evidence[name]}\n"
+            for name, weight in score.signals.items()
+        )
     )
     prompt = choice.evidence.prompt
     if prompt is None:
@@ -245,7 +247,7 @@ def _first_parts(choice: TurnChoice, scan: AgentScan, redact: Callable[[str], st
         label = "opening prompt (also the correction, in full)" if corrected else "opening prompt"
         label = f"{label} [{_ts(prompt)}]"
         choice.shown.add((record.conversation, prompt.offset))
-    choice.parts = {"heading": heading, "signals": signals, "prompt": f"{label}:\n{text}\n"}
+    choice.parts = {"signals": heading, "prompt": f"{label}:\n{text}\n"}
     choice.tokens = {name: count_tokens(part) for name, part in choice.parts.items()}
 
 
@@ -254,19 +256,22 @@ def build_front(
 ) -> Front:
     """The front within ``budget`` tokens (the title included), filled by priority."""
     used = count_tokens(title)
+    start = redact.count
     choices = [TurnChoice(t, TurnEvidence([])) for t in triggering]  # each read from its file when its turn comes
     prompt_tokens = max(PROMPT_MIN, min(budget // 30, budget // 4 // max(1, len(choices))))  # all prompts: a quarter
-    for choice in choices:  # 1. every turn while it fits: heading, signals, opening prompt
-        before = redact.count
-        choice.evidence = gather(scan, choice.trigger)
-        probe = TurnChoice(choice.trigger, choice.evidence)
-        _first_parts(probe, scan, redact, budget, prompt_tokens)
-        cost = sum(probe.tokens.values()) + count_tokens(probe.footnote(largest=True) + "\n")
-        if used + cost > budget:
-            redact.count = before
-            break
-        choice.parts, choice.tokens, choice.shown, choice.prompt_cut = probe.parts, probe.tokens, probe.shown, probe.prompt_cut
-        used += cost
+    with Spans(scan.settings.max_line_bytes) as spans:
+        for choice in choices:  # 1. every turn while it fits: heading, signals, opening prompt
+            before = redact.count
+            choice.evidence = gather(scan, choice.trigger, spans)
+            probe = TurnChoice(choice.trigger, choice.evidence)
+            _first_parts(probe, scan, redact, budget, prompt_tokens)
+            cost = sum(probe.tokens.values()) + count_tokens(probe.footnote(largest=True) + "\n")
+            if used + cost > budget:
+                redact.count = before
+                break
+            choice.parts, choice.tokens, choice.shown = probe.parts, probe.tokens, probe.shown
+            choice.prompt_cut = probe.prompt_cut
+            used += cost
     kept = [c for c in choices if c.kept]
     if len(kept) < len(choices):
         used += count_tokens(f"[{len(choices)} older triggering turn(s) left out to fit the token budget]\n\n")
@@ -276,8 +281,7 @@ def build_front(
             if event is choice.evidence.prompt:
                 continue
             before = redact.count
-            text, _cut = clip_tokens(str(event.data.get("text", "")), budget // 8, redact)
-            entry = f"- [{_ts(event)}] the user (matched {phrase!r}): {text}\n"
+            entry = _correction_entry(event, phrase, budget, redact)
             cost = count_tokens(entry) + (0 if choice.corrections else label)
             if used + cost <= budget:
                 choice.corrections.append(entry)
@@ -306,7 +310,12 @@ def build_front(
     effects_tokens = count_tokens(effects) if effects else 0
     if used + effects_tokens > budget:  # 4. the effect of the latest change to each skill read
         effects, effects_tokens, redact.count = "", 0, before
-    return Front(choices, effects, used + effects_tokens, effects_tokens, skills)
+    return Front(choices, effects, used + effects_tokens, effects_tokens, skills, redact.count - start)
+
+
+def _correction_entry(event: Event, phrase: str, budget: int, redact: Callable[[str], str]) -> str:
+    text, _cut = clip_tokens(str(event.data.get("text", "")), budget // 8, redact)
+    return f"- [{_ts(event)}] the user (matched {phrase!r}): {text}\n"
 
 
 def _effects(scan: AgentScan, skills: list[str], redact: Callable[[str], str]) -> str:
