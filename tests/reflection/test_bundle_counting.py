@@ -9,7 +9,6 @@ from hypothesis import given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
-from orkas_tui.core.observe.transient import TransientRule
 from orkas_tui.core.read.workspace import Workspace
 from orkas_tui.core.reflect import bundle as bundle_module
 from orkas_tui.core.reflect.bundle import _collect, _header, build_bundle
@@ -24,7 +23,6 @@ def counted_eagerly(scan: AgentScan) -> tuple[str, int, int, int]:
     settings = scan.settings.bundle
     budget, limit, cap = settings.max_tokens, settings.tool_output_chars, settings.max_tokens // 4
     raw, conversations, _, _ = _collect(scan, None, settings.max_conversations)
-    raw = [item.described(TransientRule.from_settings(scan.settings)) for item in raw]
     redact = Redactor(settings.redact_patterns)
     clean = [replace(i, text=redact(i.text), output=redact(i.output) if i.output else i.output) for i in raw]
 

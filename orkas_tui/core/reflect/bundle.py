@@ -193,11 +193,17 @@ def _read_events(path: Path, problems: list[str]) -> list[tuple[int, dict]]:
 
 
 def _collect(
-    scan: AgentScan, since: datetime | None, max_conversations: int, shown: frozenset[Key] | set[Key] = frozenset()
+    scan: AgentScan,
+    since: datetime | None,
+    max_conversations: int,
+    shown: frozenset[Key] | set[Key] = frozenset(),
+    lazy: bool = False,
 ) -> tuple[list[BundleItem], list[str], list[str], list[str]]:
     """The raw (not yet redacted) items of the period, the conversations chosen, skills read, problems.
 
-    Events in ``shown`` (already in the bundle's front) are left out."""
+    Events in ``shown`` (already in the bundle's front) are left out. ``lazy``: conversation
+    events are described only when asked (:meth:`BundleItem.described`), as a bundle does."""
+    rule = TransientRule.from_settings(scan.settings)
     active = [
         state
         for state in scan.conversations.values()
@@ -222,7 +228,8 @@ def _collect(
                 name = event["args"].get("name")
                 if isinstance(name, str):
                     skills_read[name] = None
-            items.append(BundleItem(moment, order, state.path.stem, event["type"], "", None, offset, event))
+            item = BundleItem(moment, order, state.path.stem, event["type"], "", None, offset, event)
+            items.append(item if lazy else item.described(rule))
             order += 1
     for _offset, event in _read_events(scan.paths.events, problems):
         moment = parse_ts(event.get("ts"))
@@ -351,7 +358,7 @@ def _build(scan: AgentScan, since: datetime | None) -> Bundle:
     front = Front([], "", 0, 0, [])
     if triggering:
         front = build_front(scan, triggering, budget, redact, [], title)
-    items, conversations, skills_read, problems = _collect(scan, since, settings.max_conversations, front.shown)
+    items, conversations, skills_read, problems = _collect(scan, since, settings.max_conversations, front.shown, lazy=True)
     if not triggering and skills_read:  # the effect of changes to the skills read, with no turn triggering
         front = build_front(scan, [], budget, redact, skills_read, title)
     room = budget - front.tokens
