@@ -8,7 +8,7 @@ from datetime import timedelta
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.workspace import Workspace
 from orkas_tui.core.reflect.bundle import build_bundle
-from orkas_tui.core.reflect.front import clip_chars, clip_tokens
+from orkas_tui.core.reflect.front import _redact_lines, clip_chars, clip_tokens
 from orkas_tui.core.reflect.tokens import count_tokens
 from orkas_tui.core.store.redact import Redactor
 from orkas_tui.core.summary.scan import AgentScan
@@ -163,3 +163,12 @@ def test_the_dry_run_lists_the_choice_per_turn_with_tokens(root, capsys):
     turn = data["bundle"]["triggering_turns"][0]
     assert turn["errors"] == {"kept": 1, "total": 1} and set(turn["tokens"]) >= {"prompt", "signals", "errors", "corrections"}
     assert data["bundle"]["parts"]["triggering_turns"] == sum(turn["tokens"].values())
+
+
+def test_texts_redacted_together_come_back_one_each_even_when_a_secret_runs_across_them():
+    redact = Redactor(Settings().bundle.redact_patterns)
+    texts = ["key: -----BEGIN RSA PRIVATE KEY-----", "MIIEabc", f"plain {SECRET}"]
+    alone = Redactor(Settings().bundle.redact_patterns)
+    expected = [alone(text) for text in texts]
+    assert _redact_lines(texts, redact) == expected and redact.count == alone.count == 2
+    assert _redact_lines(["a", f"b {SECRET}"], redact) == ["a", "b [REDACTED]"] and redact.count == 3

@@ -183,6 +183,18 @@ def clip_tokens(text: str, limit: int, redact: Callable[[str], str]) -> tuple[st
     return cut, cut != clean
 
 
+def _redact_lines(texts: list[str], redact: Redactor) -> list[str]:
+    """Short one-line texts redacted in one scan, one a line; each alone if one holds a line break or a
+    secret ran across lines (then the scan's count is taken back)."""
+    if not any("\n" in text for text in texts):
+        before = redact.count
+        lines = redact("\n".join(texts)).split("\n")
+        if len(lines) == len(texts):
+            return lines
+        redact.count = before
+    return [redact(text) for text in texts]
+
+
 def _ts(event: Event) -> str:
     stamp = event.data.get("ts")
     return stamp if isinstance(stamp, str) else "?"
@@ -222,15 +234,17 @@ def _step(event: Event, redact: Callable[[str], str]) -> str:
     return f"{who}: {clip_chars(one_line(data.get('text', '')), NEXT_CHARS, redact)}"
 
 
-def _first_parts(choice: TurnChoice, scan: AgentScan, redact: Callable[[str], str], budget: int, prompt_tokens: int) -> None:
+def _first_parts(choice: TurnChoice, scan: AgentScan, redact: Redactor, budget: int, prompt_tokens: int) -> None:
     """Heading, signals with evidence, opening prompt (in full up to a share of the budget if it is the correction)."""
     record, score = choice.trigger.record, choice.trigger.score
-    heading = redact(  # one scan for the heading and every signal's evidence
-        f"## Turn {record.turn} of conversation {record.conversation}: ended {record.status} "
+    names = list(score.signals)
+    turn, *evidence = _redact_lines([record.turn, *(score.evidence[name] for name in names)], redact)
+    heading = (
+        f"## Turn {turn} of conversation {record.conversation}: ended {record.status} "
         f"at {record.ended_at}, score {score.score:g}\nsignals:\n"
         + "".join(
-            f"- {name} ({weight:g}, {rule_text(name, scan.settings)}): {score.evidence[name]}\n"
-            for name, weight in score.signals.items()
+            f"- {name} ({score.signals[name]:g}, {rule_text(name, scan.settings)}): {text}\n"
+            for name, text in zip(names, evidence)
         )
     )
     prompt = choice.evidence.prompt
