@@ -200,38 +200,59 @@ def _ts(event: Event) -> str:
     return stamp if isinstance(stamp, str) else "?"
 
 
-def _error_entry(error: TurnError, redact: Callable[[str], str]) -> str:
+def _clip_many(pieces: list[tuple[str, int]], redact: Redactor) -> list[str]:
+    """Each one-line text cut as :func:`clip_chars` cuts it; the short ones (scanned whole) share one scan."""
+    short = [i for i, (text, limit) in enumerate(pieces) if len(text) <= limit + 4 * MARGIN]
+    out: list[str | None] = [None] * len(pieces)
+    for i, clean in zip(short, _redact_lines([pieces[i][0] for i in short], redact)):
+        out[i] = cut_chars(clean, pieces[i][1])
+    return [done if done is not None else clip_chars(*pieces[i], redact) for i, done in enumerate(out)]
+
+
+def _error_entry(error: TurnError, redact: Redactor) -> str:
     data = error.result.data
+    stamp = _ts(error.result)
     if data.get("type") == "turn_end":
         message = data.get("error") if isinstance(data.get("error"), str) else "turn ended in error"
-        return f"- [{_ts(error.result)}] the turn ended with an error: {clip_chars(one_line(message), ERROR_CHARS, redact)}\n"
+        (text,) = _clip_many([(one_line(message), ERROR_CHARS)], redact)
+        return f"- [{stamp}] the turn ended with an error: {text}\n"
     status = data.get("status")
     code = f" status {status}" if isinstance(status, int) and not isinstance(status, bool) else ""
     message = data.get("error") if isinstance(data.get("error"), str) else ""
-    if error.call is not None:
-        call = error.call.data
-        args = clip_chars(one_line(call.get("args", {})), ARGS_CHARS, redact)
-        head = f"- [{_ts(error.result)}] `{call.get('name')}` {args} → error{code}"
-    else:
-        head = f"- [{_ts(error.result)}] call {data.get('id')} → error{code}"
-    out = f"{head}: {clip_chars(one_line(message), ERROR_CHARS, redact)}\n" if message else f"{head}\n"
     output = data.get("output")
+    pieces: dict[str, tuple[str, int]] = {}
+    if error.call is not None:
+        pieces["args"] = (one_line(error.call.data.get("args", {})), ARGS_CHARS)
+    if message:
+        pieces["message"] = (one_line(message), ERROR_CHARS)
     if isinstance(output, str) and output.strip() and one_line(output) != one_line(message):
-        out += f"    output: {clip_chars(one_line(output), OUTPUT_CHARS, redact)}\n"
+        pieces["output"] = (one_line(output), OUTPUT_CHARS)
+    step, said = _step(error.next) if error.next is not None else ("", None)
+    if said is not None:
+        pieces["next"] = (said, NEXT_CHARS)
+    cut = dict(zip(pieces, _clip_many(list(pieces.values()), redact)))
+    if error.call is not None:
+        head = f"- [{stamp}] `{error.call.data.get('name')}` {cut['args']} → error{code}"
+    else:
+        head = f"- [{stamp}] call {data.get('id')} → error{code}"
+    out = f"{head}: {cut['message']}\n" if message else f"{head}\n"
+    if "output" in cut:
+        out += f"    output: {cut['output']}\n"
     if error.next is not None:
-        out += f"    next: {_step(error.next, redact)}\n"
+        out += f"    next: {step}{cut.get('next', '')}\n"
     return out
 
 
-def _step(event: Event, redact: Callable[[str], str]) -> str:
+def _step(event: Event) -> tuple[str, str | None]:
+    """What the agent did next: a fixed part, and the text to cut and scan (``None``: nothing more)."""
     data = event.data
     kind = data.get("type")
     if kind == "tool_call":
-        return f"`{data.get('name')}` {clip_chars(one_line(data.get('args', {})), NEXT_CHARS, redact)}"
+        return f"`{data.get('name')}` ", one_line(data.get("args", {}))
     if kind == "turn_end":
-        return f"the turn ended {data.get('status')}"
+        return f"the turn ended {data.get('status')}", None
     who = "the agent said" if kind == "assistant" else "the user said"
-    return f"{who}: {clip_chars(one_line(data.get('text', '')), NEXT_CHARS, redact)}"
+    return f"{who}: ", one_line(data.get("text", ""))
 
 
 def _first_parts(choice: TurnChoice, scan: AgentScan, redact: Redactor, budget: int, prompt_tokens: int) -> None:
