@@ -181,7 +181,8 @@ def main(argv: list[str] | None = None) -> int:
     bundle = _child_json(["-m", "benchmarks.bundle", str(ws)])
     rows.append(
         (
-            f"bundle: {bundle['tokens']:,} tokens from {bundle['conversations']} conversations "
+            f"bundle: {bundle['tokens']:,} tokens, {bundle['turns_kept']} of {bundle['triggering_turns']} triggering "
+            f"turns first ({bundle['front_tokens']:,} tokens), then {bundle['conversations']} conversations "
             f"({bundle['events_in']:,} events, {bundle['bytes_in'] / 1e3:,.0f} kB)",
             _ms(bundle["build_s"]),
             "counting the finished text's tokens once",

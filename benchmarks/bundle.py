@@ -1,8 +1,10 @@
-"""The bundle figure, run in a child process: build a 12,000-token bundle from the 5 newest conversations.
+"""The bundle figure, run in a child process: build a 12,000-token bundle, triggering turns first.
 
-Prints one JSON object: the build time (best of 5, tokenizer already loaded),
-the time to count the finished text's tokens once (the reference), and what the
-bundle holds.
+Never reflected on, the first agent has every turn since its first in the period:
+its triggering turns fill the front (each read back from its file), the 5 newest
+conversations the rest. Prints one JSON object: the build time (best of 5,
+tokenizer already loaded), the time to count the finished text's tokens once (the
+reference), and what the bundle holds.
 """
 
 from __future__ import annotations
@@ -43,6 +45,9 @@ def main() -> None:
                 "events_in": bundle.items_total,
                 "events_kept": bundle.items_kept,
                 "bytes_in": sum(s.tail.offset for s in conversations),
+                "triggering_turns": len(bundle.turns),
+                "turns_kept": sum(1 for t in bundle.turns if t["kept"]),
+                "front_tokens": bundle.parts["triggering_turns"],
             }
         ).decode()
         + "\n"

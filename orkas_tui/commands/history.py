@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from orkas_tui.commands.io import add_json, add_now, add_workspace, now_arg, open_workspace, print_json
+from orkas_tui.core.reflect.effects import measure_effects
 from orkas_tui.core.store.history import list_changes
 from orkas_tui.core.store.proposals import revert_change
 from orkas_tui.core.textfmt import table
@@ -27,15 +28,30 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run_history(args: argparse.Namespace) -> int:
     workspace = open_workspace(args)
-    changes = list_changes(workspace.agent(args.agent))
+    paths = workspace.agent(args.agent)
+    changes = list_changes(paths)
+    effects = measure_effects(paths, workspace.settings, changes) if changes else {}
     if args.json:
-        print_json([c.to_json() for c in changes])
+        print_json([{**c.to_json(), "effect": effects[c.id].to_json() if c.id in effects else None} for c in changes])
         return 0
     if not changes:
         print("no changes yet")
         return 0
-    rows = [(c.id, c.at, c.action, c.target, c.by, c.proposal or "-", c.reverted_at or "") for c in changes]
-    print(table(("change", "at", "action", "target", "by", "proposal", "reverted"), rows))
+    rows = [
+        (
+            c.id,
+            c.at,
+            c.action,
+            c.target,
+            c.by,
+            c.proposal or "-",
+            c.reverted_at or "",
+            effects[c.id].phrase() if c.id in effects else "-",
+        )
+        for c in changes
+    ]
+    print(table(("change", "at", "action", "target", "by", "proposal", "reverted", "effect (before → after)"), rows))
+    print(f"effect: each rate over the {workspace.settings.effect_window} turns showing the skill before and after the change")
     return 0
 
 

@@ -58,6 +58,7 @@ def render_dry_run(prepared: Prepared) -> str:
         f"bundle: {b.tokens} of {b.budget} tokens, {b.items_kept}/{b.items_total} events, "
         f"{len(b.conversations)} conversation(s), {b.outputs_cut} tool output(s) cut",
         f"prompt: {prepared.prompt.tokens} tokens, {prepared.prompt.redactions} redaction(s)",
+        *b.preview(),
         *(f"problem: {problem}" for problem in b.problems),
     ]
     for message in prepared.prompt.messages:

@@ -16,8 +16,9 @@ from pathlib import Path
 
 from orkas_tui.core.read.files import atomic_write
 from orkas_tui.core.read.timefmt import UTC, format_ts
-from orkas_tui.core.read.workspace import write_state
+from orkas_tui.core.read.workspace import Workspace, write_state
 from orkas_tui.core.runtime import AgentRuntime, Conversation
+from orkas_tui.core.store.proposals import approve, create_proposal
 from orkas_tui.core.store.skills import slugify
 from orkas_tui.core.store.system_events import log_event
 
@@ -58,6 +59,8 @@ class Character:
     abort_chance: float = 0.05
     days_since_reflection: float | None = None
     first_day: int = 21
+    fix: tuple[int, str, str] | None = None  # (after conversation n, find, replace): the failing skill patched then
+    fail_chance: float = 0.7  # a turn that read the failing skill ends in its error (after the fix: a fifth of it)
     replies: list[str] = field(default_factory=lambda: ["Done.", "Here is the result.", "Finished; summary below."])
 
 
@@ -273,6 +276,12 @@ CHARACTERS = [
         tool_range=(5, 14),
         abort_chance=0.15,
         days_since_reflection=10.0,
+        fix=(
+            3,
+            "3. Watch `rollout status`.",
+            "3. Watch `rollout status`.\n4. When a rollout exceeds its progress deadline, check the pods' events "
+            "(`kubectl describe pod`) before undoing again.",
+        ),
     ),
     Character(
         id="archivist",
@@ -347,6 +356,7 @@ def _write_agent(root: Path, c: Character, rng: random.Random, anchor: datetime,
     quiet = c.id == "archivist"
     end = anchor - (timedelta(days=4) if quiet else timedelta(minutes=20))
     span = (end - start) / c.conversations
+    fail_chance = c.fail_chance
     for n in range(c.conversations):
         if n == c.conversations - 1 and not quiet:  # the latest conversation runs up to the anchor
             clock.now = end - timedelta(minutes=rng.randint(60, 100))
@@ -356,8 +366,11 @@ def _write_agent(root: Path, c: Character, rng: random.Random, anchor: datetime,
         running_last = c.id == "coder" and n == c.conversations - 1
         turns = rng.randint(2, 5)
         for t in range(turns):
-            _play_turn(conv, c, rng, clock, running=running_last and t == turns - 1)
+            _play_turn(conv, c, rng, clock, running=running_last and t == turns - 1, fail_chance=fail_chance)
             clock.now += timedelta(minutes=rng.randint(1, 25))
+        if c.fix is not None and n == c.fix[0]:
+            _fix_failing_skill(root, c, c.fix, clock())
+            fail_chance = c.fail_chance / 5
         if c.id == "researcher" and n == 3:
             with open(conv.path, "ab") as handle:  # a crashed writer left half an event
                 handle.write(b'{"ts": "' + format_ts(clock()).encode() + b'", "type": "assistant", "text": "\xe6\x95\xb0\n')
@@ -368,7 +381,22 @@ def _write_agent(root: Path, c: Character, rng: random.Random, anchor: datetime,
         log_event(paths, "reflection", last_reflection, summary="Patched skills after corrections", operations=1, by="demo")
 
 
-def _play_turn(conv: Conversation, c: Character, rng: random.Random, clock: Clock, running: bool = False) -> None:
+def _fix_failing_skill(root: Path, c: Character, fix: tuple[int, str, str], now: datetime) -> None:
+    """A reflection's patch to the failing skill, approved through the core, so the history has a change
+    whose effect the turns after it show (``history`` and the app's skill history)."""
+    _after, find, replace = fix
+    workspace = Workspace.open(root)
+    paths = workspace.agent(c.id)
+    operations = [{"op": "patch_skill", "skill": c.failing_skill, "find": find, "replace": replace}]
+    summary = "Rollouts kept failing after the skill's undo; add the step that finds why"
+    proposal = create_proposal(paths, workspace.settings, summary, operations, now, {"model": "demo"})
+    approve(workspace, proposal.id, now)
+    log_event(paths, "reflection", now, summary=summary, operations=1, by="demo")
+
+
+def _play_turn(
+    conv: Conversation, c: Character, rng: random.Random, clock: Clock, running: bool = False, fail_chance: float = 0.7
+) -> None:
     conv.start_turn()
     corrected = rng.random() < 0.28
     conv.user(rng.choice(c.corrections) if corrected else rng.choice(c.asks))
@@ -402,7 +430,7 @@ def _play_turn(conv: Conversation, c: Character, rng: random.Random, clock: Cloc
         if running and i == calls // 2:
             return
     clock.tick(rng)
-    failing = c.failing_skill in read and rng.random() < 0.7
+    failing = c.failing_skill in read and rng.random() < fail_chance
     roll = rng.random()
     if roll < c.abort_chance:
         conv.end_turn("aborted")

@@ -106,9 +106,10 @@ class Activity:
 
 
 def bundle_text(prepared: Prepared) -> str:
-    """Exactly the messages that would be sent, one block a message."""
+    """What the bundle chose (per triggering turn: kept, cut, tokens), then exactly the messages that would be sent."""
+    choice = "── what the bundle holds ──\n" + "\n".join(prepared.bundle.preview())
     blocks = [f"── {m.get('role')} ──\n{m.get('content')}" for m in prepared.prompt.messages]
-    return "\n\n".join(blocks)
+    return "\n\n".join([choice, *blocks])
 
 
 class ReflectionActions(_Base):
@@ -225,7 +226,8 @@ class ReflectionActions(_Base):
         model = self.settings.model.name or "(no model configured)"
         question = (
             f"Reflect on {agent} now?\nThe bundle is {prepared.bundle.tokens:,} tokens with "
-            f"{prepared.prompt.redactions} redaction(s), from {len(prepared.bundle.conversations)} conversation(s); "
+            f"{prepared.prompt.redactions} redaction(s), {sum(1 for t in prepared.bundle.turns if t['kept'])} triggering "
+            f"turn(s) first, then {len(prepared.bundle.conversations)} conversation(s); "
             f"it is sent to {model}. Nothing else leaves this machine."
         )
 

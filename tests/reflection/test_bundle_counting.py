@@ -75,6 +75,7 @@ def counted_eagerly(scan: AgentScan) -> tuple[str, int, int, int]:
     outputs=st.integers(0, 2000),
 )
 def test_lazy_counting_equals_counting_every_line(tmp_path_factory, budget, sizes, outputs) -> None:
+    """Turns that trigger nothing: the bundle is the activity alone, as the spec first described it."""
     root = tmp_path_factory.mktemp("ws")
     configure(root, extra=f"[bundle]\nmax_tokens = {budget}\ntool_output_chars = 300\n")
     for i, size in enumerate(sizes):
@@ -82,7 +83,7 @@ def test_lazy_counting_equals_counting_every_line(tmp_path_factory, budget, size
             root,
             "a",
             NOW - timedelta(hours=len(sizes) - i),
-            user="déjà vu 不对 " * (size // 10),
+            user="déjà vu 好的 " * (size // 10),
             calls=2,
             output="output line\n    " * (outputs // 16),
         )

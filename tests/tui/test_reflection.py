@@ -187,3 +187,31 @@ async def test_the_model_client_is_imported_in_the_background_at_start(app_facto
                 break
             await pilot.pause(0.05)
         assert app.model_client_ready
+
+
+async def test_the_skill_history_shows_each_changes_effect_beside_its_revert(app_factory, demo_ws: Path) -> None:
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.open_skill("ops", "rollback-deployment")
+        await _wait(pilot, lambda: isinstance(app.screen, SkillEditor))
+        await pilot.press("f2")
+        await _wait(pilot, lambda: isinstance(app.screen, SkillHistory) and app.screen.effects is not None)
+        history = app.screen
+        line = str(history.query_one("#history-effect").render())
+        assert line.startswith("Effect of ops.c1 over the 20 turns showing the skill before and after it: invocation")
+        assert "ineffective 100% → 20%" in line and line.endswith("; v reverts it")
+        cell = history.query_one("#history-table").get_row("ops.c1")[-1]
+        assert cell.plain == "inef. 100% → 20%" and str(cell.style) == "green"
+
+
+async def test_the_bundle_view_lists_what_was_kept_per_triggering_turn(app_factory, demo_ws: Path) -> None:
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_agent(pilot, "ops")
+        app.action_show_bundle()
+        await _wait(pilot, lambda: isinstance(app.screen, TextView))
+        text = app.screen.text
+        assert text.startswith("── what the bundle holds ──\nparts: triggering turns ")
+        assert "triggering turns: 10, 10 in the bundle, most recent first" in text
+        assert "# Effect of the latest change to each skill read" in text

@@ -305,6 +305,7 @@ class Settings:
     profile_cap: Annotated[int, Between(1, 100_000)] = 2_000
     strategies_cap: Annotated[int, Between(1, 100_000)] = 2_000
     auto_apply: bool = False
+    effect_window: Annotated[int, Between(1, 10_000)] = 20  # turns before and after an applied change whose rates are compared
     schedule: ScheduleSettings = Field(default_factory=ScheduleSettings)
     bundle: BundleSettings = Field(default_factory=BundleSettings)
     model: ModelSettings = Field(default_factory=ModelSettings)
@@ -354,6 +355,7 @@ LAYOUT: dict[str, str] = {
     "model.max_retries": "model.max_retries",
     "model.retry_backoff_s": "model.retry_backoff_s",
     "reflection.auto_apply": "auto_apply",
+    "reflection.effect_window": "effect_window",
 }
 FREE_TABLES = {"keys"}  # any key name: each value is a key binding
 TABLES = sorted({key.split(".")[0] for key in LAYOUT if "." in key} | FREE_TABLES)

@@ -1,6 +1,10 @@
-"""The reflection bundle: recent activity, redacted, interleaved in time, under a token budget.
+"""The reflection bundle: what triggered first, then recent activity, redacted, under a token budget.
 
-At most ``max_conversations`` conversations with activity since the last
+The front (:mod:`orkas_tui.core.reflect.front`) holds the triggering turns since the
+last reflection, most recent first: their signals with evidence, opening prompts,
+corrections and real errors, then the effect of the latest change to each skill
+read. The rest of the budget goes to the activity, newest kept, shown oldest first,
+leaving out the lines the front already shows. For the activity: at most ``max_conversations`` conversations with activity since the last
 reflection, plus the agent's system events (``events.jsonl``) of the same period,
 one line per event in time order. Secrets are redacted first, so the count and
 the text sent are both of the redacted text. When over budget, long tool outputs
@@ -17,6 +21,7 @@ A file that cannot be read (``events.jsonl``, a conversation) is named in
 
 from __future__ import annotations
 
+import gc
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
@@ -27,6 +32,8 @@ from orkas_tui.core.observe.transient import TransientRule
 from orkas_tui.core.read.files import open_regular
 from orkas_tui.core.read.tail import JsonlTail
 from orkas_tui.core.read.timefmt import format_ts, parse_ts
+from orkas_tui.core.reflect.evidence import triggering_turns
+from orkas_tui.core.reflect.front import Front, Key, build_front
 from orkas_tui.core.reflect.tokens import count_tokens, cut_middle_to_tokens, truncate_to_tokens
 from orkas_tui.core.store.redact import Redactor
 from orkas_tui.core.summary.scan import AgentScan
@@ -44,6 +51,22 @@ class BundleItem:
     kind: str
     text: str
     output: str | None = None
+    offset: int = -1  # where the event's line starts in its file (with ``source``: its identity)
+    event: dict | None = None  # a conversation event not yet described (text and output come from it)
+
+    def described(self, rule: TransientRule) -> BundleItem:
+        """The item with its text and output: described only when a bundle may show it."""
+        if self.event is None:
+            return self
+        text, output = _describe(self.event, rule)
+        return replace(self, text=text, output=output, event=None)
+
+    def output_chars(self) -> int:
+        """The length of the tool output (0 for none), described or not."""
+        if self.event is None:
+            return len(self.output or "")
+        output = self.event.get("output")
+        return len(output) if self.kind == "tool_result" and isinstance(output, str) else 0
 
     def line(self) -> str:
         head = f"[{format_ts(self.ts)}] {self.source} {self.kind}: {self.text}"
@@ -65,6 +88,36 @@ class Bundle:
     skills_read: list[str] = field(default_factory=list)
     lines_cut: int = 0
     problems: list[str] = field(default_factory=list)
+    turns: list[dict] = field(default_factory=list)  # per triggering turn: what was kept, what was cut, tokens
+    parts: dict[str, int] = field(default_factory=dict)  # tokens of each part of the text
+
+    def preview(self) -> list[str]:
+        """What the bundle chose, per triggering turn, and the tokens of each part: for the dry run and the app."""
+        kept = sum(1 for t in self.turns if t["kept"])
+        out = [
+            f"parts: triggering turns {self.parts.get('triggering_turns', 0):,} tokens, effects of changes "
+            f"{self.parts.get('effects', 0):,}, activity {self.parts.get('activity', 0):,} "
+            f"({self.items_kept}/{self.items_total} lines)",
+            f"triggering turns: {len(self.turns)}, {kept} in the bundle, most recent first"
+            + ("" if self.turns else " (none: the bundle is the recent activity)"),
+        ]
+        for t in self.turns:
+            if not t["kept"]:
+                out.append(f"  {t['conversation']} {t['turn']} (score {t['score']:g}): left out, over the budget")
+                continue
+            tokens = t["tokens"]
+            errors, corrections = t["errors"], t["corrections"]
+            out.append(
+                f"  {t['conversation']} {t['turn']} (score {t['score']:g}; {', '.join(t['signals'])}): "
+                f"opening prompt {tokens.get('prompt', 0)} tokens{' (cut)' if t['prompt_cut'] else ''}, "
+                f"signals {tokens.get('signals', 0)}, "
+                f"errors {errors['kept']}/{errors['total']} {tokens.get('errors', 0)}, "
+                f"corrections {corrections['kept']}/{corrections['total']} {tokens.get('corrections', 0)}; "
+                f"lines {t['lines']}: {t['lines_above']} above, {t['lines_in_activity']} in the activity, "
+                f"{t['lines_left_out']} left out"
+                + (f"; {t['transient_errors_left_out']} transient error(s) not shown" if t["transient_errors_left_out"] else "")
+            )
+        return out
 
     def to_json(self) -> dict:
         return {
@@ -79,6 +132,8 @@ class Bundle:
             "outputs_cut": self.outputs_cut,
             "lines_cut": self.lines_cut,
             "problems": self.problems,
+            "parts": self.parts,
+            "triggering_turns": self.turns,
         }
 
 
@@ -125,7 +180,7 @@ def _describe(event: dict, rule: TransientRule) -> tuple[str, str | None]:
     return _fields(event, ("ts", "type")), None
 
 
-def _read_events(path: Path, problems: list[str]) -> list[dict]:
+def _read_events(path: Path, problems: list[str]) -> list[tuple[int, dict]]:
     try:
         open_regular(path).close()  # the tail skips a file it cannot open; the bundle names it
     except FileNotFoundError:
@@ -134,13 +189,20 @@ def _read_events(path: Path, problems: list[str]) -> list[dict]:
         problems.append(f"{path.name}: cannot read ({exc.strerror or exc}); left out of the bundle")
         return []
     _reset, lines = JsonlTail(path).poll()
-    return [line.event for line in lines if line.event is not None]
+    return [(line.start, line.event) for line in lines if line.event is not None]
 
 
 def _collect(
-    scan: AgentScan, since: datetime | None, max_conversations: int
+    scan: AgentScan,
+    since: datetime | None,
+    max_conversations: int,
+    shown: frozenset[Key] | set[Key] = frozenset(),
+    lazy: bool = False,
 ) -> tuple[list[BundleItem], list[str], list[str], list[str]]:
-    """The raw (not yet redacted) items of the period, the conversations chosen, skills read, problems."""
+    """The raw (not yet redacted) items of the period, the conversations chosen, skills read, problems.
+
+    Events in ``shown`` (already in the bundle's front) are left out. ``lazy``: conversation
+    events are described only when asked (:meth:`BundleItem.described`), as a bundle does."""
     rule = TransientRule.from_settings(scan.settings)
     active = [
         state
@@ -155,21 +217,21 @@ def _collect(
     order = 0
     for state in chosen:
         previous = None
-        for event in _read_events(state.path, problems):
+        for offset, event in _read_events(state.path, problems):
             moment = parse_ts(event.get("ts")) or previous
             previous = moment
-            if moment is None or (since is not None and moment <= since):
+            if moment is None or (since is not None and moment <= since) or (state.path.stem, offset) in shown:
                 continue
-            text, output = _describe(event, rule)
             if event["type"] == "skill_read" and isinstance(event.get("skill"), str):
                 skills_read[event["skill"]] = None
             if event["type"] == "tool_call" and event.get("name") == "read_skill" and isinstance(event.get("args"), dict):
                 name = event["args"].get("name")
                 if isinstance(name, str):
                     skills_read[name] = None
-            items.append(BundleItem(moment, order, state.path.stem, event["type"], text, output))
+            item = BundleItem(moment, order, state.path.stem, event["type"], "", None, offset, event)
+            items.append(item if lazy else item.described(rule))
             order += 1
-    for event in _read_events(scan.paths.events, problems):
+    for _offset, event in _read_events(scan.paths.events, problems):
         moment = parse_ts(event.get("ts"))
         if moment is None or (since is not None and moment <= since):
             continue
@@ -194,11 +256,14 @@ class _Lines:
     """Each item redacted, cut as the current stage asks, and counted: only when asked for (newest first).
 
     A bundle keeps the newest few hundred of thousands of items: only those, and
-    the one that no longer fits, are ever redacted or counted.
+    the one that no longer fits, are ever described, redacted or counted.
     """
 
-    def __init__(self, items: list[BundleItem], redact: Redactor, output_chars: int, line_tokens: int) -> None:
+    def __init__(
+        self, items: list[BundleItem], redact: Redactor, output_chars: int, line_tokens: int, rule: TransientRule
+    ) -> None:
         self.items = items
+        self.rule = rule
         self.redact = redact
         self.output_chars = output_chars
         self.line_tokens = line_tokens
@@ -210,7 +275,7 @@ class _Lines:
     def _redacted(self, i: int) -> tuple[BundleItem, int]:
         done = self.clean.get(i)
         if done is None:
-            item, before = self.items[i], self.redact.count
+            item, before = self.items[i].described(self.rule), self.redact.count
             text = self.redact(item.text)
             output = self.redact(item.output) if item.output else item.output
             done = self.clean[i] = (replace(item, text=text, output=output), self.redact.count - before)
@@ -265,46 +330,91 @@ class _Lines:
         return sum(self._redacted(i)[1] for i in range(start, len(self.items)))
 
 
+def _front_title(since: datetime | None, count: int) -> str:
+    period = f"since {format_ts(since)}" if since else "since the first turn (never reflected on)"
+    return (
+        f"# Triggering turns {period}: {count}, most recent first: each one's signals with their evidence, "
+        "opening prompt, corrections and real errors (transient errors are the environment's: not shown)\n\n"
+    )
+
+
 def build_bundle(scan: AgentScan, since: datetime | None) -> Bundle:
     """The bundle for one refreshed scan and the period after ``since``."""
+    enabled = gc.isenabled()
+    gc.disable()  # thousands of short-lived event objects, none in a cycle: the collector would only rescan them
+    try:
+        return _build(scan, since)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _build(scan: AgentScan, since: datetime | None) -> Bundle:
     settings = scan.settings.bundle
     budget = settings.max_tokens
-    items, conversations, skills_read, problems = _collect(scan, since, settings.max_conversations)
+    redact = Redactor(settings.redact_patterns)
+    triggering = triggering_turns(scan, since)
+    title = _front_title(since, len(triggering))
+    front = Front([], "", 0, 0, [])
+    if triggering:
+        front = build_front(scan, triggering, budget, redact, [], title)
+    items, conversations, skills_read, problems = _collect(scan, since, settings.max_conversations, front.shown, lazy=True)
+    if not triggering and skills_read:  # the effect of changes to the skills read, with no turn triggering
+        front = build_front(scan, [], budget, redact, skills_read, title)
+    room = budget - front.tokens
     total = len(items)
-    lines = _Lines(items, Redactor(settings.redact_patterns), settings.tool_output_chars, budget // 4)
+    lines = _Lines(items, redact, settings.tool_output_chars, budget // 4, TransientRule.from_settings(scan.settings))
     cut = 0
-    if not lines.fits(0, budget - count_tokens(_header(since, conversations, 0))):
+    if not lines.fits(0, room - count_tokens(_header(since, conversations, 0))):
         lines.stage = OUTPUTS_CUT
-        cut = sum(1 for item in items if item.output is not None and len(item.output) > settings.tool_output_chars)
-        if not lines.fits(0, budget - count_tokens(_header(since, conversations, 0))):
+        cut = sum(1 for item in items if item.output_chars() > settings.tool_output_chars)
+        if not lines.fits(0, room - count_tokens(_header(since, conversations, 0))):
             lines.stage = LINES_CUT
     start = 0
     while True:
-        start = lines.first_fitting(start, budget - count_tokens(_header(since, conversations, start)))
-        head = _header(since, conversations, start)
-        body = "".join(lines.line(i)[0] for i in range(start, len(items)))
-        text = head + body
+        if start < total:
+            start = lines.first_fitting(start, room - count_tokens(_header(since, conversations, start)))
+        _place(front, items, start)
+        head = front.render(title) + _header(since, conversations, start)
+        text = head + "".join(lines.line(i)[0] for i in range(start, total))
         tokens = count_tokens(text)
         if tokens <= budget:
             break
-        if start < len(items) - 1:
+        if start < total - 1 or (front.tokens and start < total):  # with a front, the activity may go whole
             start += 1
             continue
         text = truncate_to_tokens(text, budget)
         tokens = count_tokens(text)
         break
+    front_tokens = sum(sum(c.tokens.values()) for c in front.choices if c.kept)
     return Bundle(
         agent=scan.id,
         since=since,
         text=text,
         tokens=tokens,
         budget=budget,
-        redactions=lines.redactions(start) if items else 0,
+        redactions=front.redactions + (lines.redactions(start) if start < total else 0),
         conversations=conversations,
         items_total=total,
         items_kept=total - start,
         outputs_cut=cut,
-        skills_read=skills_read,
+        skills_read=list(dict.fromkeys(front.skills + skills_read)),
         lines_cut=len({i for i in lines.cut_lines if i >= start}),
         problems=problems,
+        turns=[c.to_json() for c in front.choices],
+        parts={
+            "triggering_turns": front_tokens,
+            "effects": front.effects_tokens,
+            "activity": sum(lines.line(i)[1] for i in range(start, total)),
+        },
     )
+
+
+def _place(front: Front, items: list[BundleItem], start: int) -> None:
+    """Count, for each triggering turn, how many of its lines the activity from ``start`` on shows."""
+    kept = {(item.source, item.offset) for item in items[start:]}
+    for choice in front.choices:
+        conversation = choice.trigger.record.conversation
+        choice.in_activity = sum(
+            1 for e in choice.evidence.events if (conversation, e.offset) in kept and (conversation, e.offset) not in choice.shown
+        )

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from orkas_tui.core.observe.skill_metrics import skill_metrics
 from orkas_tui.core.reflect.bundle import Bundle
 from orkas_tui.core.reflect.tokens import count_tokens
 from orkas_tui.core.store.notes import NOTES, TITLES, SelfNotes
@@ -53,6 +52,10 @@ Rules:
    where it stumbles, naming failing tools in `backticks`; {strategies_cap} for "strategies": strategies
    for this user and domain). "update_self" replaces the whole note: keep what is still true.
 6. Skill slugs are lowercase letters, digits, '-' and '_' (the file name without .md).
+7. The activity opens with the turns that triggered this reflection: their signals and evidence, opening
+   prompts, corrections and real errors (each with the call and what the agent did next). Learn from those
+   first; the rest of the activity is context. "Effect of the latest change" gives a skill's rates over the
+   turns before and after its last change: patch again or delete a skill whose change made a rate worse.
 """
 
 
@@ -67,7 +70,7 @@ def _skill_section(scan: AgentScan, bundle: Bundle, redact: Redactor) -> str:
     skills, _problems = SkillStore(scan.paths, scan.settings).load_all()
     if not skills:
         return "## Skills\n\n(no skills yet)"
-    table = skill_metrics(scan.turns())
+    table = scan.skill_use()
     lines = []
     for skill in sorted(skills, key=lambda s: s.slug):
         m = table.get(skill.slug)

@@ -1,6 +1,9 @@
 """A skill's change history (from the core's history), each change as a diff, with revert.
 
-Reverting goes through :func:`revert_change`, which refuses when the file changed since."""
+Each change shows its effect (the skill's rates over the turns before and after it,
+:func:`measure_effects`), measured in a worker once the screen is up, so a change that
+made things worse is seen right beside its revert. Reverting goes through
+:func:`revert_change`, which refuses when the file changed since."""
 
 from __future__ import annotations
 
@@ -15,15 +18,31 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Static
 
+from orkas_tui.core.reflect.effects import Effect, measure_effects
 from orkas_tui.core.store.history import Change, HistoryError
 from orkas_tui.core.store.proposals import revert_change
+from orkas_tui.core.textfmt import rate
 from orkas_tui.tui.screens.confirm import Choose
 from orkas_tui.tui.widgets.keyed_table import Cell, KeyedTable
 
 if TYPE_CHECKING:
     from orkas_tui.tui.app import OrkasApp
 
-COLUMNS = [("id", "Change"), ("at", "When"), ("action", "Action"), ("by", "By"), ("state", "State")]
+COLUMNS = [("id", "Change"), ("at", "When"), ("action", "Action"), ("by", "By"), ("state", "State"), ("effect", "Effect")]
+MEASURING = "measuring…"
+
+
+def effect_cell(effect: Effect | None) -> Cell:
+    """The short form for the table: the ineffective rate before → after, or why there is none yet."""
+    if effect is None:
+        return Cell(MEASURING, sort="", style="dim")
+    if effect.after is None:
+        return Cell(effect.status if effect.removed else f"{effect.turns_after}/{effect.window} turns", sort="", style="dim")
+    before, after = effect.before.ineffective_rate, effect.after.ineffective_rate
+    worse = before is not None and after is not None and after > before
+    better = before is not None and after is not None and after < before
+    text = f"inef. {rate(before)} → {rate(after)}"
+    return Cell(text, sort=text, style="red" if worse else "green" if better else "")
 
 
 def change_diff(change: Change) -> Text:
@@ -50,6 +69,7 @@ class SkillHistory(ModalScreen[bool]):
         super().__init__(classes="viewer")
         self.slug = slug
         self.changes = {c.id: c for c in changes}
+        self.effects: dict[str, Effect] | None = None  # None while being measured
         self.reverted = False
 
     def compose(self) -> ComposeResult:
@@ -59,12 +79,31 @@ class SkillHistory(ModalScreen[bool]):
             markup=False,
         )
         yield KeyedTable(COLUMNS, sort=("id", True), id="history-table", drop=["by", "action", "at"])
+        yield Static("", id="history-effect", markup=False)
         with VerticalScroll(id="history-diff"):
             yield Static("", id="history-diff-body")
         yield Footer()
 
     def on_mount(self) -> None:
         self.call_after_refresh(self._fill)
+        if self.changes:
+            self._measure()
+
+    @work(thread=True, group="history-effects")
+    def _measure(self) -> None:
+        """A scan of its own (from the cache): the app's scans belong to the main thread."""
+        app = self.app
+        agent = next(iter(self.changes.values())).agent
+        try:
+            effects = measure_effects(app.workspace.agent(agent), app.workspace.settings, list(self.changes.values()))
+        except (OSError, ValueError) as exc:
+            app.call_from_thread(self.notify, f"cannot measure the effects: {exc}", severity="warning")
+            return
+        app.call_from_thread(self._measured, effects)
+
+    def _measured(self, effects: dict[str, Effect]) -> None:
+        self.effects = effects
+        self._fill()
 
     def _fill(self) -> None:
         table = self.query_one(KeyedTable)
@@ -80,6 +119,7 @@ class SkillHistory(ModalScreen[bool]):
                         sort=bool(c.reverted_at),
                         style="dim" if c.reverted_at else "green",
                     ),
+                    effect_cell(self.effects.get(cid)) if self.effects is not None else effect_cell(None),
                 ]
                 for cid, c in self.changes.items()
             }
@@ -95,7 +135,19 @@ class SkillHistory(ModalScreen[bool]):
     def _show(self) -> None:
         key = self.query_one(KeyedTable).current_key()
         if key in self.changes:
+            self.query_one("#history-effect", Static).update(self._effect_line(key))
             self.query_one("#history-diff-body", Static).update(change_diff(self.changes[key]))
+
+    def _effect_line(self, key: str) -> str:
+        if self.effects is None:
+            return f"Effect of {key}: {MEASURING}"
+        effect = self.effects.get(key)
+        if effect is None:
+            return f"Effect of {key}: none (not a skill change)"
+        window = f"the {effect.window} turns showing the skill before and after it"
+        return f"Effect of {key} over {window}: {effect.phrase()}" + (
+            "; v reverts it" if not self.changes[key].reverted_at else ""
+        )
 
     def action_revert(self) -> None:
         key = self.query_one(KeyedTable).current_key()

@@ -1,0 +1,189 @@
+"""What a triggering turn teaches, read back from its conversation file: the bundle's first part.
+
+:func:`triggering_turns` is the only place the bundle asks the summary layer for
+turns and their scores. Each turn's events are re-read from its byte span (the
+observer recorded where the turn starts and ends), confined to the workspace, and
+turned into :class:`TurnEvidence`: the opening prompt, the corrections in full,
+and every real error with the call that caused it (arguments cut) and what the
+agent did next. Transient errors are counted, never shown as lessons.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import BinaryIO
+
+import orjson
+
+from orkas_tui.core.observe.corrections import CorrectionMatcher, matcher_for
+from orkas_tui.core.observe.signals import Score
+from orkas_tui.core.observe.transient import TransientRule
+from orkas_tui.core.observe.turns import TurnRecord
+from orkas_tui.core.read.files import open_regular
+from orkas_tui.core.read.tail import parse_line
+from orkas_tui.core.read.timefmt import parse_ts
+from orkas_tui.core.summary.scan import AgentScan
+
+ARGS_CHARS = 160  # a failed call's arguments, cut
+NEXT_CHARS = 160  # what the agent did next, cut
+ERROR_CHARS = 400  # an error message, cut head and tail
+OUTPUT_CHARS = 240  # a failed call's output (when it says more than the error), head and tail
+
+
+@dataclass(frozen=True)
+class Triggering:
+    """A triggering turn, its score, and the file its events are in."""
+
+    record: TurnRecord
+    score: Score
+    path: Path
+    ended_at: datetime
+
+
+def triggering_turns(scan: AgentScan, since: datetime | None) -> list[Triggering]:
+    """Ended turns after ``since`` whose score reaches the threshold, most recent first (ties: conversation, order).
+
+    Scores come from the summary (:meth:`AgentScan.scored_turns`), never computed here."""
+    found = []
+    for turn in scan.scored_turns():
+        if not turn.score.triggers:
+            continue
+        record = turn.record
+        ended = parse_ts(record.ended_at)
+        if ended is None or (since is not None and ended <= since):
+            continue
+        found.append(Triggering(record, turn.score, scan.conversations[record.conversation].path, ended))
+    found.sort(key=lambda t: (t.ended_at, t.record.conversation, t.record.seq), reverse=True)
+    return found
+
+
+@dataclass(frozen=True)
+class Event:
+    """One event of a turn and the byte where its line starts (its identity in the bundle)."""
+
+    offset: int
+    data: dict
+
+
+@dataclass
+class TurnError:
+    """A real error: the failed result (or the turn's end), the call before it, what came next."""
+
+    result: Event
+    call: Event | None
+    next: Event | None
+
+
+@dataclass
+class TurnEvidence:
+    events: list[Event]
+    prompt: Event | None = None
+    corrections: list[tuple[Event, str]] = field(default_factory=list)  # (message, the phrase matched)
+    errors: list[TurnError] = field(default_factory=list)
+    transient: int = 0
+
+
+class Spans:
+    """Reads turns' byte spans, each conversation file opened once (confined) however many of its turns are read."""
+
+    def __init__(self, max_line: int) -> None:
+        self.max_line = max_line
+        self.handles: dict[Path, BinaryIO | None] = {}
+
+    def __enter__(self) -> Spans:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for handle in self.handles.values():
+            if handle is not None:
+                handle.close()
+
+    def read(self, path: Path, start: int, end: int) -> list[Event]:
+        """The events of bytes ``start``..``end`` of ``path``; malformed or over-long lines skipped, an
+        unreadable file read as empty."""
+        if path not in self.handles:
+            try:
+                self.handles[path] = open_regular(path)
+            except OSError:
+                self.handles[path] = None
+        handle = self.handles[path]
+        if handle is None:
+            return []
+        try:
+            handle.seek(start)
+            data = handle.read(max(0, end - start))
+        except OSError:
+            return []
+        events = []
+        offset = start
+        for raw in data.split(b"\n"):
+            if raw and len(raw) <= self.max_line and (event := parse_line(raw)) is not None:
+                events.append(Event(offset, event))
+            offset += len(raw) + 1
+        return events
+
+
+def _failed(event: dict, rule: TransientRule) -> bool | None:
+    """For a failed tool result or error turn end: whether it is transient; ``None`` for anything else."""
+    kind = event.get("type")
+    flag = event.get("transient") if isinstance(event.get("transient"), bool) else None
+    if kind == "tool_result" and event.get("ok") is not True:
+        message = event.get("error") if isinstance(event.get("error"), str) else event.get("output")
+        return rule.classify(message, event.get("status"), flag).transient
+    if kind == "turn_end" and event.get("status") not in ("ok", "aborted"):
+        return rule.classify(event.get("error"), None, flag).transient
+    return None
+
+
+def _next_step(events: list[Event], index: int) -> Event | None:
+    for event in events[index + 1 :]:
+        if event.data.get("type") in ("tool_call", "assistant", "user", "turn_end"):
+            return event
+    return None
+
+
+def turn_evidence(events: list[Event], rule: TransientRule, matcher: CorrectionMatcher) -> TurnEvidence:
+    evidence = TurnEvidence(events)
+    calls: dict[str, Event] = {}
+    for index, event in enumerate(events):
+        data = event.data
+        kind = data.get("type")
+        if kind == "user":
+            if evidence.prompt is None:
+                evidence.prompt = event
+            phrase = matcher.find(data.get("text"))
+            if phrase is not None:
+                evidence.corrections.append((event, phrase))
+        elif kind == "tool_call" and isinstance(data.get("id"), str):
+            calls[data["id"]] = event
+        transient = _failed(data, rule)
+        if transient is True:
+            evidence.transient += 1
+        elif transient is False:
+            call_id = data.get("id")
+            call = calls.get(call_id) if kind == "tool_result" and isinstance(call_id, str) else None
+            evidence.errors.append(TurnError(event, call, _next_step(events, index)))
+    return evidence
+
+
+def gather(scan: AgentScan, triggering: Triggering, spans: Spans) -> TurnEvidence:
+    """The evidence of one triggering turn, read from its span of the conversation file."""
+    record = triggering.record
+    events = spans.read(triggering.path, record.start, record.end)
+    return turn_evidence(events, TransientRule.from_settings(scan.settings), matcher_for(scan.settings.correction_phrases))
+
+
+def cut_chars(text: str, limit: int) -> str:
+    """``text`` within about ``limit`` characters: its head and tail, the cut marked."""
+    if len(text) <= limit:
+        return text
+    head = limit * 2 // 3
+    tail = limit - head
+    return f"{text[:head]} … [cut {len(text) - limit:,} chars] … {text[-tail:]}"
+
+
+def one_line(value: object) -> str:
+    text = value if isinstance(value, str) else orjson.dumps(value, default=str).decode()
+    return " ".join(text.split())
