@@ -40,7 +40,7 @@ from orkas_tui.tui.data import AREAS, AgentView, WorkspaceData
 from orkas_tui.tui.keymap import check_keymap
 from orkas_tui.tui.palette import AgentsAndSkills
 from orkas_tui.tui.reflection_actions import ReflectionActions
-from orkas_tui.tui.screens.confirm import Choose
+from orkas_tui.tui.screens.confirm import Choose, changed_on_disk
 from orkas_tui.tui.screens.help import HelpScreen
 from orkas_tui.tui.screens.op_editor import OpEditor
 from orkas_tui.tui.screens.settings import SettingsEditor, SettingsScreen
@@ -629,15 +629,7 @@ class OrkasApp(ReflectionActions, App[None]):
             elif choice == "reload":
                 self._discard_note(note)
 
-        self.push_screen(
-            Choose(
-                f"self/{note}.md changed on disk since you opened it.\n"
-                "Overwrite it with your version, reload the version on disk, or keep editing?",
-                [("keep", "Keep editing"), ("reload", "Reload from disk"), ("overwrite", "Overwrite")],
-                danger="overwrite",
-            ),
-            answer,
-        )
+        self.push_screen(changed_on_disk(f"self/{note}.md"), answer)
 
     def action_reload_note(self, note: str) -> None:
         editor = self.query_one(SelfPane).editor(note)

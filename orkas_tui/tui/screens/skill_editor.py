@@ -21,7 +21,7 @@ from orkas_tui.core.read.files import ConflictError
 from orkas_tui.core.store.history import list_changes
 from orkas_tui.core.store.skills import Skill, SkillError, SkillStore
 from orkas_tui.core.store.user_edits import delete_skill, edit_skill, save_skill_text
-from orkas_tui.tui.screens.confirm import Choose
+from orkas_tui.tui.screens.confirm import Choose, changed_on_disk
 from orkas_tui.tui.screens.skill_history import SkillHistory
 
 if TYPE_CHECKING:
@@ -172,15 +172,7 @@ class SkillEditor(Screen[None]):
 
         self.changed_on_disk = True
         self._update_status()
-        self.app.push_screen(
-            Choose(
-                f"{self.skill.slug}.md changed on disk since you opened it.\n"
-                "Overwrite it with your version, reload the version on disk (your edits are lost), or keep editing?",
-                [("keep", "Keep editing"), ("reload", "Reload from disk"), ("overwrite", "Overwrite")],
-                danger="overwrite",
-            ),
-            answer,
-        )
+        self.app.push_screen(changed_on_disk(f"{self.skill.slug}.md", " (your edits are lost)"), answer)
 
     def action_history(self) -> None:
         self._open_history()
