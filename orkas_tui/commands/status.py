@@ -78,7 +78,8 @@ def workspace_status(workspace, now, agent_id: str | None = None, jobs: int = 1)
         use = scan.skill_use()
         skills = [with_use(row, use.get(row["slug"], NO_USE)) for row in blank]
         row = compose_status(paths, notes, scan.history(), skills, list(problems), last, survey.skipped)
-        row["queue"] = plan.decision(paths.id).to_json()
+        if (decision := plan.decision(paths.id)) is not None:  # every agent is planned
+            row["queue"] = decision.to_json()
         rows.append(row)
     return {
         "workspace": str(workspace.root),
@@ -171,7 +172,7 @@ def render_status(doc: dict, recent: int | None) -> str:
                 ),
             ]
         if agent["skills"]:
-            rows = [
+            cells = [
                 (
                     s["slug"],
                     s["impressions"],
@@ -187,7 +188,7 @@ def render_status(doc: dict, recent: int | None) -> str:
             out += [
                 "skills",
                 table(
-                    ("skill", "impr", "inv", "inv%", "edit%", "ineff%", "patches", "last used"), rows, right=(1, 2, 3, 4, 5, 6)
+                    ("skill", "impr", "inv", "inv%", "edit%", "ineff%", "patches", "last used"), cells, right=(1, 2, 3, 4, 5, 6)
                 ),
             ]
         for problem in agent.get("problems", []):

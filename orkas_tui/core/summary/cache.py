@@ -24,6 +24,7 @@ and, at the same size, the same mtime (else it was rewritten in place, and is re
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import zlib
@@ -48,10 +49,24 @@ NAME = "summary-cache.jsonl"
 SKILLS = "skills-cache.json"
 PROBE = 64  # bytes before the cached offset that must still be the same
 ROW_KEYS = dict.fromkeys(
-    (
-        "conversation turn started_at ended_at status tool_calls real_errors transient_errors signals score triggers "
-        "evidence errors skills_indexed skills_read edited"
-    ).split()
+    [
+        "conversation",
+        "turn",
+        "started_at",
+        "ended_at",
+        "status",
+        "tool_calls",
+        "real_errors",
+        "transient_errors",
+        "signals",
+        "score",
+        "triggers",
+        "evidence",
+        "errors",
+        "skills_indexed",
+        "skills_read",
+        "edited",
+    ]
 ).keys()
 
 
@@ -124,7 +139,7 @@ class SummaryCache:
         if not changed and not gone and self._file is not None and not self.rescore:
             return True
         try:
-            if self._appendable(len(changed) + len(gone), len(states)):
+            if self._file is not None and self._appendable(len(changed) + len(gone), len(states)):
                 lines = [_line(_entry(s, s.saved_at)) for s in changed] + [_line({"c": stem, "gone": True}) for stem in gone]
                 append_bytes(self.path, b"".join(lines), sync=False)
                 self._file, self._lines = (*self._file[:2], self._file[2] + sum(map(len, lines))), self._lines + len(lines)
@@ -226,9 +241,10 @@ def _apply(entry: dict, states: dict[str, ConversationState], make: Callable[[st
     if base == 0:
         state = states[stem] = make(stem)
     else:
-        state = states.get(stem)
-        if state is None or state.tail.offset != base:
+        known = states.get(stem)
+        if known is None or known.tail.offset != base:
             raise Untrusted("an entry that does not extend the one before it")
+        state = known
     dev, ino, size, mtime, offset, head, probe = entry["at"]
     malformed, long_lines, orphans, latest_ts, open_turn, tool_names, edited_ids, index_seen = entry["obs"]
     uses, triggering, first = entry["agg"]
@@ -310,10 +326,8 @@ def skill_rows(paths: AgentPaths, settings: Settings, names: list[str]) -> tuple
     skills, problems = SkillStore(paths, settings).load_all()
     rows = [SkillRow(skill, NO_USE).to_json() for skill in skills]
     if key is not None:
-        try:
+        with contextlib.suppress(OSError):
             atomic_write(path, _line({"key": key, "rows": rows, "problems": problems}), durable=False)
-        except OSError:
-            pass
     return rows, problems
 
 

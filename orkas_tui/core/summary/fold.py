@@ -74,7 +74,7 @@ class ConversationState:
         if not self.built:
             self.read_on()
             turns, scored, stem = self.observer.turns, self.scored, self.stem
-            for seq, (row, facts) in enumerate(zip(self.rows, self.facts)):
+            for seq, (row, facts) in enumerate(zip(self.rows, self.facts, strict=True)):
                 if turns[seq] is None:
                     turns[seq] = _record(stem, seq, row, facts)
                     scored[seq] = ScoredTurn(turns[seq], _score(row))
@@ -197,8 +197,8 @@ def _contribute(uses: Uses, row: dict, end_error: bool, sign: int) -> None:
     if read := row["skills_read"]:
         end = row["errors"][-1] if end_error else None
         ended_in_error = status == "error" and end is not None
-        transient = ended_in_error and end["transient"]
-        real = ended_in_error and not end["transient"]
+        transient = ended_in_error and end is not None and end["transient"]
+        real = ended_in_error and end is not None and not end["transient"]
         for slug in dict.fromkeys(read):
             counts = _counts(uses, slug)
             counts[1] += sign
@@ -224,7 +224,7 @@ def skill_use(states: Iterable[ConversationState]) -> dict[str, SkillMetrics]:
     for state in states:
         for slug, counts in state.uses.items():
             total = totals.get(slug)
-            totals[slug] = list(counts) if total is None else [a + b for a, b in zip(total, counts)]
+            totals[slug] = list(counts) if total is None else [a + b for a, b in zip(total, counts, strict=True)]
     return {slug: SkillMetrics(*counts) for slug, counts in totals.items()}
 
 

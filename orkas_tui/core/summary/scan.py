@@ -191,10 +191,12 @@ class AgentScan:
 
     def _refresh_one(self, path: Path, result: RefreshResult) -> None:
         stem = path.stem
-        state = self.conversations.get(stem)
-        new = state is None
-        if new:
+        known = self.conversations.get(stem)
+        new = known is None
+        if known is None:
             state = self.conversations[stem] = self._restore(path) if self.persist else self._new_state(path)
+        else:
+            state = known
         try:
             stat = os.stat(path)
         except OSError:
