@@ -45,8 +45,9 @@ def register_prompt(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run_prompt)
 
 
-def workspace_status(workspace, now, agent_id: str | None = None, jobs: int = 1) -> dict:
+def workspace_status(workspace, now, agent_id: str | None = None, jobs: int = 1, recent: int | None = None) -> dict:
     """The whole ``status --json`` document; each agent carries its queue decision as ``"queue"``.
+    ``recent``: only that many newest turns per agent, and their number as ``"turn_count"`` (text status).
 
     Every figure comes from the agents' summaries (:class:`AgentScan`, from their caches when
     they hold). The queue is planned over every agent (the per-cycle cap depends on all of
@@ -77,7 +78,7 @@ def workspace_status(workspace, now, agent_id: str | None = None, jobs: int = 1)
         blank, problems = skill_rows(paths, settings, survey.readable["skills"])
         use = scan.skill_use()
         skills = [with_use(row, use.get(row["slug"], NO_USE)) for row in blank]
-        row = compose_status(paths, notes, scan.history(), skills, list(problems), last, survey.skipped)
+        row = compose_status(paths, notes, scan.history(recent), skills, list(problems), last, survey.skipped)
         if (decision := plan.decision(paths.id)) is not None:  # every agent is planned
             row["queue"] = decision.to_json()
         rows.append(row)
@@ -98,11 +99,12 @@ def run_status(args: argparse.Namespace) -> int:
         raise CliError(f"--jobs: at least 1, not {jobs}")
     for line in recover_workspace(workspace):  # an approve or revert a crash interrupted
         print(f"orkas-tui: {line}", file=sys.stderr)
-    doc = workspace_status(workspace, now, args.agent, jobs)
+    recent = None if args.json or args.all_turns else RECENT_TURNS
+    doc = workspace_status(workspace, now, args.agent, jobs, recent)
     if args.json:
         print_json(shared_indexes(doc))
     else:
-        print(render_status(doc, None if args.all_turns else RECENT_TURNS))
+        print(render_status(doc, recent))
     return 0
 
 
@@ -134,9 +136,10 @@ def render_status(doc: dict, recent: int | None) -> str:
         out.append("no agents yet (agents/<id>/ folders)")
     for agent in doc["agents"]:
         turns = agent["turns"]
+        count = agent.get("turn_count", len(turns))
         title = agent["id"] + (f" ({agent['name']})" if agent.get("name") else "")
         facts = [
-            f"{len(turns)} turns",
+            f"{count} turns",
             f"{agent['triggering_turns']} triggering",
             f"last reflection {agent['last_reflection_at'] or 'never'}",
         ]
@@ -162,7 +165,7 @@ def render_status(doc: dict, recent: int | None) -> str:
                 )
                 for t in shown
             ]
-            label = "turns" if recent is None or len(turns) <= recent else f"last {recent} of {len(turns)} turns"
+            label = "turns" if recent is None or count <= recent else f"last {recent} of {count} turns"
             out += [
                 label,
                 table(

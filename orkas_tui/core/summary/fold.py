@@ -14,9 +14,13 @@ only when new bytes arrive or a view asks for them (:meth:`ConversationState.rec
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+
+import orjson
 
 from orkas_tui.core.observe.corrections import CorrectionMatcher
 from orkas_tui.core.observe.signals import Score, score_turn
@@ -31,6 +35,24 @@ from orkas_tui.core.summary.report import HistoryFacts, ScoredTurn
 Uses = dict[str, list[int]]  # slug -> [impressions, invocations, edited, ineffective, effective_base]
 
 
+@dataclass
+class Packed:
+    """A restored conversation's rows and facts still as the cache's bytes (validated when read):
+    counts, the newest turns and the queue's facts need only the columns kept beside them."""
+
+    blob: bytes  # compact JSON [rows, facts], each row's skills_indexed a position in ``indexes``
+    indexes: list[list[str]]
+    keys: list[str]  # per turn: its end (else start) time, what newest-first sorts by
+    triggered: list[tuple[str | None, float]]  # (ended_at, score) of the triggering turns, in order
+
+    def unpack(self) -> tuple[list[dict], list[list]]:
+        rows, facts = orjson.loads(self.blob)
+        indexes = self.indexes
+        for row in rows:
+            row["skills_indexed"] = indexes[row["skills_indexed"]]
+        return rows, facts
+
+
 class ConversationState:
     """One conversation file: its reading position, its observer and its summary."""
 
@@ -41,8 +63,9 @@ class ConversationState:
         self.malformed = 0  # lines skipped: not a spec event, or over the line cap
         self.long_lines: list[tuple[int, int]] = []  # (start, length) of those over the cap
         self.seen: tuple[int, int, int, int] | None = None  # (device, inode, size, mtime) when last read
-        self.rows: list[dict] = []
-        self.facts: list[list] = []  # per turn: [tools, ended with an error, correction, its text, start, end]
+        self._rows: list[dict] = []
+        self._facts: list[list] = []  # per turn: [tools, ended with an error, correction, its text, start, end]
+        self.packed: Packed | None = None  # restored: rows and facts not decoded until asked for
         self.scored: list[ScoredTurn] = []
         self.built = True  # the observer holds the turn records (False: restored from the cache, rows only)
         self.ready = True  # the observer can read on (False: restored, its records not even in place)
@@ -57,6 +80,47 @@ class ConversationState:
     @property
     def stem(self) -> str:
         return self.path.stem
+
+    def _unpack(self) -> None:
+        if self.packed is not None:
+            self._rows, self._facts = self.packed.unpack()
+            self.packed = None
+
+    @property
+    def rows(self) -> list[dict]:
+        """Every turn as ``status --json`` prints it (decoded from the cache's bytes the first time)."""
+        self._unpack()
+        return self._rows
+
+    @rows.setter
+    def rows(self, rows: list[dict]) -> None:
+        self.packed = None
+        self._rows = rows
+
+    @property
+    def facts(self) -> list[list]:
+        self._unpack()
+        return self._facts
+
+    @facts.setter
+    def facts(self, facts: list[list]) -> None:
+        self._facts = facts
+
+    @property
+    def count(self) -> int:
+        """How many turns, without decoding a packed state."""
+        return len(self.packed.keys) if self.packed is not None else len(self._rows)
+
+    def sort_keys(self) -> list[str]:
+        if self.packed is not None:
+            return self.packed.keys
+        return [row["ended_at"] or row["started_at"] or "" for row in self._rows]
+
+    def triggered(self) -> Iterable[tuple[str | None, float]]:
+        """(ended_at, score) of each triggering turn, in order."""
+        if self.packed is not None:
+            return self.packed.triggered
+        return [(row["ended_at"], row["score"]) for row in self._rows if row["triggers"]]
 
     def long_line_problem(self) -> str | None:
         """The problem line for the lines skipped for their length, if any."""
@@ -239,13 +303,13 @@ def history_facts(states: Iterable[ConversationState], last: datetime | None) ->
         if state.first is not None and (first is None or state.first[0] < first[0]):
             first = state.first
         latest = state.observer.latest_at
-        pending = pending or (bool(state.rows) if last is None else latest is not None and latest > last)
+        pending = pending or (bool(state.count) if last is None else latest is not None and latest > last)
         if not state.triggering:
             continue
-        for row in state.rows:
-            if row["triggers"] and (ended := parse_ts(row["ended_at"])) is not None and (last is None or ended > last):
+        for ended_at, score in state.triggered():
+            if (ended := parse_ts(ended_at)) is not None and (last is None or ended > last):
                 triggered = True
-                total += row["score"]
+                total += score
     return HistoryFacts(first[1] if first else None, pending, round(total, 6), triggered)
 
 
@@ -258,3 +322,10 @@ def newest_first(states: Iterable[ConversationState]) -> list[dict]:
     ]
     keyed.sort(reverse=True)  # (conversation, seq) is unique: rows themselves are never compared
     return [item[3] for item in keyed]
+
+
+def newest(states: Iterable[ConversationState], count: int) -> list[dict]:
+    """The first ``count`` rows of :func:`newest_first`, decoding only the conversations they are in."""
+    by_stem = {state.stem: state for state in states}
+    keyed = ((key, state.stem, seq) for state in by_stem.values() for seq, key in enumerate(state.sort_keys()))
+    return [by_stem[stem].rows[seq] for _, stem, seq in heapq.nlargest(count, keyed)]
