@@ -19,7 +19,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import NamedTuple
 
+import msgspec
 import orjson
 
 from orkas_tui.core.observe.corrections import CorrectionMatcher
@@ -35,6 +37,16 @@ from orkas_tui.core.summary.report import HistoryFacts, ScoredTurn
 Uses = dict[str, list[int]]  # slug -> [impressions, invocations, edited, ineffective, effective_base]
 
 
+class PackedRow(NamedTuple):
+    """Turn ``seq`` of a packed conversation, not decoded."""
+
+    packed: Packed
+    seq: int
+
+
+_RAW_ROWS = msgspec.json.Decoder(tuple[msgspec.Raw, msgspec.Raw])
+
+
 @dataclass
 class Packed:
     """A restored conversation's rows and facts still as the cache's bytes (validated when read):
@@ -44,6 +56,10 @@ class Packed:
     indexes: list[list[str]]
     keys: list[str]  # per turn: its end (else start) time, what newest-first sorts by
     triggered: list[tuple[str | None, float]]  # (ended_at, score) of the triggering turns, in order
+
+    def raw_rows(self) -> msgspec.Raw:
+        """The rows' array as compact JSON, each row's skills_indexed a position in ``indexes``."""
+        return _RAW_ROWS.decode(self.blob)[0]
 
     def unpack(self) -> tuple[list[dict], list[list]]:
         rows, facts = orjson.loads(self.blob)
@@ -313,13 +329,17 @@ def history_facts(states: Iterable[ConversationState], last: datetime | None) ->
     return HistoryFacts(first[1] if first else None, pending, round(total, 6), triggered)
 
 
-def newest_first(states: Iterable[ConversationState]) -> list[dict]:
-    """Every turn row newest first: by end (else start) time, conversation, turn order (what status prints)."""
-    keyed = [
-        (row["ended_at"] or row["started_at"] or "", state.stem, seq, row)
-        for state in states
-        for seq, row in enumerate(state.rows)
-    ]
+def newest_first(states: Iterable[ConversationState], packed: bool = False) -> list:
+    """Every turn row newest first: by end (else start) time, conversation, turn order (what status
+    prints). ``packed``: a packed state's rows as :class:`PackedRow`, not decoded (for printing)."""
+    keyed: list[tuple] = []
+    for state in states:
+        stem, keys = state.stem, state.sort_keys()
+        if packed and state.packed is not None:
+            rows: list = [PackedRow(state.packed, seq) for seq in range(len(keys))]
+        else:
+            rows = state.rows
+        keyed += [(key, stem, seq, row) for seq, (key, row) in enumerate(zip(keys, rows, strict=True))]
     keyed.sort(reverse=True)  # (conversation, seq) is unique: rows themselves are never compared
     return [item[3] for item in keyed]
 

@@ -98,9 +98,10 @@ class AgentScan:
         keyed.sort(key=_newest, reverse=True)
         return [item[3] for item in keyed]
 
-    def rows(self) -> list[dict]:
-        """Every turn as ``status --json`` prints it, newest first (no turn record built)."""
-        return newest_first(self.conversations.values())
+    def rows(self, packed: bool = False) -> list:
+        """Every turn as ``status --json`` prints it, newest first (no turn record built); ``packed``:
+        see :func:`newest_first`."""
+        return newest_first(self.conversations.values(), packed)
 
     def skill_use(self) -> dict[str, SkillMetrics]:
         return skill_use(self.conversations.values())
@@ -108,11 +109,12 @@ class AgentScan:
     def facts(self, last: datetime | None) -> HistoryFacts:
         return history_facts(self.conversations.values(), last)
 
-    def history(self, recent: int | None = None) -> dict:
+    def history(self, recent: int | None = None, packed: bool = False) -> dict:
         """The status fields that follow from the conversations, turns and all; with ``recent``,
-        only that many newest turns and ``turn_count``, the number of all (what text status shows)."""
+        only that many newest turns and ``turn_count``, the number of all (what text status shows);
+        ``packed``: rows not yet decoded stay :class:`PackedRow` (what ``status --json`` prints)."""
         states = self.conversations.values()
-        turns = self.rows() if recent is None else newest(states, recent)
+        turns = self.rows(packed) if recent is None else newest(states, recent)
         facts = {
             "malformed_lines": self.malformed_lines,
             "orphan_events": self.orphan_events,
