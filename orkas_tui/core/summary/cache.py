@@ -185,7 +185,7 @@ def _body(line: bytes) -> tuple[dict, bytes | None]:
     return value, blob if tab else None
 
 
-class _Row(msgspec.Struct, forbid_unknown_fields=True):
+class _Row(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     """A cached turn row's shape: every key, no other; only what the packed columns need is decoded."""
 
     conversation: msgspec.Raw

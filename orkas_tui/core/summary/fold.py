@@ -304,7 +304,14 @@ def skill_use(states: Iterable[ConversationState]) -> dict[str, SkillMetrics]:
     for state in states:
         for slug, counts in state.uses.items():
             total = totals.get(slug)
-            totals[slug] = list(counts) if total is None else [a + b for a, b in zip(total, counts, strict=True)]
+            if total is None:
+                totals[slug] = list(counts)
+            else:  # the five counts, added in place (a warm status sums 40,000 of these)
+                total[0] += counts[0]
+                total[1] += counts[1]
+                total[2] += counts[2]
+                total[3] += counts[3]
+                total[4] += counts[4]
     return {slug: SkillMetrics(*counts) for slug, counts in totals.items()}
 
 
