@@ -7,7 +7,11 @@ correction phrases, the line cap, the rules' own versions) and of what scoring d
 on (the score settings, the tools ``self/profile.md`` names). Each further line is an
 entry for one conversation file: where reading stopped (device, inode, size, mtime,
 offset, its first bytes and the bytes just before the offset), the observer's state to
-read on from there, the summary's counts, and turn rows. An entry either holds the whole
+read on from there, the summary's counts, then a tab and its turns (rows and facts) as
+compact JSON. A whole entry's turns are only checked for shape when read and kept as those
+bytes (:class:`~orkas_tui.core.summary.fold.Packed`): counts, the queue and the newest
+turns come from columns read beside them, ``status --json`` prints them from the bytes,
+and a conversation's turns are decoded only when one of them is needed as data. An entry either holds the whole
 conversation (``base`` 0) or only the turns that changed since the entry before it, which
 ended at offset ``base``: an append to a conversation appends one line, in proportion to
 its new turns. When entries pile up the file is written again whole.
