@@ -354,5 +354,5 @@ def newest_first(states: Iterable[ConversationState], packed: bool = False) -> l
 def newest(states: Iterable[ConversationState], count: int) -> list[dict]:
     """The first ``count`` rows of :func:`newest_first`, decoding only the conversations they are in."""
     by_stem = {state.stem: state for state in states}
-    keyed = ((key, state.stem, seq) for state in by_stem.values() for seq, key in enumerate(state.sort_keys()))
+    keyed = ((key, stem, seq) for stem, state in by_stem.items() for seq, key in enumerate(state.sort_keys()))
     return [by_stem[stem].rows[seq] for _, stem, seq in heapq.nlargest(count, keyed)]
