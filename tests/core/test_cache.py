@@ -154,8 +154,19 @@ def test_rewritten_in_place_to_the_same_size_is_noticed_by_its_mtime(tmp_path: P
 def _resigned(data: bytes, change) -> bytes:
     """A cache whose entries were changed and whose checksums still hold: only validation can catch it."""
     lines = data.splitlines()
-    entries = [orjson.loads(line.partition(b" ")[2]) for line in lines[1:]]
-    return lines[0] + b"\n" + b"".join(cache._line(entry) for entry in map(change, entries))
+    entries = []
+    for line in lines[1:]:
+        head, _, blob = line.partition(b" ")[2].partition(b"\t")
+        rows, facts = orjson.loads(blob)
+        entries.append({**orjson.loads(head), "r": rows, "f": facts})
+    return lines[0] + b"\n" + b"".join(map(_signed, map(change, entries)))
+
+
+def _signed(entry) -> bytes:
+    if not isinstance(entry, dict):
+        return cache._line(entry)
+    rest = {key: value for key, value in entry.items() if key not in ("r", "f")}
+    return cache._line(rest, orjson.dumps([entry["r"], entry["f"]]))
 
 
 @pytest.mark.parametrize(
@@ -166,11 +177,11 @@ def _resigned(data: bytes, change) -> bytes:
         lambda data: data[:-40] + b"X" * 40,
         lambda data: data.partition(b"\n")[2],
         lambda data: data.replace(b'"version":%d' % cache.VERSION, b'"version":999'),
-        lambda data: _resigned(data, lambda e: {**e, "r": [["bad"]] + e["r"][1:]}),
-        lambda data: _resigned(data, lambda e: {**e, "r": [{"turn": "x"}] + e["r"][1:]}),
-        lambda data: _resigned(data, lambda e: {**e, "f": [[]] + e["f"][1:]}),
+        lambda data: _resigned(data, lambda e: {**e, "r": [["bad"], *e["r"][1:]]}),
+        lambda data: _resigned(data, lambda e: {**e, "r": [{"turn": "x"}, *e["r"][1:]]}),
+        lambda data: _resigned(data, lambda e: {**e, "f": [[], *e["f"][1:]]}),
         lambda data: _resigned(data, lambda e: {**e, "agg": [{"a": [1]}, *e["agg"][1:]]}),
-        lambda data: _resigned(data, lambda e: {**e, "at": e["at"][:4] + [-5] + e["at"][5:]}),
+        lambda data: _resigned(data, lambda e: {**e, "at": [*e["at"][:4], -5, *e["at"][5:]]}),
         lambda data: _resigned(data, lambda e: {**e, "base": 7}),
         lambda data: _resigned(data, lambda e: {**e, "n": e["n"] + 1}),
         lambda data: _resigned(data, lambda e: [1, 2, 3]),

@@ -70,7 +70,7 @@ SCALARS = st.one_of(
     st.floats(allow_nan=False, allow_infinity=False),
     st.text(max_size=12),
     st.sampled_from(
-        KINDS + ["ok", "error", "aborted", "read_skill", "bash", "t1", "wrong file", "timed out", "2026-11-20T10:00:00Z"]
+        [*KINDS, "ok", "error", "aborted", "read_skill", "bash", "t1", "wrong file", "timed out", "2026-11-20T10:00:00Z"]
     ),
 )
 VALUES = st.recursive(

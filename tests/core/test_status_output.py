@@ -10,6 +10,7 @@ import orjson
 import pytest
 
 from orkas_tui.cli import main
+from orkas_tui.commands.status import RECENT_TURNS, render_status
 from orkas_tui.core.observe.skill_metrics import SkillMetrics, skill_metrics
 from orkas_tui.core.read.timefmt import format_ts, parse_ts
 from orkas_tui.core.read.workspace import AgentPaths, Workspace, write_state
@@ -283,3 +284,25 @@ def test_when_most_conversations_changed_the_status_is_built_again_whole(demo_ws
     out = status(demo_ws, capsys)
     assert out == status(demo_ws, capsys) == cold(demo_ws, capsys) == reference(demo_ws)
     assert out.count('"turn": "late"') == len(list(demo_ws.glob("agents/*/conversations/*.jsonl")))
+
+
+def test_text_status_shows_the_newest_turns_of_the_whole_document(demo_ws: Path, capsys) -> None:
+    doc = orjson.loads(cold(demo_ws, capsys))
+    assert max(len(agent["turns"]) for agent in doc["agents"]) > RECENT_TURNS  # some agent shows only its newest
+    for extra, recent in (([], RECENT_TURNS), (["--all-turns"], None)):
+        assert main(["status", "--workspace", str(demo_ws), "--now", NOW, *extra]) == 0  # from the packed cache
+        assert capsys.readouterr().out == render_status(doc, recent) + "\n"
+
+
+def test_packed_rows_print_as_decoded_ones_whatever_they_hold(demo_ws: Path, capsys) -> None:
+    with conversation(demo_ws).open("ab") as handle:
+        for event in [
+            {"ts": "2026-11-30T08:59:00Z", "type": "turn_start", "turn": 'é"\\', "skills_indexed": []},
+            {"ts": "2026-11-30T08:59:01Z", "type": "user", "text": '错了，不是这个 "quoted" \\ back'},
+            {"ts": "2026-11-30T08:59:02Z", "type": "tool_call", "id": "k1", "name": "bash", "args": {}},
+            {"ts": "2026-11-30T08:59:03Z", "type": "tool_result", "id": "k1", "ok": False, "error": 'a\nb\t"c"'},
+            {"ts": "2026-11-30T08:59:04Z", "type": "turn_end", "turn": 'é"\\', "status": "error"},
+        ]:
+            handle.write(orjson.dumps(event) + b"\n")
+    truth = check(demo_ws, capsys)
+    assert '"skills_indexed": [],' in truth and "错了" in truth

@@ -148,7 +148,7 @@ def test_status_survives_any_lines_and_counts_malformed_exactly(tmp_path_factory
 
 
 def snapshot(scan: AgentScan) -> list[dict]:
-    return scan.rows() + [{"malformed": scan.malformed_lines, "orphans": scan.orphan_events}]
+    return [*scan.rows(), {"malformed": scan.malformed_lines, "orphans": scan.orphan_events}]
 
 
 @FUZZ

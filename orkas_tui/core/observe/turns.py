@@ -123,7 +123,7 @@ class ConversationObserver:
         stamp = stamps.append
         lines = data.split(b"\n")
         lines.pop()
-        for raw, event in zip(lines, decode_stream(lines)):
+        for raw, event in zip(lines, decode_stream(lines), strict=True):
             end = start + len(raw) + 1
             if event is None:
                 malformed += 1

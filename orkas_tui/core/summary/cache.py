@@ -7,7 +7,11 @@ correction phrases, the line cap, the rules' own versions) and of what scoring d
 on (the score settings, the tools ``self/profile.md`` names). Each further line is an
 entry for one conversation file: where reading stopped (device, inode, size, mtime,
 offset, its first bytes and the bytes just before the offset), the observer's state to
-read on from there, the summary's counts, and turn rows. An entry either holds the whole
+read on from there, the summary's counts, then a tab and its turns (rows and facts) as
+compact JSON. A whole entry's turns are only checked for shape when read and kept as those
+bytes (:class:`~orkas_tui.core.summary.fold.Packed`): counts, the queue and the newest
+turns come from columns read beside them, ``status --json`` prints them from the bytes,
+and a conversation's turns are decoded only when one of them is needed as data. An entry either holds the whole
 conversation (``base`` 0) or only the turns that changed since the entry before it, which
 ended at offset ``base``: an append to a conversation appends one line, in proportion to
 its new turns. When entries pile up the file is written again whole.
@@ -24,12 +28,14 @@ and, at the same size, the same mtime (else it was rewritten in place, and is re
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
+import msgspec
 import orjson
 
 from orkas_tui.core.observe import corrections, transient
@@ -40,18 +46,32 @@ from orkas_tui.core.read.tail import JsonlTail
 from orkas_tui.core.read.timefmt import parse_ts
 from orkas_tui.core.read.workspace import SLUG, AgentPaths
 from orkas_tui.core.store.skills import SkillStore
-from orkas_tui.core.summary.fold import ConversationState
+from orkas_tui.core.summary.fold import ConversationState, Packed
 from orkas_tui.core.summary.report import SkillRow
 
-VERSION = 2
+VERSION = 3
 NAME = "summary-cache.jsonl"
 SKILLS = "skills-cache.json"
 PROBE = 64  # bytes before the cached offset that must still be the same
 ROW_KEYS = dict.fromkeys(
-    (
-        "conversation turn started_at ended_at status tool_calls real_errors transient_errors signals score triggers "
-        "evidence errors skills_indexed skills_read edited"
-    ).split()
+    [
+        "conversation",
+        "turn",
+        "started_at",
+        "ended_at",
+        "status",
+        "tool_calls",
+        "real_errors",
+        "transient_errors",
+        "signals",
+        "score",
+        "triggers",
+        "evidence",
+        "errors",
+        "skills_indexed",
+        "skills_read",
+        "edited",
+    ]
 ).keys()
 
 
@@ -104,12 +124,12 @@ class SummaryCache:
             lines = data.split(b"\n")
             if lines.pop() != b"":
                 raise Untrusted("a torn last line")
-            header = _body(lines[0])
+            header = _body(lines[0])[0]
             if header.get("version") != VERSION or header.get("observe") != self.observe:
                 raise Untrusted("another version or observation fingerprint")
             states: dict[str, ConversationState] = {}
             for line in lines[1:]:
-                _apply(_body(line), states, make)
+                _apply(*_body(line), states, make)
         except (OSError, IndexError, KeyError, TypeError, ValueError, AttributeError, orjson.JSONDecodeError):
             return {}
         self.rescore = header.get("score") != self.score
@@ -124,13 +144,13 @@ class SummaryCache:
         if not changed and not gone and self._file is not None and not self.rescore:
             return True
         try:
-            if self._appendable(len(changed) + len(gone), len(states)):
-                lines = [_line(_entry(s, s.saved_at)) for s in changed] + [_line({"c": stem, "gone": True}) for stem in gone]
+            if self._file is not None and self._appendable(len(changed) + len(gone), len(states)):
+                lines = [_line(*_entry(s, s.saved_at)) for s in changed] + [_line({"c": stem, "gone": True}) for stem in gone]
                 append_bytes(self.path, b"".join(lines), sync=False)
                 self._file, self._lines = (*self._file[:2], self._file[2] + sum(map(len, lines))), self._lines + len(lines)
             else:
                 header = _line({"version": VERSION, "observe": self.observe, "score": self.score})
-                lines = [header] + [_line(_entry(s, 0)) for s in states.values()]
+                lines = [header] + [_line(*_entry(s, 0)) for s in states.values()]
                 atomic_write(self.path, lines, durable=False)
                 stat = os.stat(self.path)
                 self._file, self._lines, self.rescore = (stat.st_dev, stat.st_ino, stat.st_size), len(lines), False
@@ -152,42 +172,72 @@ class SummaryCache:
         return (stat.st_dev, stat.st_ino, stat.st_size) == self._file
 
 
-def _line(value: dict) -> bytes:
-    body = orjson.dumps(value)
+def _line(value: object, blob: bytes | None = None) -> bytes:
+    """One line: a checksum, the object, and the turns' bytes after a tab (compact JSON has no raw tab)."""
+    body = orjson.dumps(value) if blob is None else b"%s\t%s" % (orjson.dumps(value), blob)
     return b"%08x %s\n" % (zlib.crc32(body), body)
 
 
-def _body(line: bytes) -> dict:
+def _body(line: bytes) -> tuple[dict, bytes | None]:
     checksum, _, body = line.partition(b" ")
     if len(checksum) != 8 or checksum != b"%08x" % zlib.crc32(body):
         raise Untrusted("a checksum that does not hold")
-    value = orjson.loads(body)
+    head, tab, blob = body.partition(b"\t")
+    value = orjson.loads(head)
     if not isinstance(value, dict):
         raise Untrusted("not an object")
-    return value
+    return value, blob if tab else None
 
 
-def _entry(state: ConversationState, base: int) -> dict:
-    """``state`` as a cache entry: whole when ``base`` is 0, else only its turns changed since."""
+class _Row(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    """A cached turn row's shape: every key, no other; only what the packed columns need is decoded."""
+
+    conversation: msgspec.Raw
+    turn: msgspec.Raw
+    started_at: str | None
+    ended_at: str | None
+    status: msgspec.Raw
+    tool_calls: msgspec.Raw
+    real_errors: msgspec.Raw
+    transient_errors: msgspec.Raw
+    signals: msgspec.Raw
+    score: float
+    triggers: bool
+    evidence: msgspec.Raw
+    errors: msgspec.Raw
+    skills_indexed: int
+    skills_read: msgspec.Raw
+    edited: msgspec.Raw
+
+
+Raw = msgspec.Raw
+_SHAPE = msgspec.json.Decoder(tuple[list[_Row], list[tuple[Raw, Raw, Raw, Raw, Raw, Raw]]])
+
+
+def _packed(blob: bytes, indexes: list) -> Packed:
+    """A whole entry's turns checked for shape and kept as bytes: nothing else of them is decoded."""
+    rows, facts = _SHAPE.decode(blob)
+    if len(rows) != len(facts) or not all(0 <= row.skills_indexed < len(indexes) for row in rows):
+        raise Untrusted("a turn of the wrong shape")
+    keys = [row.ended_at or row.started_at or "" for row in rows]
+    return Packed(blob, indexes, keys, [(row.ended_at, row.score) for row in rows if row.triggers])
+
+
+def _entry(state: ConversationState, base: int) -> tuple[dict, bytes]:
+    """``state`` as a cache entry and its turns' bytes: whole when ``base`` is 0, else only its
+    turns changed since. A packed state is written back as the bytes it was read from."""
     tail, observer = state.tail, state.observer
-    seqs = range(len(state.rows)) if base == 0 else sorted(state.unsaved)
-    tables: dict[int, int] = {}
-    indexes: list[list[str]] = []
-    rows = []
-    for seq in seqs:
-        row = state.rows[seq]
-        index = row["skills_indexed"]
-        ref = tables.get(id(index))
-        if ref is None:
-            ref = tables[id(index)] = len(indexes)
-            indexes.append(index)
-        rows.append({**row, "skills_indexed": ref})
+    seqs: Sequence[int] = range(state.count) if base == 0 else sorted(state.unsaved)
+    if base == 0 and state.packed is not None:
+        indexes, blob = state.packed.indexes, state.packed.blob
+    else:
+        indexes, blob = _pack(state, seqs)
     seen = state.seen or (0, 0, -1, 0)
     probe = _probe(tail.path, tail.offset) if tail.identity else b""
     return {
         "c": state.stem,
         "base": base,
-        "n": len(state.rows),
+        "n": state.count,
         "at": [*seen, tail.offset, tail.head.hex(), probe.hex()],
         "obs": [
             state.malformed,
@@ -202,9 +252,23 @@ def _entry(state: ConversationState, base: int) -> dict:
         "agg": [state.uses, state.triggering, state.first[1] if state.first else None],
         "ix": indexes,
         "s": None if base == 0 else list(seqs),
-        "r": rows,
-        "f": [state.facts[seq] for seq in seqs],
-    }
+    }, blob
+
+
+def _pack(state: ConversationState, seqs: Sequence[int]) -> tuple[list[list[str]], bytes]:
+    """The rows and facts of ``seqs`` as compact JSON, each distinct skill index written once."""
+    tables: dict[int, int] = {}
+    indexes: list[list[str]] = []
+    rows = []
+    for seq in seqs:
+        row = state.rows[seq]
+        index = row["skills_indexed"]
+        ref = tables.get(id(index))
+        if ref is None:
+            ref = tables[id(index)] = len(indexes)
+            indexes.append(index)
+        rows.append({**row, "skills_indexed": ref})
+    return indexes, orjson.dumps([rows, [state.facts[seq] for seq in seqs]])
 
 
 def _probe(path: Path, offset: int) -> bytes:
@@ -216,37 +280,44 @@ def _probe(path: Path, offset: int) -> bytes:
         return b""
 
 
-def _apply(entry: dict, states: dict[str, ConversationState], make: Callable[[str], ConversationState]) -> None:
+def _apply(
+    entry: dict, blob: bytes | None, states: dict[str, ConversationState], make: Callable[[str], ConversationState]
+) -> None:
     """Replay one entry onto ``states``; :class:`Untrusted` when it does not extend what is there."""
     stem = entry["c"]
     if entry.get("gone"):
         states.pop(stem, None)
         return
+    if blob is None:
+        raise Untrusted("an entry without its turns")
     base = entry["base"]
     if base == 0:
         state = states[stem] = make(stem)
     else:
-        state = states.get(stem)
-        if state is None or state.tail.offset != base:
+        known = states.get(stem)
+        if known is None or known.tail.offset != base:
             raise Untrusted("an entry that does not extend the one before it")
+        state = known
     dev, ino, size, mtime, offset, head, probe = entry["at"]
     malformed, long_lines, orphans, latest_ts, open_turn, tool_names, edited_ids, index_seen = entry["obs"]
     uses, triggering, first = entry["agg"]
-    indexes, new_rows, new_facts = entry["ix"], entry["r"], entry["f"]
-    for row, fact in zip(new_rows, new_facts, strict=True):
-        if row.keys() != ROW_KEYS or len(fact) != 6:
-            raise Untrusted("a turn of the wrong shape")
-        row["skills_indexed"] = indexes[row["skills_indexed"]]
+    indexes = entry["ix"]
     if base == 0:
-        state.rows, state.facts = new_rows, new_facts
-    rows, facts = state.rows, state.facts
-    for seq, row, fact in zip(entry["s"], new_rows, new_facts, strict=True) if base else ():
-        if seq == len(rows):
-            rows.append(row)
-            facts.append(fact)
-        else:
-            rows[seq], facts[seq] = row, fact
-    if len(rows) != entry["n"] or (open_turn and not rows):
+        state.packed = _packed(blob, indexes)
+    else:
+        new_rows, new_facts = orjson.loads(blob)
+        for row, fact in zip(new_rows, new_facts, strict=True):
+            if row.keys() != ROW_KEYS or len(fact) != 6:
+                raise Untrusted("a turn of the wrong shape")
+            row["skills_indexed"] = indexes[row["skills_indexed"]]
+        rows, facts = state.rows, state.facts
+        for seq, row, fact in zip(entry["s"], new_rows, new_facts, strict=True):
+            if seq == len(rows):
+                rows.append(row)
+                facts.append(fact)
+            else:
+                rows[seq], facts[seq] = row, fact
+    if state.count != entry["n"] or (open_turn and not state.count):
         raise Untrusted("turns missing")
     observer = state.observer
     observer.orphans, observer.latest_ts, observer.latest_at = _count(orphans), latest_ts, parse_ts(latest_ts)
@@ -302,7 +373,7 @@ def skill_rows(paths: AgentPaths, settings: Settings, names: list[str]) -> tuple
     if key is not None:
         try:
             with open_regular(path) as handle:
-                cached = _body(handle.read().rstrip(b"\n"))
+                cached = _body(handle.read().rstrip(b"\n"))[0]
             if cached["key"] == key and isinstance(cached["rows"], list) and isinstance(cached["problems"], list):
                 return cached["rows"], cached["problems"]
         except (OSError, KeyError, ValueError, orjson.JSONDecodeError):
@@ -310,10 +381,8 @@ def skill_rows(paths: AgentPaths, settings: Settings, names: list[str]) -> tuple
     skills, problems = SkillStore(paths, settings).load_all()
     rows = [SkillRow(skill, NO_USE).to_json() for skill in skills]
     if key is not None:
-        try:
+        with contextlib.suppress(OSError):
             atomic_write(path, _line({"key": key, "rows": rows, "problems": problems}), durable=False)
-        except OSError:
-            pass
     return rows, problems
 
 

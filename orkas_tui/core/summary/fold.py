@@ -14,9 +14,15 @@ only when new bytes arrive or a view asks for them (:meth:`ConversationState.rec
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import NamedTuple
+
+import msgspec
+import orjson
 
 from orkas_tui.core.observe.corrections import CorrectionMatcher
 from orkas_tui.core.observe.signals import Score, score_turn
@@ -31,6 +37,38 @@ from orkas_tui.core.summary.report import HistoryFacts, ScoredTurn
 Uses = dict[str, list[int]]  # slug -> [impressions, invocations, edited, ineffective, effective_base]
 
 
+class PackedRow(NamedTuple):
+    """Turn ``seq`` of a packed conversation, not decoded."""
+
+    packed: Packed
+    seq: int
+
+
+_RAW_ROWS = msgspec.json.Decoder(tuple[msgspec.Raw, msgspec.Raw])
+
+
+@dataclass
+class Packed:
+    """A restored conversation's rows and facts still as the cache's bytes (validated when read):
+    counts, the newest turns and the queue's facts need only the columns kept beside them."""
+
+    blob: bytes  # compact JSON [rows, facts], each row's skills_indexed a position in ``indexes``
+    indexes: list[list[str]]
+    keys: list[str]  # per turn: its end (else start) time, what newest-first sorts by
+    triggered: list[tuple[str | None, float]]  # (ended_at, score) of the triggering turns, in order
+
+    def raw_rows(self) -> msgspec.Raw:
+        """The rows' array as compact JSON, each row's skills_indexed a position in ``indexes``."""
+        return _RAW_ROWS.decode(self.blob)[0]
+
+    def unpack(self) -> tuple[list[dict], list[list]]:
+        rows, facts = orjson.loads(self.blob)
+        indexes = self.indexes
+        for row in rows:
+            row["skills_indexed"] = indexes[row["skills_indexed"]]
+        return rows, facts
+
+
 class ConversationState:
     """One conversation file: its reading position, its observer and its summary."""
 
@@ -41,8 +79,9 @@ class ConversationState:
         self.malformed = 0  # lines skipped: not a spec event, or over the line cap
         self.long_lines: list[tuple[int, int]] = []  # (start, length) of those over the cap
         self.seen: tuple[int, int, int, int] | None = None  # (device, inode, size, mtime) when last read
-        self.rows: list[dict] = []
-        self.facts: list[list] = []  # per turn: [tools, ended with an error, correction, its text, start, end]
+        self._rows: list[dict] = []
+        self._facts: list[list] = []  # per turn: [tools, ended with an error, correction, its text, start, end]
+        self.packed: Packed | None = None  # restored: rows and facts not decoded until asked for
         self.scored: list[ScoredTurn] = []
         self.built = True  # the observer holds the turn records (False: restored from the cache, rows only)
         self.ready = True  # the observer can read on (False: restored, its records not even in place)
@@ -57,6 +96,47 @@ class ConversationState:
     @property
     def stem(self) -> str:
         return self.path.stem
+
+    def _unpack(self) -> None:
+        if self.packed is not None:
+            self._rows, self._facts = self.packed.unpack()
+            self.packed = None
+
+    @property
+    def rows(self) -> list[dict]:
+        """Every turn as ``status --json`` prints it (decoded from the cache's bytes the first time)."""
+        self._unpack()
+        return self._rows
+
+    @rows.setter
+    def rows(self, rows: list[dict]) -> None:
+        self.packed = None
+        self._rows = rows
+
+    @property
+    def facts(self) -> list[list]:
+        self._unpack()
+        return self._facts
+
+    @facts.setter
+    def facts(self, facts: list[list]) -> None:
+        self._facts = facts
+
+    @property
+    def count(self) -> int:
+        """How many turns, without decoding a packed state."""
+        return len(self.packed.keys) if self.packed is not None else len(self._rows)
+
+    def sort_keys(self) -> list[str]:
+        if self.packed is not None:
+            return self.packed.keys
+        return [row["ended_at"] or row["started_at"] or "" for row in self._rows]
+
+    def triggered(self) -> Iterable[tuple[str | None, float]]:
+        """(ended_at, score) of each triggering turn, in order."""
+        if self.packed is not None:
+            return self.packed.triggered
+        return [(row["ended_at"], row["score"]) for row in self._rows if row["triggers"]]
 
     def long_line_problem(self) -> str | None:
         """The problem line for the lines skipped for their length, if any."""
@@ -74,7 +154,7 @@ class ConversationState:
         if not self.built:
             self.read_on()
             turns, scored, stem = self.observer.turns, self.scored, self.stem
-            for seq, (row, facts) in enumerate(zip(self.rows, self.facts)):
+            for seq, (row, facts) in enumerate(zip(self.rows, self.facts, strict=True)):
                 if turns[seq] is None:
                     turns[seq] = _record(stem, seq, row, facts)
                     scored[seq] = ScoredTurn(turns[seq], _score(row))
@@ -197,8 +277,8 @@ def _contribute(uses: Uses, row: dict, end_error: bool, sign: int) -> None:
     if read := row["skills_read"]:
         end = row["errors"][-1] if end_error else None
         ended_in_error = status == "error" and end is not None
-        transient = ended_in_error and end["transient"]
-        real = ended_in_error and not end["transient"]
+        transient = ended_in_error and end is not None and end["transient"]
+        real = ended_in_error and end is not None and not end["transient"]
         for slug in dict.fromkeys(read):
             counts = _counts(uses, slug)
             counts[1] += sign
@@ -224,7 +304,14 @@ def skill_use(states: Iterable[ConversationState]) -> dict[str, SkillMetrics]:
     for state in states:
         for slug, counts in state.uses.items():
             total = totals.get(slug)
-            totals[slug] = list(counts) if total is None else [a + b for a, b in zip(total, counts)]
+            if total is None:
+                totals[slug] = list(counts)
+            else:  # the five counts, added in place (a warm status sums 40,000 of these)
+                total[0] += counts[0]
+                total[1] += counts[1]
+                total[2] += counts[2]
+                total[3] += counts[3]
+                total[4] += counts[4]
     return {slug: SkillMetrics(*counts) for slug, counts in totals.items()}
 
 
@@ -239,22 +326,33 @@ def history_facts(states: Iterable[ConversationState], last: datetime | None) ->
         if state.first is not None and (first is None or state.first[0] < first[0]):
             first = state.first
         latest = state.observer.latest_at
-        pending = pending or (bool(state.rows) if last is None else latest is not None and latest > last)
+        pending = pending or (bool(state.count) if last is None else latest is not None and latest > last)
         if not state.triggering:
             continue
-        for row in state.rows:
-            if row["triggers"] and (ended := parse_ts(row["ended_at"])) is not None and (last is None or ended > last):
+        for ended_at, score in state.triggered():
+            if (ended := parse_ts(ended_at)) is not None and (last is None or ended > last):
                 triggered = True
-                total += row["score"]
+                total += score
     return HistoryFacts(first[1] if first else None, pending, round(total, 6), triggered)
 
 
-def newest_first(states: Iterable[ConversationState]) -> list[dict]:
-    """Every turn row newest first: by end (else start) time, conversation, turn order (what status prints)."""
-    keyed = [
-        (row["ended_at"] or row["started_at"] or "", state.stem, seq, row)
-        for state in states
-        for seq, row in enumerate(state.rows)
-    ]
+def newest_first(states: Iterable[ConversationState], packed: bool = False) -> list:
+    """Every turn row newest first: by end (else start) time, conversation, turn order (what status
+    prints). ``packed``: a packed state's rows as :class:`PackedRow`, not decoded (for printing)."""
+    keyed: list[tuple] = []
+    for state in states:
+        stem, keys = state.stem, state.sort_keys()
+        if packed and state.packed is not None:
+            rows: list = [PackedRow(state.packed, seq) for seq in range(len(keys))]
+        else:
+            rows = state.rows
+        keyed += [(key, stem, seq, row) for seq, (key, row) in enumerate(zip(keys, rows, strict=True))]
     keyed.sort(reverse=True)  # (conversation, seq) is unique: rows themselves are never compared
     return [item[3] for item in keyed]
+
+
+def newest(states: Iterable[ConversationState], count: int) -> list[dict]:
+    """The first ``count`` rows of :func:`newest_first`, decoding only the conversations they are in."""
+    by_stem = {state.stem: state for state in states}
+    keyed = ((key, stem, seq) for stem, state in by_stem.items() for seq, key in enumerate(state.sort_keys()))
+    return [by_stem[stem].rows[seq] for _, stem, seq in heapq.nlargest(count, keyed)]

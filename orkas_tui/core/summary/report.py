@@ -119,7 +119,7 @@ def compose_status(
         problems.append(meta.problem)
     problems += [p for p in (notes.read(note).problem for note in NOTES) if p]
     problems += [p for p in (paths.skipped_files() if skipped is None else skipped) if p not in problems]
-    return {
+    status = {
         "id": paths.id,
         "name": meta.name,
         "description": meta.description,
@@ -131,3 +131,6 @@ def compose_status(
         "skills": skills,
         "problems": problems,
     }
+    if "turn_count" in history:  # only the newest turns asked for (text status)
+        status["turn_count"] = history["turn_count"]
+    return status

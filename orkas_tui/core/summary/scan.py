@@ -29,7 +29,7 @@ from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.workspace import AgentPaths
 from orkas_tui.core.store.notes import SelfNotes
 from orkas_tui.core.summary.cache import SummaryCache, still_matches
-from orkas_tui.core.summary.fold import ConversationState, history_facts, newest_first, skill_use
+from orkas_tui.core.summary.fold import ConversationState, history_facts, newest, newest_first, skill_use
 from orkas_tui.core.summary.report import HistoryFacts, ScoredTurn
 
 
@@ -98,9 +98,10 @@ class AgentScan:
         keyed.sort(key=_newest, reverse=True)
         return [item[3] for item in keyed]
 
-    def rows(self) -> list[dict]:
-        """Every turn as ``status --json`` prints it, newest first (no turn record built)."""
-        return newest_first(self.conversations.values())
+    def rows(self, packed: bool = False) -> list:
+        """Every turn as ``status --json`` prints it, newest first (no turn record built); ``packed``:
+        see :func:`newest_first`."""
+        return newest_first(self.conversations.values(), packed)
 
     def skill_use(self) -> dict[str, SkillMetrics]:
         return skill_use(self.conversations.values())
@@ -108,16 +109,22 @@ class AgentScan:
     def facts(self, last: datetime | None) -> HistoryFacts:
         return history_facts(self.conversations.values(), last)
 
-    def history(self) -> dict:
-        """The status fields that follow from the conversations, turns and all."""
+    def history(self, recent: int | None = None, packed: bool = False) -> dict:
+        """The status fields that follow from the conversations, turns and all; with ``recent``,
+        only that many newest turns and ``turn_count``, the number of all (what text status shows);
+        ``packed``: rows not yet decoded stay :class:`PackedRow` (what ``status --json`` prints)."""
         states = self.conversations.values()
-        return {
+        turns = self.rows(packed) if recent is None else newest(states, recent)
+        facts = {
             "malformed_lines": self.malformed_lines,
             "orphan_events": self.orphan_events,
             "triggering_turns": sum(s.triggering for s in states),
-            "turns": self.rows(),
+            "turns": turns,
             "line_problems": [p for s in states if (p := s.long_line_problem())],
         }
+        if recent is not None:
+            facts["turn_count"] = sum(s.count for s in states)
+        return facts
 
     @property
     def pending_removals(self) -> bool:
@@ -191,17 +198,19 @@ class AgentScan:
 
     def _refresh_one(self, path: Path, result: RefreshResult) -> None:
         stem = path.stem
-        state = self.conversations.get(stem)
-        new = state is None
-        if new:
+        known = self.conversations.get(stem)
+        new = known is None
+        if known is None:
             state = self.conversations[stem] = self._restore(path) if self.persist else self._new_state(path)
+        else:
+            state = known
         try:
             stat = os.stat(path)
         except OSError:
             stat = None
         if stat is not None and state.seen == (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns):
             if new:  # restored from the cache: all of it is new to this scan
-                result.changed += [(stem, seq) for seq in range(len(state.rows))]
+                result.changed += [(stem, seq) for seq in range(state.count)]
                 result.malformed += state.malformed
             return
         if state.probe is not None:  # restored, and the file changed since: does it still start the same?
@@ -215,7 +224,7 @@ class AgentScan:
         elif new:
             result.malformed += state.malformed
         observer = state.observer
-        whole = new or reset or not state.rows  # every turn is new to this scan's reader
+        whole = new or reset or not state.count  # every turn is new to this scan's reader
         touched: dict[int, TurnRecord] = {}
         for base, block in blocks:
             state.read_on(block)
@@ -233,7 +242,7 @@ class AgentScan:
         elif touched:
             state.fold(touched.values(), self.settings, self.weak)
         if whole:
-            result.changed += [(stem, seq) for seq in range(len(state.rows))]
+            result.changed += [(stem, seq) for seq in range(state.count)]
         else:
             result.changed += [(stem, record.seq) for record in touched.values()]
         if stat is not None and state.tail.offset <= stat.st_size:
