@@ -205,7 +205,7 @@ def render_status(doc: dict, recent: int | None) -> str:
             out += [
                 label,
                 table(
-                    ("time", "conversation", "turn", "status", "tools", "real", "trans", "signals", "score", ""),
+                    ("time", "conversation", "turn", "status", "tools", "real", "trans", "signals", "score", "trigger"),
                     rows,
                     right=(4, 5, 6, 8),
                 ),
