@@ -37,6 +37,19 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     gc.freeze()
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Collect once and freeze what is left before the worker reports done.
+
+    The run leaves app and cache objects behind, and the app's own collector unfreezes
+    what :func:`pytest_sessionstart` froze. pytest's closing collections happen after an
+    xdist worker has reported done, inside execnet's 5 s grace; one collection here, before
+    that report, and a freeze make those closing collections walk nothing.
+    """
+    gc.collect()
+    gc.freeze()
+
+
 @pytest.fixture(autouse=True)
 def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """No test may read the developer's real ~/.orkas or model keys."""
