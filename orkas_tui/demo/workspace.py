@@ -24,8 +24,6 @@ from orkas_tui.core.store.system_events import log_event
 
 DEFAULT_ANCHOR = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 
-OK = ("ok",)
-
 
 @dataclass
 class Clock:

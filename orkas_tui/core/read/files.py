@@ -30,8 +30,6 @@ from typing import overload
 
 import orjson
 
-MISSING = None
-
 
 class ConflictError(RuntimeError):
     """The file changed on disk since it was read; nothing was written."""
