@@ -262,14 +262,7 @@ class Parser:
             if feedback:
                 self.w.user_feedback(ts, feedback, call_id)
         elif tools.INTERRUPTED in text:
-            self.w.tool_error(
-                ts,
-                call_id,
-                "interrupted by the user",
-                True,
-                "the user interrupted the call; not a tool failure",
-                interrupted=True,
-            )
+            self.w.tool_interrupted(ts, call_id)
         elif tools.SIBLING in text.lower():
             self.w.tool_error(
                 ts, call_id, "cancelled: a sibling tool call errored", True, "collateral of another call's error", collateral=True

@@ -186,14 +186,7 @@ class Parser:
                 ts, call_id, "rejected by the user", True, "the user rejected the call; not a tool failure", rejected=True
             )
         elif "aborted by user" in lowered:
-            self.w.tool_error(
-                ts,
-                call_id,
-                "interrupted by the user",
-                True,
-                "the user interrupted the call; not a tool failure",
-                interrupted=True,
-            )
+            self.w.tool_interrupted(ts, call_id)
         elif text.startswith("Script failed"):
             self.w.tool_error(ts, call_id, text.strip())
         elif code in (None, 0) or tools.no_match(command, code, text):

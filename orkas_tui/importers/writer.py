@@ -194,6 +194,12 @@ class ConversationWriter:
             return text[:OUTPUT_LIMIT]
         return text
 
+    def tool_interrupted(self, ts: str | None, call_id: str) -> None:
+        """A call the person stopped: recorded as a failed result that teaches nothing."""
+        self.tool_error(
+            ts, call_id, "interrupted by the user", True, "the user interrupted the call; not a tool failure", interrupted=True
+        )
+
     def tool_error(
         self,
         ts: str | None,
