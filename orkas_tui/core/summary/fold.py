@@ -166,7 +166,7 @@ class ConversationState:
         new event can change), unless ``block`` marks an earlier turn edited."""
         observer = self.observer
         if self.ready:
-            if b"output_edited" in block and not self.built:
+            if not self.built and b"output_edited" in block:  # (a built state: no 4 MB search)
                 self.records()
             return
         self.ready = True

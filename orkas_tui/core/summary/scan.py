@@ -279,9 +279,10 @@ def refreshed(agents: Sequence[tuple[AgentPaths, str | None]], settings: Setting
     """
     scans = [AgentScan(paths, settings, autosave=False, profile=profile) for paths, profile in agents]
     if jobs > 1:
-        cold = [scan for scan in scans if _cold_bytes(scan)]
-        if len(cold) > 1 and sum(map(_cold_bytes, cold)) >= PARALLEL_AFTER:
-            cold.sort(key=lambda scan: -_cold_bytes(scan))  # largest first: workers end together
+        sizes = {id(scan): size for scan in scans if (size := _cold_bytes(scan))}  # each folder listed once
+        cold = [scan for scan in scans if id(scan) in sizes]
+        if len(cold) > 1 and sum(sizes.values()) >= PARALLEL_AFTER:
+            cold.sort(key=lambda scan: -sizes[id(scan)])  # largest first: workers end together
             _build_in_processes(cold, min(jobs, len(cold)))
     for scan in scans:
         scan.refresh()
