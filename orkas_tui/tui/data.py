@@ -21,7 +21,7 @@ from orkas_tui.core.store.history import Change, list_changes
 from orkas_tui.core.store.notes import NOTES, Note, SelfNotes, prompt_block
 from orkas_tui.core.store.proposals import Proposal, list_proposals
 from orkas_tui.core.store.skills import Skill, SkillStore
-from orkas_tui.core.summary.report import HistoryFacts, ScoredTurn, SkillRow, last_reflection_at
+from orkas_tui.core.summary.report import HistoryFacts, ScoredTurn, SkillRow, last_reflection
 from orkas_tui.core.summary.scan import AgentScan
 
 AREAS = frozenset({"conversations", "events", "skills", "self", "state", "meta", "private"})
@@ -110,7 +110,7 @@ class AgentData:
             id=self.id,
             meta=self._meta,
             malformed=self.scan.malformed_lines,
-            last_reflection=last_reflection_at(self.scan),
+            last_reflection=last_reflection(self.scan.paths),
             turns=self.scan.scored_turns(),
             skills=[SkillRow(s, use.get(s.slug) or SkillMetrics()) for s in self._skills],
             skill_problems=list(self._skill_problems),
@@ -178,7 +178,7 @@ class WorkspaceData:
         facts = []
         for agent_id, data in self.agents.items():
             if agent_id not in self._history:
-                last = last_reflection_at(data.scan)
+                last = last_reflection(data.scan.paths)
                 self._history[agent_id] = (last, data.scan.facts(last))
             last, history = self._history[agent_id]
             facts.append(

@@ -21,7 +21,7 @@ from orkas_tui.core.read.files import atomic_write, read_json_object
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.timefmt import format_ts, later, parse_ts
 from orkas_tui.core.read.workspace import AgentPaths, Workspace, read_state
-from orkas_tui.core.summary.report import HistoryFacts, last_reflection_at
+from orkas_tui.core.summary.report import HistoryFacts, last_reflection
 from orkas_tui.core.summary.scan import AgentScan, refreshed
 
 NO_CHANGES = "no changes"
@@ -146,7 +146,7 @@ def agent_facts(
 
 
 def _facts(scan: AgentScan, now: datetime) -> AgentFacts:
-    last = last_reflection_at(scan)
+    last = last_reflection(scan.paths)
     return agent_facts(scan.id, last, scan.facts(last), now, scan.settings, failure_backoff(scan.paths, scan.settings))
 
 

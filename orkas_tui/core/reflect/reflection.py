@@ -50,7 +50,7 @@ from orkas_tui.core.store.guard import MAX_REPLY_CHARS
 from orkas_tui.core.store.operations import ReplyError, parse_reply
 from orkas_tui.core.store.proposals import AUTO_APPLY_REMOVALS, INVALID, apply_lock, apply_pending, create_proposal, recover_agent
 from orkas_tui.core.store.system_events import log_event
-from orkas_tui.core.summary.report import last_reflection_at
+from orkas_tui.core.summary.report import last_reflection
 from orkas_tui.core.summary.scan import AgentScan
 
 BUNDLE, WAITING, RETRYING, VALIDATING, APPLYING, DONE = "bundle", "waiting", "retrying", "validating", "applying", "done"
@@ -163,7 +163,7 @@ def prepare(workspace: Workspace, agent_id: str, scan: AgentScan | None = None) 
     if scan is None:
         scan = AgentScan(workspace.agent(agent_id), workspace.settings)
         scan.refresh()
-    since = last_reflection_at(scan)
+    since = last_reflection(scan.paths)
     bundle = build_bundle(scan, since)
     return Prepared(scan, since, bundle, build_prompt(scan, bundle))
 

@@ -92,11 +92,6 @@ def with_use(row: dict, m: SkillMetrics) -> dict:
     }
 
 
-def last_reflection_at(scan) -> datetime | None:
-    """The last reflection of a scan's agent (``scan.paths``)."""
-    return last_reflection(scan.paths)
-
-
 def last_reflection(paths: AgentPaths) -> datetime | None:
     return parse_ts(read_state(paths).get("last_reflection_at"))
 
