@@ -180,7 +180,7 @@ def _describe(event: dict, rule: TransientRule) -> tuple[str, str | None]:
     return _fields(event, ("ts", "type")), None
 
 
-def _read_events(path: Path, problems: list[str]) -> list[tuple[int, dict]]:
+def _read_events(path: Path, problems: list[str], max_line: int) -> list[tuple[int, dict]]:
     try:
         open_regular(path).close()  # the tail skips a file it cannot open; the bundle names it
     except FileNotFoundError:
@@ -188,7 +188,7 @@ def _read_events(path: Path, problems: list[str]) -> list[tuple[int, dict]]:
     except OSError as exc:
         problems.append(f"{path.name}: cannot read ({exc.strerror or exc}); left out of the bundle")
         return []
-    _reset, lines = JsonlTail(path).poll()
+    _reset, lines = JsonlTail(path, max_line=max_line).poll()  # the line cap the scan read with
     return [(line.start, line.event) for line in lines if line.event is not None]
 
 
@@ -203,7 +203,7 @@ def _collect(
 
     Events in ``shown`` (already in the bundle's front) are left out. ``lazy``: conversation
     events are described only when asked (:meth:`BundleItem.described`), as a bundle does."""
-    rule = TransientRule.from_settings(scan.settings)
+    rule = scan.rule
     active = [
         state
         for state in scan.conversations.values()
@@ -217,7 +217,7 @@ def _collect(
     order = 0
     for state in chosen:
         previous = None
-        for offset, event in _read_events(state.path, problems):
+        for offset, event in _read_events(state.path, problems, scan.settings.max_line_bytes):
             moment = parse_ts(event.get("ts")) or previous
             previous = moment
             if moment is None or (since is not None and moment <= since) or (state.path.stem, offset) in shown:
@@ -231,7 +231,7 @@ def _collect(
             item = BundleItem(moment, order, state.path.stem, event["type"], "", None, offset, event)
             items.append(item if lazy else item.described(rule))
             order += 1
-    for _offset, event in _read_events(scan.paths.events, problems):
+    for _offset, event in _read_events(scan.paths.events, problems, scan.settings.max_line_bytes):
         moment = parse_ts(event.get("ts"))
         if moment is None or (since is not None and moment <= since):
             continue
@@ -363,7 +363,7 @@ def _build(scan: AgentScan, since: datetime | None) -> Bundle:
         front = build_front(scan, [], budget, redact, skills_read, title)
     room = budget - front.tokens
     total = len(items)
-    lines = _Lines(items, redact, settings.tool_output_chars, budget // 4, TransientRule.from_settings(scan.settings))
+    lines = _Lines(items, redact, settings.tool_output_chars, budget // 4, scan.rule)
     cut = 0
     if not lines.fits(0, room - count_tokens(_header(since, conversations, 0))):
         lines.stage = OUTPUTS_CUT

@@ -21,10 +21,9 @@ from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.timefmt import parse_ts
 from orkas_tui.core.read.workspace import AgentPaths
 from orkas_tui.core.store.history import Change
+from orkas_tui.core.store.operations import REMOVALS
 from orkas_tui.core.summary.scan import AgentScan
 from orkas_tui.core.textfmt import rate
-
-REMOVED = ("delete_skill", "evict_skill")
 
 
 @dataclass(frozen=True)
@@ -110,7 +109,7 @@ def change_effects(changes: Iterable[Change], turns: Iterable[TurnRecord], windo
         until = parse_ts(change.reverted_at)
         before = [t for moment, t in showing if moment <= at][-window:]
         after = [t for moment, t in showing if moment > at and (until is None or moment <= until)][:window]
-        removed = change.action in REMOVED
+        removed = change.action in REMOVALS
         effects[change.id] = Effect(
             change=change.id,
             skill=change.target,

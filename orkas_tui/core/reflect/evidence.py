@@ -17,7 +17,7 @@ from typing import BinaryIO
 
 import orjson
 
-from orkas_tui.core.observe.corrections import CorrectionMatcher, matcher_for
+from orkas_tui.core.observe.corrections import CorrectionMatcher
 from orkas_tui.core.observe.signals import Score
 from orkas_tui.core.observe.transient import TransientRule
 from orkas_tui.core.observe.turns import TurnRecord
@@ -172,7 +172,7 @@ def gather(scan: AgentScan, triggering: Triggering, spans: Spans) -> TurnEvidenc
     """The evidence of one triggering turn, read from its span of the conversation file."""
     record = triggering.record
     events = spans.read(triggering.path, record.start, record.end)
-    return turn_evidence(events, TransientRule.from_settings(scan.settings), matcher_for(scan.settings.correction_phrases))
+    return turn_evidence(events, scan.rule, scan.matcher)
 
 
 def cut_chars(text: str, limit: int) -> str:
