@@ -40,7 +40,7 @@ import orjson
 
 from orkas_tui.core.observe import corrections, transient
 from orkas_tui.core.observe.skill_metrics import SkillMetrics
-from orkas_tui.core.read.files import append_bytes, atomic_write, open_regular
+from orkas_tui.core.read.files import append_bytes, atomic_write, open_regular, read_regular
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.tail import JsonlTail
 from orkas_tui.core.read.timefmt import parse_ts
@@ -372,8 +372,7 @@ def skill_rows(paths: AgentPaths, settings: Settings, names: list[str]) -> tuple
         key = None
     if key is not None:
         try:
-            with open_regular(path) as handle:
-                cached = _body(handle.read().rstrip(b"\n"))[0]
+            cached = _body(read_regular(path).rstrip(b"\n"))[0]
             if cached["key"] == key and isinstance(cached["rows"], list) and isinstance(cached["problems"], list):
                 return cached["rows"], cached["problems"]
         except (OSError, KeyError, ValueError, orjson.JSONDecodeError):
