@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import io
 import sys
+from collections.abc import Callable
 from datetime import datetime
+from typing import BinaryIO
 
 import orjson
 
@@ -40,13 +43,19 @@ def warn_settings(workspace: Workspace) -> None:
 def print_json(value: object) -> None:
     """Indented UTF-8 JSON, the same document ``json.dump(indent=2, ensure_ascii=False)`` writes, much faster."""
     data = orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS)
+    write_json(lambda out: out.write(data + b"\n"))
+
+
+def write_json(write: Callable[[BinaryIO], object]) -> None:
+    """Let ``write`` put UTF-8 bytes on stdout (through a text stream that has no bytes buffer, e.g. replaced)."""
     buffer = getattr(sys.stdout, "buffer", None)
     if buffer is None:
-        sys.stdout.write(data.decode() + "\n")
+        collected = io.BytesIO()
+        write(collected)
+        sys.stdout.write(collected.getvalue().decode())
         return
     sys.stdout.flush()
-    buffer.write(data)
-    buffer.write(b"\n")
+    write(buffer)
     buffer.flush()
 
 

@@ -3,22 +3,18 @@
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 
-import msgspec
-import orjson
-
-from orkas_tui.commands.io import CliError, add_json, add_now, add_workspace, now_arg, open_workspace, print_json
+from orkas_tui.commands.io import CliError, add_json, add_now, add_workspace, now_arg, open_workspace, write_json
+from orkas_tui.commands.status_json import write_status
 from orkas_tui.core.read.timefmt import format_ts
 from orkas_tui.core.reflect.queue import agent_facts, failure_backoff, last_cycle_at, plan_facts
 from orkas_tui.core.store.notes import SelfNotes, prompt_block
 from orkas_tui.core.store.proposals import recover_workspace
 from orkas_tui.core.store.skills import SkillStore
 from orkas_tui.core.summary.cache import NO_USE, skill_rows
-from orkas_tui.core.summary.fold import Packed, PackedRow
 from orkas_tui.core.summary.report import compose_status, last_reflection, with_use
-from orkas_tui.core.summary.scan import refreshed, usable_cpus
+from orkas_tui.core.summary.scan import collector_paused, refreshed, usable_cpus
 from orkas_tui.core.textfmt import rate, table
 
 RECENT_TURNS = 10
@@ -49,11 +45,12 @@ def register_prompt(sub: argparse._SubParsersAction) -> None:
 
 
 def workspace_status(
-    workspace, now, agent_id: str | None = None, jobs: int = 1, recent: int | None = None, packed: bool = False
+    workspace, now, agent_id: str | None = None, jobs: int = 1, recent: int | None = None, in_order: bool = False
 ) -> dict:
     """The whole ``status --json`` document; each agent carries its queue decision as ``"queue"``.
     ``recent``: only that many newest turns per agent, and their number as ``"turn_count"`` (text status).
-    ``packed``: turns the cache holds stay undecoded :class:`PackedRow` (for :func:`shared_indexes`).
+    ``in_order``: each agent's turns as (state, seq) pairs, newest first, none decoded (what
+    :func:`~orkas_tui.commands.status_json.write_status` prints).
 
     Every figure comes from the agents' summaries (:class:`AgentScan`, from their caches when
     they hold). The queue is planned over every agent (the per-cycle cap depends on all of
@@ -84,7 +81,7 @@ def workspace_status(
         blank, problems = skill_rows(paths, settings, survey.readable["skills"])
         use = scan.skill_use()
         skills = [with_use(row, use.get(row["slug"], NO_USE)) for row in blank]
-        row = compose_status(paths, notes, scan.history(recent, packed), skills, list(problems), last, survey.skipped)
+        row = compose_status(paths, notes, scan.history(recent, in_order), skills, list(problems), last, survey.skipped)
         if (decision := plan.decision(paths.id)) is not None:  # every agent is planned
             row["queue"] = decision.to_json()
         rows.append(row)
@@ -106,64 +103,13 @@ def run_status(args: argparse.Namespace) -> int:
     for line in recover_workspace(workspace):  # an approve or revert a crash interrupted
         print(f"orkas-tui: {line}", file=sys.stderr)
     recent = None if args.json or args.all_turns else RECENT_TURNS
-    doc = workspace_status(workspace, now, args.agent, jobs, recent, packed=args.json)
-    if args.json:
-        print_json(shared_indexes(doc))
-    else:
-        print(render_status(doc, recent))
+    with collector_paused():  # millions of acyclic objects: a cyclic pass would find nothing
+        doc = workspace_status(workspace, now, args.agent, jobs, recent, in_order=args.json)
+        if args.json:
+            write_json(lambda out: write_status(doc, out))
+        else:
+            print(render_status(doc, recent))
     return 0
-
-
-INDEX_INDENT = b"\n" + b" " * 10  # where a turn's skills_indexed array sits in the printed document
-ROWS_INDENT = b"\n" + b" " * 6  # a formatted rows' array (keys at 4) moved to where the document has turns' keys (10)
-ROWS_OPEN, ROWS_CLOSE = b"[\n        {\n", b"\n        }\n      ]"
-ROWS_SPLIT = b"\n        },\n        {\n"
-INDEX_KEY = re.compile(rb'\n    "skills_indexed": (\d+),\n')  # in a formatted rows' array: a key of a row itself
-
-
-def shared_indexes(doc: dict) -> dict:
-    """``doc`` with each turn's ``skills_indexed`` printed once per distinct list (turns share
-    their index list while it does not change): the same bytes, without printing a million
-    slugs one by one. A :class:`PackedRow` is printed from its compact JSON (indented here,
-    its index spliced in), never decoded."""
-    agents = []
-    for agent in doc["agents"]:
-        printed: dict[int, orjson.Fragment] = {}
-        printed_rows: dict[int, list[orjson.Fragment]] = {}
-        turns: list[object] = []
-        for row in agent["turns"]:
-            if isinstance(row, PackedRow):
-                rows = printed_rows.get(id(row.packed))
-                if rows is None:
-                    rows = printed_rows[id(row.packed)] = _printed_rows(row.packed)
-                turns.append(rows[row.seq])
-                continue
-            index = row["skills_indexed"]
-            fragment = printed.get(id(index))
-            if fragment is None:
-                text = orjson.dumps(index, option=orjson.OPT_INDENT_2).replace(b"\n", INDEX_INDENT)
-                fragment = printed[id(index)] = orjson.Fragment(text)
-            turns.append({**row, "skills_indexed": fragment})
-        agents.append({**agent, "turns": turns})
-    return {**doc, "agents": agents}
-
-
-def _printed_rows(packed: Packed) -> list[orjson.Fragment]:
-    """A packed conversation's rows as the indented document prints them: its rows' array indented
-    once by ``msgspec.json.format`` (exactly as orjson's OPT_INDENT_2), each index spliced in."""
-    indexes: dict[bytes, bytes] = {}
-
-    def index(found: re.Match[bytes]) -> bytes:
-        text = indexes.get(found[1])
-        if text is None:
-            listed = orjson.dumps(packed.indexes[int(found[1])], option=orjson.OPT_INDENT_2).replace(b"\n", b"\n    ")
-            text = indexes[found[1]] = b'\n    "skills_indexed": %s,\n' % listed
-        return text
-
-    text = INDEX_KEY.sub(index, msgspec.json.format(packed.raw_rows(), indent=2)).replace(b"\n", ROWS_INDENT)
-    if not (text.startswith(ROWS_OPEN) and text.endswith(ROWS_CLOSE)):
-        raise ValueError("a packed conversation without rows")
-    return [orjson.Fragment(b"{\n%s\n        }" % row) for row in text[len(ROWS_OPEN) : -len(ROWS_CLOSE)].split(ROWS_SPLIT)]
 
 
 def render_status(doc: dict, recent: int | None) -> str:

@@ -156,9 +156,8 @@ def _resigned(data: bytes, change) -> bytes:
     lines = data.splitlines()
     entries = []
     for line in lines[1:]:
-        head, _, blob = line.partition(b" ")[2].partition(b"\t")
-        rows, facts = orjson.loads(blob)
-        entries.append({**orjson.loads(head), "r": rows, "f": facts})
+        head, rows, facts = line.partition(b" ")[2].split(b"\t")
+        entries.append({**orjson.loads(head), "r": orjson.loads(rows), "f": orjson.loads(facts)})
     return lines[0] + b"\n" + b"".join(map(_signed, map(change, entries)))
 
 
@@ -166,7 +165,7 @@ def _signed(entry) -> bytes:
     if not isinstance(entry, dict):
         return cache._line(entry)
     rest = {key: value for key, value in entry.items() if key not in ("r", "f")}
-    return cache._line(rest, orjson.dumps([entry["r"], entry["f"]]))
+    return cache._line(rest, (orjson.dumps(entry["r"]), orjson.dumps(entry["f"])))
 
 
 @pytest.mark.parametrize(

@@ -49,4 +49,4 @@ def test_status_does_not_import_the_other_commands() -> None:
         "print(sorted(m for m in sys.modules if m.startswith(('orkas_tui.commands.', 'orkas_tui.importers', 'watchfiles'))))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "['orkas_tui.commands.io', 'orkas_tui.commands.status']"
+    assert out.strip() == "['orkas_tui.commands.io', 'orkas_tui.commands.status', 'orkas_tui.commands.status_json']"

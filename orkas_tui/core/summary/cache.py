@@ -7,8 +7,8 @@ correction phrases, the line cap, the rules' own versions) and of what scoring d
 on (the score settings, the tools ``self/profile.md`` names). Each further line is an
 entry for one conversation file: where reading stopped (device, inode, size, mtime,
 offset, its first bytes and the bytes just before the offset), the observer's state to
-read on from there, the summary's counts, then a tab and its turns (rows and facts) as
-compact JSON. A whole entry's turns are only checked for shape when read and kept as those
+read on from there, the summary's counts, then its turns' rows and their facts, each after
+a tab, as compact JSON arrays. A whole entry's turns are only checked for shape when read and kept as those
 bytes (:class:`~orkas_tui.core.summary.fold.Packed`): counts, the queue and the newest
 turns come from columns read beside them, ``status --json`` prints them from the bytes,
 and a conversation's turns are decoded only when one of them is needed as data. An entry either holds the whole
@@ -49,7 +49,7 @@ from orkas_tui.core.store.skills import SkillStore
 from orkas_tui.core.summary.fold import ConversationState, Packed
 from orkas_tui.core.summary.report import SkillRow
 
-VERSION = 3
+VERSION = 4
 NAME = "summary-cache.jsonl"
 SKILLS = "skills-cache.json"
 PROBE = 64  # bytes before the cached offset that must still be the same
@@ -121,19 +121,22 @@ class SummaryCache:
             with open_regular(self.path) as handle:
                 stat = os.fstat(handle.fileno())
                 data = handle.read()
-            lines = data.split(b"\n")
-            if lines.pop() != b"":
+            if not data.endswith(b"\n"):
                 raise Untrusted("a torn last line")
-            header = _body(lines[0])[0]
+            stop = data.index(b"\n")  # each line's parts are slices of the one buffer, never copies
+            header = _body(data, 0, stop)[0]
             if header.get("version") != VERSION or header.get("observe") != self.observe:
                 raise Untrusted("another version or observation fingerprint")
             states: dict[str, ConversationState] = {}
-            for line in lines[1:]:
-                _apply(*_body(line), states, make)
+            lines = 1
+            while stop + 1 < len(data):
+                start, stop = stop + 1, data.index(b"\n", stop + 1)
+                _apply(*_body(data, start, stop), states, make)
+                lines += 1
         except (OSError, IndexError, KeyError, TypeError, ValueError, AttributeError, orjson.JSONDecodeError):
             return {}
         self.rescore = header.get("score") != self.score
-        self._file, self._lines = (stat.st_dev, stat.st_ino, stat.st_size), len(lines)
+        self._file, self._lines = (stat.st_dev, stat.st_ino, stat.st_size), lines
         return states
 
     def save(self, states: dict[str, ConversationState], gone: Iterable[str] = ()) -> bool:
@@ -172,21 +175,29 @@ class SummaryCache:
         return (stat.st_dev, stat.st_ino, stat.st_size) == self._file
 
 
-def _line(value: object, blob: bytes | None = None) -> bytes:
-    """One line: a checksum, the object, and the turns' bytes after a tab (compact JSON has no raw tab)."""
-    body = orjson.dumps(value) if blob is None else b"%s\t%s" % (orjson.dumps(value), blob)
+Turns = tuple[bytes | memoryview, bytes | memoryview]  # an entry's rows and facts, each a compact JSON array
+
+
+def _line(value: object, turns: Turns | None = None) -> bytes:
+    """One line: a checksum, the object, and the turns' rows and facts each after a tab (compact JSON has no raw tab)."""
+    body = orjson.dumps(value) if turns is None else b"%s\t%s\t%s" % (orjson.dumps(value), *turns)
     return b"%08x %s\n" % (zlib.crc32(body), body)
 
 
-def _body(line: bytes) -> tuple[dict, bytes | None]:
-    checksum, _, body = line.partition(b" ")
-    if len(checksum) != 8 or checksum != b"%08x" % zlib.crc32(body):
+def _body(data: bytes, start: int = 0, stop: int | None = None) -> tuple[dict, Turns | None]:
+    """The object of the line ``data[start:stop]`` and its turns' parts, slices of ``data`` (not copies)."""
+    stop = len(data) if stop is None else stop
+    view = memoryview(data)
+    if stop - start < 9 or data[start + 8] != 0x20 or data[start : start + 8] != b"%08x" % zlib.crc32(view[start + 9 : stop]):
         raise Untrusted("a checksum that does not hold")
-    head, tab, blob = body.partition(b"\t")
-    value = orjson.loads(head)
+    first = data.find(b"\t", start + 9, stop)
+    second = data.find(b"\t", first + 1, stop) if first >= 0 else -1
+    if (first >= 0) != (second >= 0) or (second >= 0 and data.find(b"\t", second + 1, stop) >= 0):
+        raise Untrusted("an entry of the wrong shape")
+    value = orjson.loads(view[start + 9 : stop if first < 0 else first])
     if not isinstance(value, dict):
         raise Untrusted("not an object")
-    return value, blob if tab else None
+    return value, None if first < 0 else (view[first + 1 : second], view[second + 1 : stop])
 
 
 class _Row(msgspec.Struct, forbid_unknown_fields=True, gc=False):
@@ -211,27 +222,28 @@ class _Row(msgspec.Struct, forbid_unknown_fields=True, gc=False):
 
 
 Raw = msgspec.Raw
-_SHAPE = msgspec.json.Decoder(tuple[list[_Row], list[tuple[Raw, Raw, Raw, Raw, Raw, Raw]]])
+_ROWS = msgspec.json.Decoder(list[_Row])
+_FACTS = msgspec.json.Decoder(list[tuple[Raw, Raw, Raw, Raw, Raw, Raw]])
 
 
-def _packed(blob: bytes, indexes: list) -> Packed:
+def _packed(turns: Turns, indexes: list) -> Packed:
     """A whole entry's turns checked for shape and kept as bytes: nothing else of them is decoded."""
-    rows, facts = _SHAPE.decode(blob)
+    rows, facts = _ROWS.decode(turns[0]), _FACTS.decode(turns[1])
     if len(rows) != len(facts) or not all(0 <= row.skills_indexed < len(indexes) for row in rows):
         raise Untrusted("a turn of the wrong shape")
     keys = [row.ended_at or row.started_at or "" for row in rows]
-    return Packed(blob, indexes, keys, [(row.ended_at, row.score) for row in rows if row.triggers])
+    return Packed(*turns, indexes, keys, [(row.ended_at, row.score) for row in rows if row.triggers])
 
 
-def _entry(state: ConversationState, base: int) -> tuple[dict, bytes]:
+def _entry(state: ConversationState, base: int) -> tuple[dict, Turns]:
     """``state`` as a cache entry and its turns' bytes: whole when ``base`` is 0, else only its
     turns changed since. A packed state is written back as the bytes it was read from."""
     tail, observer = state.tail, state.observer
     seqs: Sequence[int] = range(state.count) if base == 0 else sorted(state.unsaved)
     if base == 0 and state.packed is not None:
-        indexes, blob = state.packed.indexes, state.packed.blob
+        indexes, turns = state.packed.indexes, (state.packed.rows, state.packed.facts)
     else:
-        indexes, blob = _pack(state, seqs)
+        indexes, turns = _pack(state, seqs)
     seen = state.seen or (0, 0, -1, 0)
     probe = _probe(tail.path, tail.offset) if tail.identity else b""
     return {
@@ -252,10 +264,10 @@ def _entry(state: ConversationState, base: int) -> tuple[dict, bytes]:
         "agg": [state.uses, state.triggering, state.first[1] if state.first else None],
         "ix": indexes,
         "s": None if base == 0 else list(seqs),
-    }, blob
+    }, turns
 
 
-def _pack(state: ConversationState, seqs: Sequence[int]) -> tuple[list[list[str]], bytes]:
+def _pack(state: ConversationState, seqs: Sequence[int]) -> tuple[list[list[str]], Turns]:
     """The rows and facts of ``seqs`` as compact JSON, each distinct skill index written once."""
     tables: dict[int, int] = {}
     indexes: list[list[str]] = []
@@ -268,7 +280,7 @@ def _pack(state: ConversationState, seqs: Sequence[int]) -> tuple[list[list[str]
             ref = tables[id(index)] = len(indexes)
             indexes.append(index)
         rows.append({**row, "skills_indexed": ref})
-    return indexes, orjson.dumps([rows, [state.facts[seq] for seq in seqs]])
+    return indexes, (orjson.dumps(rows), orjson.dumps([state.facts[seq] for seq in seqs]))
 
 
 def _probe(path: Path, offset: int) -> bytes:
@@ -281,14 +293,14 @@ def _probe(path: Path, offset: int) -> bytes:
 
 
 def _apply(
-    entry: dict, blob: bytes | None, states: dict[str, ConversationState], make: Callable[[str], ConversationState]
+    entry: dict, turns: Turns | None, states: dict[str, ConversationState], make: Callable[[str], ConversationState]
 ) -> None:
     """Replay one entry onto ``states``; :class:`Untrusted` when it does not extend what is there."""
     stem = entry["c"]
     if entry.get("gone"):
         states.pop(stem, None)
         return
-    if blob is None:
+    if turns is None:
         raise Untrusted("an entry without its turns")
     base = entry["base"]
     if base == 0:
@@ -303,9 +315,9 @@ def _apply(
     uses, triggering, first = entry["agg"]
     indexes = entry["ix"]
     if base == 0:
-        state.packed = _packed(blob, indexes)
+        state.packed = _packed(turns, indexes)
     else:
-        new_rows, new_facts = orjson.loads(blob)
+        new_rows, new_facts = orjson.loads(turns[0]), orjson.loads(turns[1])
         for row, fact in zip(new_rows, new_facts, strict=True):
             if row.keys() != ROW_KEYS or len(fact) != 6:
                 raise Untrusted("a turn of the wrong shape")

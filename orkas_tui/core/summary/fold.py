@@ -19,9 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import NamedTuple
 
-import msgspec
 import orjson
 
 from orkas_tui.core.observe.corrections import CorrectionMatcher
@@ -37,32 +35,19 @@ from orkas_tui.core.summary.report import HistoryFacts, ScoredTurn
 Uses = dict[str, list[int]]  # slug -> [impressions, invocations, edited, ineffective, effective_base]
 
 
-class PackedRow(NamedTuple):
-    """Turn ``seq`` of a packed conversation, not decoded."""
-
-    packed: Packed
-    seq: int
-
-
-_RAW_ROWS = msgspec.json.Decoder(tuple[msgspec.Raw, msgspec.Raw])
-
-
 @dataclass
 class Packed:
     """A restored conversation's rows and facts still as the cache's bytes (validated when read):
     counts, the newest turns and the queue's facts need only the columns kept beside them."""
 
-    blob: bytes  # compact JSON [rows, facts], each row's skills_indexed a position in ``indexes``
+    rows: bytes | memoryview  # compact JSON array, each row's skills_indexed a position in ``indexes``
+    facts: bytes | memoryview  # compact JSON array, one per row
     indexes: list[list[str]]
     keys: list[str]  # per turn: its end (else start) time, what newest-first sorts by
     triggered: list[tuple[str | None, float]]  # (ended_at, score) of the triggering turns, in order
 
-    def raw_rows(self) -> msgspec.Raw:
-        """The rows' array as compact JSON, each row's skills_indexed a position in ``indexes``."""
-        return _RAW_ROWS.decode(self.blob)[0]
-
     def unpack(self) -> tuple[list[dict], list[list]]:
-        rows, facts = orjson.loads(self.blob)
+        rows, facts = orjson.loads(self.rows), orjson.loads(self.facts)
         indexes = self.indexes
         for row in rows:
             row["skills_indexed"] = indexes[row["skills_indexed"]]
@@ -336,19 +321,20 @@ def history_facts(states: Iterable[ConversationState], last: datetime | None) ->
     return HistoryFacts(first[1] if first else None, pending, round(total, 6), triggered)
 
 
-def newest_first(states: Iterable[ConversationState], packed: bool = False) -> list:
-    """Every turn row newest first: by end (else start) time, conversation, turn order (what status
-    prints). ``packed``: a packed state's rows as :class:`PackedRow`, not decoded (for printing)."""
+def newest_order(states: Iterable[ConversationState]) -> list[tuple[ConversationState, int]]:
+    """(state, seq) of every turn newest first: by end (else start) time, conversation, turn order
+    (what status prints), without decoding a packed state."""
     keyed: list[tuple] = []
     for state in states:
-        stem, keys = state.stem, state.sort_keys()
-        if packed and state.packed is not None:
-            rows: list = [PackedRow(state.packed, seq) for seq in range(len(keys))]
-        else:
-            rows = state.rows
-        keyed += [(key, stem, seq, row) for seq, (key, row) in enumerate(zip(keys, rows, strict=True))]
-    keyed.sort(reverse=True)  # (conversation, seq) is unique: rows themselves are never compared
-    return [item[3] for item in keyed]
+        stem = state.stem
+        keyed += [(key, stem, seq, state) for seq, key in enumerate(state.sort_keys())]
+    keyed.sort(reverse=True)  # (conversation, seq) is unique: states themselves are never compared
+    return [(item[3], item[2]) for item in keyed]
+
+
+def newest_first(states: Iterable[ConversationState]) -> list[dict]:
+    """Every turn row in :func:`newest_order`."""
+    return [state.rows[seq] for state, seq in newest_order(states)]
 
 
 def newest(states: Iterable[ConversationState], count: int) -> list[dict]:

@@ -29,7 +29,7 @@ from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.workspace import AgentPaths
 from orkas_tui.core.store.notes import SelfNotes
 from orkas_tui.core.summary.cache import SummaryCache, still_matches
-from orkas_tui.core.summary.fold import ConversationState, history_facts, newest, newest_first, skill_use
+from orkas_tui.core.summary.fold import ConversationState, history_facts, newest, newest_first, newest_order, skill_use
 from orkas_tui.core.summary.report import HistoryFacts, ScoredTurn
 
 
@@ -98,10 +98,9 @@ class AgentScan:
         keyed.sort(key=_newest, reverse=True)
         return [item[3] for item in keyed]
 
-    def rows(self, packed: bool = False) -> list:
-        """Every turn as ``status --json`` prints it, newest first (no turn record built); ``packed``:
-        see :func:`newest_first`."""
-        return newest_first(self.conversations.values(), packed)
+    def rows(self) -> list[dict]:
+        """Every turn as ``status --json`` prints it, newest first (no turn record built)."""
+        return newest_first(self.conversations.values())
 
     def skill_use(self) -> dict[str, SkillMetrics]:
         return skill_use(self.conversations.values())
@@ -109,12 +108,13 @@ class AgentScan:
     def facts(self, last: datetime | None) -> HistoryFacts:
         return history_facts(self.conversations.values(), last)
 
-    def history(self, recent: int | None = None, packed: bool = False) -> dict:
+    def history(self, recent: int | None = None, in_order: bool = False) -> dict:
         """The status fields that follow from the conversations, turns and all; with ``recent``,
         only that many newest turns and ``turn_count``, the number of all (what text status shows);
-        ``packed``: rows not yet decoded stay :class:`PackedRow` (what ``status --json`` prints)."""
+        ``in_order``: the turns as :func:`newest_order`'s (state, seq), none decoded (what
+        ``status --json`` prints from)."""
         states = self.conversations.values()
-        turns = self.rows(packed) if recent is None else newest(states, recent)
+        turns: list = newest(states, recent) if recent is not None else newest_order(states) if in_order else self.rows()
         facts = {
             "malformed_lines": self.malformed_lines,
             "orphan_events": self.orphan_events,
