@@ -64,7 +64,11 @@ def workspace_status(
         paths = workspace.agent(an_id)
         notes = SelfNotes(paths, settings)
         listed.append((paths, notes, last_reflection(paths), paths.survey()))
-    scans = refreshed([(paths, notes.read("profile").text) for paths, notes, _, _ in listed], settings, jobs)
+    scans = refreshed(
+        [(paths, notes.read("profile").text, survey.readable["conversations"]) for paths, notes, _, survey in listed],
+        settings,
+        jobs,
+    )
     plan = plan_facts(
         [
             agent_facts(p.id, last, scan.facts(last), now, settings, failure_backoff(p, settings))

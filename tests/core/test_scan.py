@@ -4,8 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hypothesis import given
+from hypothesis import strategies as st
+
+from orkas_tui.core.observe.corrections import matcher_for
+from orkas_tui.core.observe.transient import TransientRule
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.workspace import AgentPaths
+from orkas_tui.core.summary.fold import ConversationState, newest, newest_first
 from orkas_tui.core.summary.scan import AgentScan
 from tests.core.helpers import make_agent, turn, write_lines
 
@@ -69,3 +75,20 @@ def test_malformed_lines_are_counted_per_agent(tmp_path: Path) -> None:
     s1.refresh(), s2.refresh()
     assert (s1.malformed_lines, s2.malformed_lines) == (2, 0)
     assert [t.turn for t in s1.turns()] == ["t1"]
+
+
+STAMPS = st.sampled_from(["", "2026-11-20T09:00:00Z", "2026-11-20T10:00:00Z", "2026-11-21T09:00:00Z", "2026-11-22T09:00:00Z"])
+
+
+@given(st.lists(st.lists(st.tuples(STAMPS, STAMPS), max_size=6), max_size=6), st.integers(0, 12))
+def test_the_newest_turns_are_the_head_of_the_whole_order(conversations: list, count: int) -> None:
+    """Ties in time, turns without one, empty conversations: visiting conversations newest first
+    and stopping early keeps exactly the first rows of the full newest-first order."""
+    states = []
+    for n, turns in enumerate(conversations):
+        state = ConversationState(Path(f"/nowhere/c{n}.jsonl"), TransientRule((), ()), matcher_for(()), 1024)
+        state.rows = [
+            {"started_at": start or None, "ended_at": end or None, "n": (n, seq)} for seq, (start, end) in enumerate(turns)
+        ]
+        states.append(state)
+    assert newest(states, count) == newest_first(states)[:count]

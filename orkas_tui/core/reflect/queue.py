@@ -226,7 +226,7 @@ def record_cycle(workspace: Workspace, now: datetime) -> None:
 
 def refreshed_scans(workspace: Workspace) -> list[AgentScan]:
     """One freshly read scan per agent (the CLI's path; the TUI keeps its own scans)."""
-    return refreshed([(workspace.agent(agent_id), None) for agent_id in workspace.agent_ids()], workspace.settings)
+    return refreshed([(workspace.agent(agent_id), None, None) for agent_id in workspace.agent_ids()], workspace.settings)
 
 
 def workspace_queue(workspace: Workspace, now: datetime, scans: Iterable[AgentScan] | None = None) -> QueuePlan:

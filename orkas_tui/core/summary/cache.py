@@ -379,7 +379,8 @@ def skill_rows(paths: AgentPaths, settings: Settings, names: list[str]) -> tuple
     path = paths.private / SKILLS
     try:
         files = [name for name in names if SLUG.match(name[:-3])]  # what SkillStore.slugs() reads
-        key = [VERSION, _digest(repr(settings)), [[name, *_identity(paths.skills / name)] for name in files]]
+        folder = str(paths.skills)
+        key = [VERSION, _digest(repr(settings)), [[name, *_identity(f"{folder}/{name}")] for name in files]]
     except OSError:
         key = None
     if key is not None:
@@ -397,6 +398,6 @@ def skill_rows(paths: AgentPaths, settings: Settings, names: list[str]) -> tuple
     return rows, problems
 
 
-def _identity(path: Path) -> tuple[int, int, int, int]:
+def _identity(path: str) -> tuple[int, int, int, int]:
     stat = os.stat(path)
     return stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns

@@ -338,7 +338,21 @@ def newest_first(states: Iterable[ConversationState]) -> list[dict]:
 
 
 def newest(states: Iterable[ConversationState], count: int) -> list[dict]:
-    """The first ``count`` rows of :func:`newest_first`, decoding only the conversations they are in."""
-    by_stem = {state.stem: state for state in states}
-    keyed = ((key, stem, seq) for stem, state in by_stem.items() for seq, key in enumerate(state.sort_keys()))
-    return [by_stem[stem].rows[seq] for _, stem, seq in heapq.nlargest(count, keyed)]
+    """The first ``count`` rows of :func:`newest_first`, decoding only the conversations they are in.
+    Conversations are visited newest turn first, and the visit stops at one whose newest turn
+    is older than every row already kept: most are never looked into."""
+    if count <= 0:
+        return []
+    by_top = sorted(((max(keys), state.stem, state) for state in states if (keys := state.sort_keys())), reverse=True)
+    kept: list[tuple[str, str, int, ConversationState]] = []
+    for top, stem, state in by_top:
+        if len(kept) == count and top < kept[0][0]:
+            break
+        for seq, key in enumerate(state.sort_keys()):
+            item = (key, stem, seq, state)
+            if len(kept) < count:
+                heapq.heappush(kept, item)
+            elif item[:3] > kept[0][:3]:
+                heapq.heapreplace(kept, item)
+    kept.sort(reverse=True)
+    return [state.rows[seq] for _, _, seq, state in kept]

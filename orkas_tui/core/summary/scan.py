@@ -143,19 +143,20 @@ class AgentScan:
         self.unsaved += 1  # every row changed: the cache is written whole at the next save
         return True
 
-    def _new_state(self, path: Path) -> ConversationState:
+    def _new_state(self, stem: str) -> ConversationState:
+        path = self.paths.conversations / f"{stem}.jsonl"
         return ConversationState(path, self.rule, self.matcher, self.settings.max_line_bytes)
 
-    def _restore(self, path: Path) -> ConversationState:
+    def _restore(self, stem: str) -> ConversationState:
         """A conversation's state: from the cache when its entry still matches the file."""
-        state = self._cached().pop(path.stem, None)
-        self._gone.discard(path.stem)
-        return self._new_state(path) if state is None else state
+        state = self._cached().pop(stem, None)
+        self._gone.discard(stem)
+        return self._new_state(stem) if state is None else state
 
     def _cached(self) -> dict[str, ConversationState]:
         """The states the cache holds that no refresh took yet (read from the file the first time)."""
         if self._restored is None:
-            self._restored = self.cache.load(lambda stem: self._new_state(self.paths.conversations / f"{stem}.jsonl"))
+            self._restored = self.cache.load(self._new_state)
             self._gone.update(self._restored)
             if self.cache.rescore:
                 for state in self._restored.values():
@@ -175,33 +176,37 @@ class AgentScan:
             self.unsaved = 0
         return saved
 
-    def refresh(self) -> RefreshResult:
-        """Read new bytes of every conversation file and fold what they changed."""
+    def refresh(self, listed: list[str] | None = None) -> RefreshResult:
+        """Read new bytes of every conversation file and fold what they changed (``listed``: the
+        readable ``.jsonl`` names of the conversations folder, when the caller has just listed it)."""
         with collector_paused():
-            return self._refresh()
+            return self._refresh(self._listed() if listed is None else listed)
 
-    def _refresh(self) -> RefreshResult:
+    def _listed(self) -> list[str]:
+        return self.paths.readable_names(self.paths.conversations, ".jsonl")
+
+    def _refresh(self, listed: list[str]) -> RefreshResult:
         result = RefreshResult()
-        files = self.paths.conversation_files()
-        present = {p.stem for p in files}
+        stems = [name[: -len(".jsonl")] for name in listed]
+        present = set(stems)
         for conv in [c for c in self.conversations if c not in present]:
             del self.conversations[conv]
             self._gone.add(conv)
             result.removed.append(conv)
-        for path in files:
-            self._refresh_one(path, result)
+        folder = str(self.paths.conversations)
+        for stem in stems:
+            self._refresh_one(stem, f"{folder}/{stem}.jsonl", result)
         # listing order: the order the queue adds trigger scores in
-        self.conversations = {p.stem: self.conversations[p.stem] for p in files if p.stem in self.conversations}
+        self.conversations = {stem: self.conversations[stem] for stem in stems if stem in self.conversations}
         if self.persist and self.autosave and (self.unsaved >= SAVE_AFTER or self.cache.rescore):
             self.save_cache()
         return result
 
-    def _refresh_one(self, path: Path, result: RefreshResult) -> None:
-        stem = path.stem
+    def _refresh_one(self, stem: str, path: str, result: RefreshResult) -> None:
         known = self.conversations.get(stem)
         new = known is None
         if known is None:
-            state = self.conversations[stem] = self._restore(path) if self.persist else self._new_state(path)
+            state = self.conversations[stem] = self._restore(stem) if self.persist else self._new_state(stem)
         else:
             state = known
         try:
@@ -215,11 +220,11 @@ class AgentScan:
             return
         if state.probe is not None:  # restored, and the file changed since: does it still start the same?
             if stat is None or not still_matches(state, stat):
-                state = self.conversations[stem] = self._new_state(path)
+                state = self.conversations[stem] = self._new_state(stem)
             state.probe = None
         reset, blocks = state.tail.poll_blocks()
         if reset:
-            state = self.conversations[stem] = self._new_state(path)
+            state = self.conversations[stem] = self._new_state(stem)
             result.reset.append(stem)
         elif new:
             result.malformed += state.malformed
@@ -269,32 +274,36 @@ def collector_paused() -> Iterator[None]:
 PARALLEL_AFTER = 8 * 1024 * 1024  # history bytes to read before a second process pays for itself
 
 
-def refreshed(agents: Sequence[tuple[AgentPaths, str | None]], settings: Settings, jobs: int = 1) -> list[AgentScan]:
-    """A refreshed, saved :class:`AgentScan` for each ``(paths, profile text)``, in order.
+def refreshed(
+    agents: Sequence[tuple[AgentPaths, str | None, list[str] | None]], settings: Settings, jobs: int = 1
+) -> list[AgentScan]:
+    """A refreshed, saved :class:`AgentScan` for each ``(paths, profile text, conversation names
+    just listed or None)``, in order.
 
     A cold scan is CPU-bound per agent and agents share nothing, so when more than one
     agent has no cache and there is enough to read, up to ``jobs`` forked processes build
     their caches side by side, and this process then starts from those caches. Only a
     caller with no threads of its own may pass ``jobs > 1`` (the CLI).
     """
-    scans = [AgentScan(paths, settings, autosave=False, profile=profile) for paths, profile in agents]
+    scans = [AgentScan(paths, settings, autosave=False, profile=profile) for paths, profile, _ in agents]
+    listed = [scan._listed() if names is None else names for scan, (_, _, names) in zip(scans, agents, strict=True)]
     if jobs > 1:
-        sizes = {id(scan): size for scan in scans if (size := _cold_bytes(scan))}  # each folder listed once
+        sizes = {id(scan): size for scan, names in zip(scans, listed, strict=True) if (size := _cold_bytes(scan, names))}
         cold = [scan for scan in scans if id(scan) in sizes]
         if len(cold) > 1 and sum(sizes.values()) >= PARALLEL_AFTER:
             cold.sort(key=lambda scan: -sizes[id(scan)])  # largest first: workers end together
             _build_in_processes(cold, min(jobs, len(cold)))
-    for scan in scans:
-        scan.refresh()
+    for scan, names in zip(scans, listed, strict=True):
+        scan.refresh(names)
         scan.save_cache()
     return scans
 
 
-def _cold_bytes(scan: AgentScan) -> int:
+def _cold_bytes(scan: AgentScan, names: list[str]) -> int:
     """History bytes to read if the agent's cache holds nothing (0 if it holds something)."""
     if scan._cached():
         return 0
-    return sum(_size(p) for p in scan.paths.conversation_files())
+    return sum(_size(scan.paths.conversations / name) for name in names)
 
 
 def _size(path: Path) -> int:
