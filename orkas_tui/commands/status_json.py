@@ -11,13 +11,13 @@ skill index a conversation's turns share is printed once per distinct list and s
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Sequence
 from typing import BinaryIO
 
 import msgspec
 import orjson
 
-from orkas_tui.core.summary.fold import ConversationState, Packed
+from orkas_tui.core.summary.fold import ConversationState
 
 INDENT = orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS
 # Rows wrapped so they sit where the document has them: agents at 4, a turn's braces at 8, its keys at 10.
@@ -26,7 +26,9 @@ ROWS_OPEN = b'{\n  "a": [\n    {\n      "t": [\n        {\n'
 ROWS_CLOSE = b"\n        }\n      ]\n    }\n  ]\n}"
 ROW_SEP = b"\n        },\n        {\n"  # between two rows; the rows kept without their own braces
 AGENT_OPEN, AGENT_CLOSE = b'{\n  "a": [\n    ', b"\n  ]\n}"
-INDEX_KEY = re.compile(rb'\n          "skills_indexed": (\d+),\n')  # only a key of a row has a raw newline before it
+INDEX_LINE = b'\n          "skills_indexed": %s,\n'  # only a key of a row has a raw newline before it
+INDEX_KEY = re.compile(rb'\n          "skills_indexed": (\d+),\n')
+FEW_INDEXES = 4
 INDEX_INDENT = b"\n" + b" " * 10
 
 
@@ -46,17 +48,13 @@ def write_status(doc: dict, out: BinaryIO) -> None:
     out.write(b"\n  ]\n}\n")
 
 
-def printed_turns(order: Iterable[tuple[ConversationState, int]]) -> bytes:
+def printed_turns(order: Sequence[tuple[ConversationState, int]]) -> bytes:
     """The turns' array as the document prints it at an agent's ``"turns"`` key."""
-    rows: dict[int, list[bytes]] = {}
-    shown = []
-    for state, seq in order:
-        printed = rows.get(id(state))
-        if printed is None:
-            printed = rows[id(state)] = _printed_rows(state)
-        shown.append(printed[seq])
-    if not shown:
+    if not order:
         return b"[]"
+    states = {id(state): state for state, _ in order}
+    printed = {key: _printed_rows(state) for key, state in states.items()}
+    shown = [printed[id(state)][seq] for state, seq in order]
     return b"[\n        {\n" + ROW_SEP.join(shown) + b"\n        }\n      ]"
 
 
@@ -66,21 +64,18 @@ def _printed_rows(state: ConversationState) -> list[bytes]:
     if packed is None:
         text = orjson.dumps({"a": [{"t": state.rows}]}, option=INDENT)
     else:
-        text = INDEX_KEY.sub(_index_printer(packed), msgspec.json.format(WRAP_OPEN + packed.rows + WRAP_CLOSE, indent=2))
+        text = _spliced(msgspec.json.format(WRAP_OPEN + packed.rows + WRAP_CLOSE, indent=2), packed.indexes)
     if not (text.startswith(ROWS_OPEN) and text.endswith(ROWS_CLOSE)):
         return []  # no rows
     return text[len(ROWS_OPEN) : -len(ROWS_CLOSE)].split(ROW_SEP)
 
 
-def _index_printer(packed: Packed):
-    """The replacement of a row's index position by its list, each distinct list printed once."""
-    printed: dict[bytes, bytes] = {}
-
-    def index(found: re.Match[bytes]) -> bytes:
-        text = printed.get(found[1])
-        if text is None:
-            listed = orjson.dumps(packed.indexes[int(found[1])], option=orjson.OPT_INDENT_2).replace(b"\n", INDEX_INDENT)
-            text = printed[found[1]] = b'\n          "skills_indexed": %s,\n' % listed
+def _spliced(text: bytes, indexes: list[list[str]]) -> bytes:
+    """``text`` with each row's index position replaced by its list, each distinct list printed once:
+    by plain replacement while a conversation has few lists (the usual case: one), else one pass."""
+    printed = [INDEX_LINE % orjson.dumps(index, option=orjson.OPT_INDENT_2).replace(b"\n", INDEX_INDENT) for index in indexes]
+    if len(printed) <= FEW_INDEXES:
+        for position, index in enumerate(printed):
+            text = text.replace(INDEX_LINE % str(position).encode(), index)
         return text
-
-    return index
+    return INDEX_KEY.sub(lambda found: printed[int(found[1])], text)

@@ -306,3 +306,25 @@ def test_packed_rows_print_as_decoded_ones_whatever_they_hold(demo_ws: Path, cap
             handle.write(orjson.dumps(event) + b"\n")
     truth = check(demo_ws, capsys)
     assert '"skills_indexed": [],' in truth and "错了" in truth
+
+
+@pytest.mark.parametrize("lists", [1, 2, 9])
+def test_turns_that_list_different_skill_indexes_print_each_its_own(demo_ws: Path, capsys, lists: int) -> None:
+    """One conversation whose index changes turn to turn (some runtimes index per turn): few
+    distinct lists are spliced in one way, many (9 here) another; both print what the rows hold."""
+    path = conversation(demo_ws).with_name("indexes.jsonl")
+    written = []
+    with path.open("wb") as handle:
+        for n in range(12):
+            turn, at = f"x{n}", f"2026-11-30T08:{n:02d}:00Z"
+            index = [f"skill-{n % lists}", *(["a-skill"] if n % 2 else [])] if n % 3 else []
+            written.append(index)
+            for event in [
+                {"ts": at, "type": "turn_start", "turn": turn, "skills_indexed": index},
+                {"ts": at, "type": "user", "text": f"do {n}"},
+                {"ts": at, "type": "turn_end", "turn": turn, "status": "ok"},
+            ]:
+                handle.write(orjson.dumps(event) + b"\n")
+    truth = check(demo_ws, capsys)
+    agent = next(a for a in orjson.loads(truth)["agents"] if a["id"] == path.parent.parent.name)
+    assert [t["skills_indexed"] for t in agent["turns"] if t["conversation"] == "indexes"] == written[::-1]
