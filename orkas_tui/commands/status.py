@@ -107,7 +107,7 @@ def run_status(args: argparse.Namespace) -> int:
     for line in recover_workspace(workspace):  # an approve or revert a crash interrupted
         print(f"orkas-tui: {line}", file=sys.stderr)
     recent = None if args.json or args.all_turns else RECENT_TURNS
-    with collector_paused():  # millions of acyclic objects: a cyclic pass would find nothing
+    with collector_paused(freeze=True):  # millions of acyclic objects: a cyclic pass would find nothing
         doc = workspace_status(workspace, now, args.agent, jobs, recent, in_order=args.json)
         if args.json:
             write_json(lambda out: write_status(doc, out))
