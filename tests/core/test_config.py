@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import subprocess
 import sys
@@ -10,7 +11,18 @@ from pathlib import Path
 
 import pytest
 
-from orkas_tui.core.read.settings import LAYOUT, ConfigError, Settings, load_settings
+from orkas_tui.core.read.settings import (
+    LAYOUT,
+    BundleSettings,
+    ConfigError,
+    ModelSettings,
+    ScheduleSettings,
+    Settings,
+    convert,
+    load_settings,
+)
+from orkas_tui.demo.proposal import add_demo_proposal
+from tests.conftest import NOW
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -224,3 +236,79 @@ def test_a_command_names_unknown_keys_on_stderr_and_still_runs(tmp_path: Path) -
     assert result.stderr == (
         f"orkas-tui: warning: {tmp_path / 'orkas.toml'}: unknown key threshhold (did you mean threshold?); ignored\n"
     )
+
+
+def test_a_huge_whole_number_where_a_number_is_expected_is_refused_not_a_crash(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as info:
+        load(tmp_path, f"threshold = {10**400}")
+    assert str(info.value).startswith(f"{tmp_path / 'orkas.toml'}: threshold: must be a number, not 1000")
+    assert load(tmp_path, "threshold = 1\n[weights]\ncomplex_task = 2").threshold == 1.0
+    assert type(load(tmp_path, "[weights]\ncomplex_task = 2").weights["complex_task"]) is float
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda: Settings(max_skills=0), "Settings.max_skills: 0 is out of range (allowed 1 to 10,000)"),
+        (lambda: Settings(threshold="high"), "Settings.threshold: must be a number, not 'high'"),
+        (lambda: Settings(correction_phrases=("ok", "")), "Settings.correction_phrases[1]: must not be empty"),
+        (lambda: Settings(correction_phrases=["ok"]), "Settings.correction_phrases: must be a list, not ['ok']"),
+        (lambda: Settings(weights={"complex_task": 11}), "Settings.weights: 11.0 is out of range (allowed 0 to 10)"),
+        (lambda: Settings(schedule={}), "Settings.schedule: must be ScheduleSettings, not {}"),
+        (
+            lambda: ScheduleSettings(cycle_interval=timedelta(seconds=10)),
+            "ScheduleSettings.cycle_interval: 10s is out of range (allowed 1m to 100 years)",
+        ),
+        (
+            lambda: ScheduleSettings(cooldown=timedelta(days=-1)),
+            "ScheduleSettings.cooldown: -1440m is out of range (allowed 0s to 100 years)",
+        ),
+        (lambda: ModelSettings(name=""), "ModelSettings.name: must not be empty"),
+        (lambda: BundleSettings(redact_patterns=("(",)), "BundleSettings.redact_patterns: '(' is not a valid regular"),
+    ],
+)
+def test_settings_made_in_code_are_checked_like_the_file(make, message: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        make()
+    assert str(info.value).startswith(message)
+
+
+def test_a_whole_number_given_in_code_for_a_number_becomes_a_float() -> None:
+    settings = Settings(threshold=1, weights={"complex_task": 2})
+    assert type(settings.threshold) is float and type(settings.weights["complex_task"]) is float
+    assert settings == Settings(threshold=1.0, weights={"complex_task": 2.0})
+    assert ModelSettings(name=None, timeout_s=5).timeout_s == 5.0
+
+
+def test_every_default_is_within_its_own_bounds() -> None:
+    """Defaults are not checked when a setting is made (they are written here): this checks them once."""
+    for model in (Settings, ScheduleSettings, BundleSettings, ModelSettings):
+        instance = model()
+        for field in dataclasses.fields(model):
+            value = getattr(instance, field.name)
+            assert convert(field.type, value) == value, (model.__name__, field.name)
+
+
+def test_warnings_are_neither_compared_nor_shown_and_settings_are_frozen(tmp_path: Path) -> None:
+    warned = load(tmp_path, "threshhold = 0.9\n")
+    assert warned.warnings and warned == Settings(source=tmp_path / "orkas.toml")
+    assert repr(warned) == repr(Settings(source=tmp_path / "orkas.toml"))  # the summary cache digests repr
+    assert "warnings=" not in repr(warned) and repr(Settings()) == repr(Settings())
+    assert ScheduleSettings() == ScheduleSettings() and hash(ScheduleSettings()) == hash(ScheduleSettings())
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        warned.threshold = 1.0  # type: ignore[misc]
+
+
+def test_status_reads_the_settings_without_importing_pydantic(demo_ws: Path) -> None:
+    """pydantic (~100 ms to import) is only for the model's answer; status never loads it."""
+    add_demo_proposal(demo_ws, NOW)
+    code = (
+        "import contextlib, io, sys\nfrom orkas_tui.cli import main\n"
+        f"for argv in (['status'], ['status', '--json']):\n"
+        f"    with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"        assert main([*argv, '--workspace', {str(demo_ws)!r}]) == 0\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pydantic', 'pydantic_core')))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"

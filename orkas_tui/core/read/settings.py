@@ -1,7 +1,13 @@
 """Typed settings read from ``orkas.toml``: every key, its default and its allowed range, here once.
 
-The models below are the only place a default or a range is written. ``LAYOUT``
-maps each key of the file to the setting it fills. Reading a file:
+The dataclasses below are the only place a default or a range is written: a
+field's type carries its bounds (``Annotated[int, Between(1, 1_000)]``), and one
+small checker reads them both for a key of the file and for ``Settings(...)`` in
+code. They are stdlib dataclasses, not pydantic: importing pydantic cost about
+100 ms of the 0.5 s start-up budget of every command. Nor msgspec Structs: a field
+can be left out of equality and repr (``warnings``), and a whole number of any size
+reaches its range check. ``LAYOUT`` maps each key of the file to the setting it
+fills. Reading a file:
 
 - an unknown key or table is named in :attr:`Settings.warnings` with a "did you
   mean", and the rest still loads (the command line prints the warnings on stderr);
@@ -14,34 +20,53 @@ import difflib
 import os
 import re
 import tomllib
+import types
+from collections.abc import Callable
 from datetime import timedelta
-from functools import cache
 from pathlib import Path
-from typing import Annotated, Any
-
-from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field, TypeAdapter, ValidationError
-from pydantic.dataclasses import dataclass
-from pydantic_core import ErrorDetails, PydanticCustomError
+from typing import Annotated, Any, Union, get_args, get_origin
 
 from orkas_tui.core.read.files import open_regular
 
-STRICT = ConfigDict(strict=True, extra="forbid")
 MAX_DURATION_S = 100 * 365 * 86400  # adding it to any time never overflows the calendar
 
 
-def Between(low: float, high: float) -> AfterValidator:  # capitalised: it reads as a type's bound below
-    """The range check of a number: ``Annotated[int, Between(1, 1_000)]``."""
+class ConfigError(ValueError):
+    """A setting in ``orkas.toml`` (or given to ``Settings(...)``) has a value the program cannot use."""
 
-    def check(value: float) -> float:
+
+class Refused(ValueError):
+    """One value refused: why, and where inside it (``[2]``, a list's item), for :class:`ConfigError`'s line."""
+
+    def __init__(self, reason: str, where: str = "") -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.where = where
+
+
+Check = Callable[[Any], Any]  # a bound in a field's Annotated type: returns the value or raises Refused
+
+
+def Between(low: float, high: float) -> Check:  # capitalised: it reads as a type's bound below
+    """The range of a number: ``Annotated[int, Between(1, 1_000)]``."""
+
+    def between(value: float) -> float:
         if not (low <= value <= high):  # also refuses NaN
-            raise PydanticCustomError(
-                "range",
-                "{value} is out of range (allowed {low} to {high})",
-                {"value": _show(value), "low": _number(low), "high": _number(high)},
-            )
+            raise Refused(f"{_show(value)} is out of range (allowed {_number(low)} to {_number(high)})")
         return value
 
-    return AfterValidator(check)
+    return between
+
+
+def AtLeast(minimum: timedelta) -> Check:  # capitalised: it reads as a type's bound below
+    """The lower bound of a duration: ``Annotated[timedelta, AtLeast(timedelta(minutes=1))]``."""
+
+    def at_least(value: timedelta) -> timedelta:
+        if value < minimum:
+            raise Refused(f"{_show(value)} is out of range (allowed {_human(minimum)} to 100 years)")
+        return value
+
+    return at_least
 
 
 def _number(value: float) -> str:
@@ -50,7 +75,7 @@ def _number(value: float) -> str:
 
 def _non_empty(value: str) -> str:
     if not value:
-        raise PydanticCustomError("empty", "must not be empty")
+        raise Refused("must not be empty")
     return value
 
 
@@ -59,21 +84,20 @@ def _regexes(value: tuple[str, ...]) -> tuple[str, ...]:
         try:
             re.compile(item)
         except re.error as exc:
-            raise PydanticCustomError(
-                "regex", "{item} is not a valid regular expression ({why})", {"item": _show(item), "why": str(exc)}
-            ) from None
+            raise Refused(f"{_show(item)} is not a valid regular expression ({exc})") from None
     return value
 
 
 _DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)\s*([dhms])", re.IGNORECASE)
 _UNIT_SECONDS = {"d": 86400, "h": 3600, "m": 60, "s": 1}
+_NOT_A_DURATION = 'must be a duration like "12h30m", "4h", "7d" or seconds, not {}'
 
 
 def _duration(value: Any) -> timedelta:
     """Seconds (a number) or a text like ``"12h30m"``, ``"4h"``, ``"7d"``, from 0 to 100 years."""
     if isinstance(value, timedelta):
-        return value
-    if isinstance(value, str):
+        seconds: float = value.total_seconds()
+    elif isinstance(value, str):
         text, total, pos = value.replace(" ", ""), 0.0, 0
         for match in _DURATION_PART.finditer(text):
             if match.start() != pos:
@@ -81,41 +105,22 @@ def _duration(value: Any) -> timedelta:
             total += float(match.group(1)) * _UNIT_SECONDS[match.group(2).lower()]
             pos = match.end()
         if not text or pos != len(text):
-            raise PydanticCustomError(
-                "duration", 'must be a duration like "12h30m", "4h", "7d" or seconds, not {value}', {"value": _show(value)}
-            )
+            raise Refused(_NOT_A_DURATION.format(_show(value)))
         seconds = total
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
         seconds = value
     else:
-        raise PydanticCustomError(
-            "duration", 'must be a duration like "12h30m", "4h", "7d" or seconds, not {value}', {"value": _show(value)}
-        )
+        raise Refused(_NOT_A_DURATION.format(_show(value)))
     if not (0 <= seconds <= MAX_DURATION_S):
-        raise PydanticCustomError("range", "{value} is out of range (allowed 0s to 100 years)", {"value": _show(value)})
-    return timedelta(seconds=seconds)
+        raise Refused(f"{_show(value)} is out of range (allowed 0s to 100 years)")
+    return value if isinstance(value, timedelta) else timedelta(seconds=seconds)
 
 
-def AtLeast(minimum: timedelta) -> AfterValidator:  # capitalised: it reads as a type's bound below
-    """The lower bound of a duration: ``Annotated[Duration, AtLeast(timedelta(minutes=1))]``."""
-
-    def at_least(value: timedelta) -> timedelta:
-        if value < minimum:
-            raise PydanticCustomError(
-                "range", "{value} is out of range (allowed {low} to 100 years)", {"value": _show(value), "low": _human(minimum)}
-            )
-        return value
-
-    return AfterValidator(at_least)
-
-
-Duration = Annotated[timedelta, BeforeValidator(_duration), AtLeast(timedelta(0))]
-
-
-Text = Annotated[str, AfterValidator(_non_empty)]
+Text = Annotated[str, _non_empty]
 Phrases = tuple[Text, ...]
-Regexes = Annotated[tuple[Text, ...], AfterValidator(_regexes)]
+Regexes = Annotated[tuple[Text, ...], _regexes]
 Weight = Annotated[float, Between(0.0, 10.0)]
+Duration = timedelta  # read by _duration: seconds or "12h30m", 0 to 100 years
 
 SIGNAL_NAMES = ("user_correction", "skill_ineffective", "error_recovery", "known_weakness", "complex_task")
 
@@ -263,24 +268,48 @@ DEFAULT_REDACT_PATTERNS = (
 )
 
 
-@dataclass(frozen=True, config=STRICT)
-class ScheduleSettings:
+class Checked:
+    """Checks every field given to the constructor against its type and bounds (a default is
+    trusted: it is written here, and a test checks it); a whole number given for a number
+    becomes a float."""
+
+    def __post_init__(self) -> None:
+        for field in dataclasses.fields(self):  # type: ignore[arg-type]  # every subclass is a dataclass
+            value = getattr(self, field.name)
+            if value is field.default:
+                continue
+            try:
+                checked = convert(field.type, value)
+            except Refused as exc:
+                raise ConfigError(f"{type(self).__name__}.{field.name}{exc.where}: {exc.reason}") from None
+            if checked is not value:
+                object.__setattr__(self, field.name, checked)
+
+
+@dataclasses.dataclass(frozen=True)
+class ScheduleSettings(Checked):
+    """When the daemon reflects: how often, how long after the last reflection, how many agents a cycle."""
+
     cycle_interval: Annotated[Duration, AtLeast(timedelta(minutes=1))] = timedelta(hours=12, minutes=30)
     cooldown: Duration = timedelta(hours=4)
     force_after: Duration = timedelta(days=7)
     max_agents_per_cycle: Annotated[int, Between(1, 1_000)] = 5
 
 
-@dataclass(frozen=True, config=STRICT)
-class BundleSettings:
+@dataclasses.dataclass(frozen=True)
+class BundleSettings(Checked):
+    """What one reflection sends the model: its token budget, how much of each conversation, what is redacted."""
+
     max_tokens: Annotated[int, Between(500, 1_000_000)] = 12_000
     max_conversations: Annotated[int, Between(1, 1_000)] = 5
     tool_output_chars: Annotated[int, Between(40, 1_000_000)] = 600
     redact_patterns: Regexes = DEFAULT_REDACT_PATTERNS
 
 
-@dataclass(frozen=True, config=STRICT)
-class ModelSettings:
+@dataclasses.dataclass(frozen=True)
+class ModelSettings(Checked):
+    """The model a reflection calls through litellm, and how long and how often it is tried."""
+
     name: Text | None = None
     api_base: Text | None = None
     api_key_env: Text | None = None
@@ -289,10 +318,12 @@ class ModelSettings:
     retry_backoff_s: Annotated[float, Between(0.0, 3_600.0)] = 2.0
 
 
-@dataclass(frozen=True, config=STRICT)
-class Settings:
+@dataclasses.dataclass(frozen=True)
+class Settings(Checked):
+    """Every setting of ``orkas.toml``; ``source`` is the file read, ``warnings`` its unknown keys."""
+
     threshold: Annotated[float, Between(0.0, 50.0)] = 0.7
-    weights: dict[str, Weight] = Field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
+    weights: dict[str, Weight] = dataclasses.field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
     complex_min_tool_calls: Annotated[int, Between(1, 10_000)] = 8
     max_line_bytes: Annotated[int, Between(1024, 1 << 40)] = (
         8 * 1024 * 1024
@@ -306,10 +337,10 @@ class Settings:
     strategies_cap: Annotated[int, Between(1, 100_000)] = 2_000
     auto_apply: bool = False
     effect_window: Annotated[int, Between(1, 10_000)] = 20  # turns before and after an applied change whose rates are compared
-    schedule: ScheduleSettings = Field(default_factory=ScheduleSettings)
-    bundle: BundleSettings = Field(default_factory=BundleSettings)
-    model: ModelSettings = Field(default_factory=ModelSettings)
-    keys: dict[str, Text] = Field(default_factory=dict)
+    schedule: ScheduleSettings = dataclasses.field(default_factory=ScheduleSettings)
+    bundle: BundleSettings = dataclasses.field(default_factory=BundleSettings)
+    model: ModelSettings = dataclasses.field(default_factory=ModelSettings)
+    keys: dict[str, Text] = dataclasses.field(default_factory=dict)
     theme: Text | None = None
     source: Path | None = None
     warnings: tuple[str, ...] = dataclasses.field(default=(), repr=False, compare=False)
@@ -360,10 +391,6 @@ LAYOUT: dict[str, str] = {
 FREE_TABLES = {"keys"}  # any key name: each value is a key binding
 TABLES = sorted({key.split(".")[0] for key in LAYOUT if "." in key} | FREE_TABLES)
 TOP_KEYS = sorted(key for key in LAYOUT if "." not in key)
-
-
-class ConfigError(ValueError):
-    """A setting in ``orkas.toml`` has a value the program cannot use."""
 
 
 def load_settings(root: Path) -> Settings:
@@ -447,36 +474,70 @@ def _build(values: dict[str, Any], extras: dict[str, Any], path: Path, warnings:
 
 def _check(path: Path, key: str, kind: Any, value: Any) -> Any:
     try:
-        return _adapter(kind).validate_python(value)
-    except ValidationError as exc:
-        error = exc.errors(include_url=False)[0]
-        where = "".join(f"[{part}]" if isinstance(part, int) else "" for part in error["loc"])
-        raise ConfigError(f"{path}: {key}{where}: {_reason(exc, error)}") from None
+        return convert(kind, value)
+    except Refused as exc:
+        raise ConfigError(f"{path}: {key}{exc.where}: {exc.reason}") from None
 
 
-TYPE_WORDS = {
-    "int_type": "a whole number",
-    "float_type": "a number",
-    "bool_type": "true or false",
-    "string_type": "text",
-    "tuple_type": "a list",
-    "dict_type": "a table",
-    "none_required": "absent",
+TYPE_WORDS: dict[Any, str] = {
+    bool: "true or false",
+    int: "a whole number",
+    float: "a number",
+    str: "text",
+    tuple: "a list",
+    dict: "a table",
+    Path: "a path",
 }
 
 
-def _reason(exc: ValidationError, error: ErrorDetails) -> str:
-    """One phrase: what the value must be, or why it is refused."""
-    if error["type"].endswith("_type"):
-        kinds = sorted(
-            {
-                TYPE_WORDS.get(e["type"], e["type"].removesuffix("_type"))
-                for e in exc.errors()
-                if e["loc"] == error["loc"] and e["type"] != "none_required"
-            }
-        )
-        return f"must be {' or '.join(kinds)}, not {_show(error['input'])}"
-    return error["msg"]
+def convert(kind: Any, value: Any) -> Any:
+    """``value`` as the field type ``kind`` says, its bounds checked, or :class:`Refused`.
+
+    Strict, as TOML gives types: no text is read as a number, no number as true or false;
+    only a whole number is taken where a number is expected (and becomes a float).
+    """
+    origin = get_origin(kind)
+    if origin is Annotated:
+        base, *checks = get_args(kind)
+        value = convert(base, value)
+        for check in checks:
+            value = check(value)
+        return value
+    if origin is Union or origin is types.UnionType:
+        arms = [arm for arm in get_args(kind) if arm is not type(None)]
+        if value is None and len(arms) < len(get_args(kind)):
+            return None
+        (arm,) = arms  # only "X | None" is written above
+        return convert(arm, value)
+    if origin is tuple:
+        _expect(tuple, value)
+        (item, _) = get_args(kind)  # tuple[X, ...]
+        return tuple(_item(f"[{index}]", item, element) for index, element in enumerate(value))
+    if origin is dict:
+        _expect(dict, value)
+        key_kind, item = get_args(kind)
+        return {convert(key_kind, name): _item("", item, element) for name, element in value.items()}
+    if kind is timedelta:
+        return _duration(value)
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        try:
+            return float(value)
+        except OverflowError:  # a whole number too large for a float
+            pass
+    _expect(kind, value)
+    return value
+
+
+def _expect(kind: type, value: Any) -> None:
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+        raise Refused(f"must be {TYPE_WORDS.get(kind, kind.__name__)}, not {_show(value)}")  # a section: its class
+
+
+def _item(where: str, kind: Any, value: Any) -> Any:
+    try:
+        return convert(kind, value)
+    except Refused as exc:
+        raise Refused(exc.reason, where + exc.where) from None
 
 
 def _field_type(target: str) -> Any:
@@ -484,14 +545,7 @@ def _field_type(target: str) -> Any:
     if head == "weights":
         return Weight
     model, name = (SECTIONS[head], rest) if head in SECTIONS else (Settings, head)
-    # pydantic sets __pydantic_fields__ on each of its dataclasses; its mypy plugin does not declare it
-    info = model.__pydantic_fields__[name]  # type: ignore[union-attr]
-    return Annotated[(info.annotation, *info.metadata)] if info.metadata else info.annotation
-
-
-@cache
-def _adapter(kind: Any) -> TypeAdapter:
-    return TypeAdapter(kind, config=ConfigDict(strict=True))
+    return next(field.type for field in dataclasses.fields(model) if field.name == name)
 
 
 def _as_tuple(value: Any) -> Any:
