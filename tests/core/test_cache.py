@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import zlib
 from dataclasses import replace
 from pathlib import Path
 
@@ -161,6 +162,13 @@ def _resigned(data: bytes, change) -> bytes:
     return lines[0] + b"\n" + b"".join(map(_signed, map(change, entries)))
 
 
+def _with_extra_part(data: bytes) -> bytes:
+    """The first entry with a third part after its rows and facts, its checksum made to hold."""
+    header, entry, rest = data.split(b"\n", 2)
+    body = entry.partition(b" ")[2] + b"\t[]"
+    return b"%s\n%08x %s\n%s" % (header, zlib.crc32(body), body, rest)
+
+
 def _signed(entry) -> bytes:
     if not isinstance(entry, dict):
         return cache._line(entry)
@@ -184,6 +192,9 @@ def _signed(entry) -> bytes:
         lambda data: _resigned(data, lambda e: {**e, "base": 7}),
         lambda data: _resigned(data, lambda e: {**e, "n": e["n"] + 1}),
         lambda data: _resigned(data, lambda e: [1, 2, 3]),
+        lambda data: _resigned(data, lambda e: {**e, "r": [{**e["r"][0], "skills_indexed": -1}, *e["r"][1:]]}),
+        lambda data: _resigned(data, lambda e: {**e, "r": [{**e["r"][0], "skills_indexed": len(e["ix"])}, *e["r"][1:]]}),
+        lambda data: _with_extra_part(data),
     ],
     ids=[
         "empty",
@@ -199,6 +210,9 @@ def _signed(entry) -> bytes:
         "bad-base",
         "turns-missing",
         "not-a-map",
+        "index-below",
+        "index-past",
+        "three-parts",
     ],
 )
 def test_a_damaged_cache_is_rebuilt_never_trusted(tmp_path: Path, damage, fed: list) -> None:

@@ -33,7 +33,9 @@ import hashlib
 import os
 import zlib
 from collections.abc import Callable, Iterable, Sequence
+from operator import attrgetter
 from pathlib import Path
+from typing import Annotated
 
 import msgspec
 import orjson
@@ -216,20 +218,21 @@ class _Row(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     triggers: bool
     evidence: msgspec.Raw
     errors: msgspec.Raw
-    skills_indexed: int
+    skills_indexed: Annotated[int, msgspec.Meta(ge=0)]
     skills_read: msgspec.Raw
     edited: msgspec.Raw
 
 
 Raw = msgspec.Raw
 _ROWS = msgspec.json.Decoder(list[_Row])
+_POSITION = attrgetter("skills_indexed")
 _FACTS = msgspec.json.Decoder(list[tuple[Raw, Raw, Raw, Raw, Raw, Raw]])
 
 
 def _packed(turns: Turns, indexes: list) -> Packed:
     """A whole entry's turns checked for shape and kept as bytes: nothing else of them is decoded."""
     rows, facts = _ROWS.decode(turns[0]), _FACTS.decode(turns[1])
-    if len(rows) != len(facts) or not all(0 <= row.skills_indexed < len(indexes) for row in rows):
+    if len(rows) != len(facts) or max(map(_POSITION, rows), default=-1) >= len(indexes):
         raise Untrusted("a turn of the wrong shape")
     keys = [row.ended_at or row.started_at or "" for row in rows]
     return Packed(*turns, indexes, keys, [(row.ended_at, row.score) for row in rows if row.triggers])
@@ -337,7 +340,7 @@ def _apply(
         raise Untrusted("an event time that does not parse")
     observer.tool_names, observer.edited_ids, observer._index_seen = dict(tool_names), set(edited_ids), index_seen
     state.malformed, state.long_lines = _count(malformed), [(_count(a), _count(b)) for a, b in long_lines]
-    if not all(len(counts) == 5 for counts in uses.values()):
+    if any(map((5).__ne__, map(len, uses.values()))):
         raise Untrusted("skill-use counts of the wrong shape")
     state.uses, state.triggering = uses, _count(triggering)
     state.first = (moment, first) if (moment := parse_ts(first)) is not None else None
