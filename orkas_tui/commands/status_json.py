@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from itertools import groupby
+from operator import itemgetter
 from typing import BinaryIO
 
 import msgspec
@@ -24,7 +26,7 @@ INDENT = orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS
 WRAP_OPEN, WRAP_CLOSE = b'{"a":[{"t":', b"}]}"
 ROWS_OPEN = b'{\n  "a": [\n    {\n      "t": [\n        {\n'
 ROWS_CLOSE = b"\n        }\n      ]\n    }\n  ]\n}"
-ROW_SEP = b"\n        },\n        {\n"  # between two rows; the rows kept without their own braces
+ROW_SEP = b"\n        },\n        {\n"  # between two rows (a row's own objects are deeper)
 AGENT_OPEN, AGENT_CLOSE = b'{\n  "a": [\n    ', b"\n  ]\n}"
 INDEX_LINE = b'\n          "skills_indexed": %s,\n'  # only a key of a row has a raw newline before it
 INDEX_KEY = re.compile(rb'\n          "skills_indexed": (\d+),\n')
@@ -49,25 +51,41 @@ def write_status(doc: dict, out: BinaryIO) -> None:
 
 
 def printed_turns(order: Sequence[tuple[ConversationState, int]]) -> bytes:
-    """The turns' array as the document prints it at an agent's ``"turns"`` key."""
+    """The turns' array as the document prints it at an agent's ``"turns"`` key. A conversation
+    whose turns come in one run, newest first, is copied whole; others are cut into rows."""
     if not order:
         return b"[]"
-    states = {id(state): state for state, _ in order}
-    printed = {key: _printed_rows(state) for key, state in states.items()}
-    shown = [printed[id(state)][seq] for state, seq in order]
+    printed: dict[int, bytes] = {}
+    cut: dict[int, list[bytes]] = {}
+    shown: list[bytes] = []
+    for state, run in groupby(order, key=itemgetter(0)):
+        key = id(state)
+        text = printed.get(key)
+        if text is None:
+            text = printed[key] = _printed(state)
+        seqs = [seq for _, seq in run]
+        if len(seqs) == state.count and state.in_time_order():
+            shown.append(text)
+            continue
+        rows = cut.get(key)
+        if rows is None:
+            rows = cut[key] = text.split(ROW_SEP)
+        last = state.count - 1
+        shown += [rows[last - seq] for seq in seqs]
     return b"[\n        {\n" + ROW_SEP.join(shown) + b"\n        }\n      ]"
 
 
-def _printed_rows(state: ConversationState) -> list[bytes]:
-    """A conversation's rows, in turn order, each printed without its braces."""
+def _printed(state: ConversationState) -> bytes:
+    """A conversation's rows, last turn first, as the document prints them between its first row's
+    opening brace and its last row's closing one."""
     packed = state.packed
     if packed is None:
-        text = orjson.dumps({"a": [{"t": state.rows}]}, option=INDENT)
+        text = orjson.dumps({"a": [{"t": state.rows[::-1]}]}, option=INDENT)
     else:
         text = _spliced(msgspec.json.format(WRAP_OPEN + packed.rows + WRAP_CLOSE, indent=2), packed.indexes)
     if not (text.startswith(ROWS_OPEN) and text.endswith(ROWS_CLOSE)):
-        return []  # no rows
-    return text[len(ROWS_OPEN) : -len(ROWS_CLOSE)].split(ROW_SEP)
+        raise ValueError("a conversation without turns in the order")
+    return text[len(ROWS_OPEN) : -len(ROWS_CLOSE)]
 
 
 def _spliced(text: bytes, indexes: list[list[str]]) -> bytes:

@@ -328,3 +328,26 @@ def test_turns_that_list_different_skill_indexes_print_each_its_own(demo_ws: Pat
     truth = check(demo_ws, capsys)
     agent = next(a for a in orjson.loads(truth)["agents"] if a["id"] == path.parent.parent.name)
     assert [t["skills_indexed"] for t in agent["turns"] if t["conversation"] == "indexes"] == written[::-1]
+
+
+def test_conversations_that_interleave_or_run_back_in_time_print_in_the_documents_order(demo_ws: Path, capsys) -> None:
+    """Newest first across conversations: two whose turns alternate in time, and one whose
+    turns end out of order (a clock set back), print turn by turn where they interleave."""
+    folder = conversation(demo_ws).parent
+
+    def write(name: str, times: list[str]) -> None:
+        with (folder / f"{name}.jsonl").open("wb") as handle:
+            for n, at in enumerate(times):
+                for event in [
+                    {"ts": at, "type": "turn_start", "turn": f"{name}{n}", "skills_indexed": []},
+                    {"ts": at, "type": "turn_end", "turn": f"{name}{n}", "status": "ok"},
+                ]:
+                    handle.write(orjson.dumps(event) + b"\n")
+
+    write("odd", ["2026-11-30T08:01:00Z", "2026-11-30T08:03:00Z", "2026-11-30T08:05:00Z"])
+    write("even", ["2026-11-30T08:02:00Z", "2026-11-30T08:04:00Z", "2026-11-30T08:06:00Z"])
+    write("skewed", ["2026-11-30T07:10:00Z", "2026-11-30T07:05:00Z", "2026-11-30T07:20:00Z"])
+    truth = check(demo_ws, capsys)
+    agent = next(a for a in orjson.loads(truth)["agents"] if a["id"] == folder.parent.name)
+    turns = [t["turn"] for t in agent["turns"] if t["conversation"] in ("odd", "even", "skewed")]
+    assert turns == ["even2", "odd2", "even1", "odd1", "even0", "odd0", "skewed2", "skewed0", "skewed1"]

@@ -234,15 +234,17 @@ def _packed(turns: Turns, indexes: list) -> Packed:
     rows, facts = _ROWS.decode(turns[0]), _FACTS.decode(turns[1])
     if len(rows) != len(facts) or max(map(_POSITION, rows), default=-1) >= len(indexes):
         raise Untrusted("a turn of the wrong shape")
+    rows.reverse()  # stored last turn first
     keys = [row.ended_at or row.started_at or "" for row in rows]
     return Packed(*turns, indexes, keys, [(row.ended_at, row.score) for row in rows if row.triggers])
 
 
 def _entry(state: ConversationState, base: int) -> tuple[dict, Turns]:
-    """``state`` as a cache entry and its turns' bytes: whole when ``base`` is 0, else only its
-    turns changed since. A packed state is written back as the bytes it was read from."""
+    """``state`` as a cache entry and its turns' bytes: whole when ``base`` is 0 (last turn first, as
+    status prints them), else only its turns changed since (their positions in ``s``). A packed
+    state is written back as the bytes it was read from."""
     tail, observer = state.tail, state.observer
-    seqs: Sequence[int] = range(state.count) if base == 0 else sorted(state.unsaved)
+    seqs: Sequence[int] = range(state.count - 1, -1, -1) if base == 0 else sorted(state.unsaved)
     if base == 0 and state.packed is not None:
         indexes, turns = state.packed.indexes, (state.packed.rows, state.packed.facts)
     else:

@@ -15,6 +15,7 @@ only when new bytes arrive or a view asks for them (:meth:`ConversationState.rec
 from __future__ import annotations
 
 import heapq
+import operator
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -40,14 +41,19 @@ class Packed:
     """A restored conversation's rows and facts still as the cache's bytes (validated when read):
     counts, the newest turns and the queue's facts need only the columns kept beside them."""
 
-    rows: bytes | memoryview  # compact JSON array, each row's skills_indexed a position in ``indexes``
-    facts: bytes | memoryview  # compact JSON array, one per row
+    # compact JSON arrays, last turn first (the order status prints a conversation in): the rows,
+    # each row's skills_indexed a position in ``indexes``, and their facts
+    rows: bytes | memoryview
+    facts: bytes | memoryview
     indexes: list[list[str]]
-    keys: list[str]  # per turn: its end (else start) time, what newest-first sorts by
-    triggered: list[tuple[str | None, float]]  # (ended_at, score) of the triggering turns, in order
+    keys: list[str]  # per turn, in turn order: its end (else start) time, what newest-first sorts by
+    triggered: list[tuple[str | None, float]]  # (ended_at, score) of the triggering turns, in turn order
 
     def unpack(self) -> tuple[list[dict], list[list]]:
+        """The rows and facts as data, in turn order."""
         rows, facts = orjson.loads(self.rows), orjson.loads(self.facts)
+        rows.reverse()
+        facts.reverse()
         indexes = self.indexes
         for row in rows:
             row["skills_indexed"] = indexes[row["skills_indexed"]]
@@ -116,6 +122,12 @@ class ConversationState:
         if self.packed is not None:
             return self.packed.keys
         return [row["ended_at"] or row["started_at"] or "" for row in self._rows]
+
+    def in_time_order(self) -> bool:
+        """True when no turn ends (else starts) before the one before it: newest first is then
+        simply the turns from the last."""
+        keys = self.sort_keys()
+        return all(map(operator.le, keys, keys[1:]))
 
     def triggered(self) -> Iterable[tuple[str | None, float]]:
         """(ended_at, score) of each triggering turn, in order."""
