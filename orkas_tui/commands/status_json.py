@@ -28,6 +28,8 @@ ROWS_OPEN = b'{\n  "a": [\n    {\n      "t": [\n        {\n'
 ROWS_CLOSE = b"\n        }\n      ]\n    }\n  ]\n}"
 ROW_SEP = b"\n        },\n        {\n"  # between two rows (a row's own objects are deeper)
 AGENT_OPEN, AGENT_CLOSE = b'{\n  "a": [\n    ', b"\n  ]\n}"
+TURNS_MARK = b"\x00"  # where an agent's turns go: a byte no JSON text holds
+TURNS_HERE = orjson.Fragment(TURNS_MARK)
 INDEX_LINE = b'\n          "skills_indexed": %s,\n'  # only a key of a row has a raw newline before it
 INDEX_KEY = re.compile(rb'\n          "skills_indexed": (\d+),\n')
 FEW_INDEXES = 4
@@ -44,20 +46,23 @@ def write_status(doc: dict, out: BinaryIO) -> None:
         return
     out.write(head[: -len(b"]\n}")])
     for n, agent in enumerate(agents):
-        turns = orjson.Fragment(printed_turns(agent["turns"]))
-        text = orjson.dumps({"a": [{**agent, "turns": turns}]}, option=INDENT)
-        out.write((b",\n    " if n else b"\n    ") + text[len(AGENT_OPEN) : -len(AGENT_CLOSE)])
+        text = orjson.dumps({"a": [{**agent, "turns": TURNS_HERE}]}, option=INDENT)
+        before, after = text[len(AGENT_OPEN) : -len(AGENT_CLOSE)].split(TURNS_MARK)
+        out.write((b",\n    " if n else b"\n    ") + before)
+        write_turns(agent["turns"], out)
+        out.write(after)
     out.write(b"\n  ]\n}\n")
 
 
-def printed_turns(order: Sequence[tuple[ConversationState, int]]) -> bytes:
+def write_turns(order: Sequence[tuple[ConversationState, int]], out: BinaryIO) -> None:
     """The turns' array as the document prints it at an agent's ``"turns"`` key. A conversation
     whose turns come in one run, newest first, is copied whole; others are cut into rows."""
     if not order:
-        return b"[]"
+        out.write(b"[]")
+        return
     printed: dict[int, bytes] = {}
-    cut: dict[int, list[bytes]] = {}
-    shown: list[bytes] = []
+    cut: dict[int, list[memoryview]] = {}
+    shown: list[memoryview] = []
     for state, run in groupby(order, key=itemgetter(0)):
         key = id(state)
         text = printed.get(key)
@@ -65,19 +70,33 @@ def printed_turns(order: Sequence[tuple[ConversationState, int]]) -> bytes:
             text = printed[key] = _printed(state)
         seqs = [seq for _, seq in run]
         if len(seqs) == state.count and state.in_time_order():
-            shown.append(text)
+            shown.append(memoryview(text)[len(ROWS_OPEN) : -len(ROWS_CLOSE)])
             continue
         rows = cut.get(key)
         if rows is None:
-            rows = cut[key] = text.split(ROW_SEP)
+            rows = cut[key] = _cut(text)
         last = state.count - 1
         shown += [rows[last - seq] for seq in seqs]
-    return b"[\n        {\n" + ROW_SEP.join(shown) + b"\n        }\n      ]"
+    out.write(b"[\n        {\n")
+    out.write(ROW_SEP.join(shown))
+    out.write(b"\n        }\n      ]")
+
+
+def _cut(text: bytes) -> list[memoryview]:
+    """The rows of a printed conversation, as slices of it."""
+    view = memoryview(text)
+    start, stop = len(ROWS_OPEN), len(text) - len(ROWS_CLOSE)
+    rows = []
+    while (end := text.find(ROW_SEP, start, stop)) >= 0:
+        rows.append(view[start:end])
+        start = end + len(ROW_SEP)
+    rows.append(view[start:stop])
+    return rows
 
 
 def _printed(state: ConversationState) -> bytes:
-    """A conversation's rows, last turn first, as the document prints them between its first row's
-    opening brace and its last row's closing one."""
+    """A conversation's rows, last turn first, as the document prints them, in the wrapper that
+    puts them at their depth (``ROWS_OPEN`` before the first row's keys, ``ROWS_CLOSE`` after the last's)."""
     packed = state.packed
     if packed is None:
         text = orjson.dumps({"a": [{"t": state.rows[::-1]}]}, option=INDENT)
@@ -85,7 +104,7 @@ def _printed(state: ConversationState) -> bytes:
         text = _spliced(msgspec.json.format(WRAP_OPEN + packed.rows + WRAP_CLOSE, indent=2), packed.indexes)
     if not (text.startswith(ROWS_OPEN) and text.endswith(ROWS_CLOSE)):
         raise ValueError("a conversation without turns in the order")
-    return text[len(ROWS_OPEN) : -len(ROWS_CLOSE)]
+    return text
 
 
 def _spliced(text: bytes, indexes: list[list[str]]) -> bytes:
