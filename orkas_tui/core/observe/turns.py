@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from orkas_tui.core.observe.corrections import CorrectionMatcher
-from orkas_tui.core.observe.transient import TransientRule
+from orkas_tui.core.observe.transient import ErrorVerdict, TransientRule
 from orkas_tui.core.read.events import Event, decode_stream
 from orkas_tui.core.read.timefmt import _fromisoformat, parse_ts
 
@@ -85,6 +85,26 @@ def _status(value: object) -> int | None:
 
 def _flag(value: object) -> bool | None:
     return value if isinstance(value, bool) else None
+
+
+def tool_failure(
+    rule: TransientRule, error: object, output: object, status: object, flag: object
+) -> tuple[str, int | None, ErrorVerdict]:
+    """A failed tool result as it is scored: its message (the error, else the head of its output),
+    its HTTP status and the transient rule's verdict. The bundle and the evidence judge with this
+    too, so what they call transient is what the score counted as transient."""
+    message = error if isinstance(error, str) else (_short(output) or "tool failed")
+    code = _status(status)
+    return message, code, rule.classify(message, code, _flag(flag))
+
+
+def end_failure(rule: TransientRule, status: object, error: object, flag: object) -> tuple[str, ErrorVerdict] | None:
+    """A turn end as it is scored: ``None`` when it ended ok or aborted, else (an unknown status is
+    an error) its message and the transient rule's verdict."""
+    if status in ("ok", "aborted"):
+        return None
+    message = error if isinstance(error, str) else "turn ended in error"
+    return message, rule.classify(message, None, _flag(flag))
 
 
 class ConversationObserver:
@@ -262,11 +282,7 @@ class ConversationObserver:
             _add_read(turn, args.get("name"))
 
     def _tool_error(self, turn: TurnRecord, event: Event) -> None:
-        message = event.error
-        if not isinstance(message, str):
-            message = _short(event.output) or "tool failed"
-        status = _status(event.status)
-        verdict = self.rule.classify(message, status, _flag(event.transient))
+        message, status, verdict = tool_failure(self.rule, event.error, event.output, event.status, event.transient)
         call_id = event.id
         source = self.tool_names.get(call_id, "?") if isinstance(call_id, str) else "?"
         turn.errors.append(ObservedError(source, _short(message), status, verdict.transient, verdict.reason))
@@ -275,10 +291,8 @@ class ConversationObserver:
         status = event.status
         turn.status = status if status in ENDED else "error"
         turn.ended_at = ts if isinstance(ts, str) else turn.started_at
-        if turn.status == "error":
-            message = event.error
-            message = message if isinstance(message, str) else "turn ended in error"
-            verdict = self.rule.classify(message, None, _flag(event.transient))
+        if (failure := end_failure(self.rule, status, event.error, event.transient)) is not None:
+            message, verdict = failure
             turn.end_error = ObservedError("turn", _short(message), None, verdict.transient, verdict.reason)
             turn.errors.append(turn.end_error)
         if turn.turn in self.edited_ids:

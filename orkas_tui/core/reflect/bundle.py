@@ -29,6 +29,7 @@ from pathlib import Path
 import orjson
 
 from orkas_tui.core.observe.transient import TransientRule
+from orkas_tui.core.observe.turns import end_failure, tool_failure
 from orkas_tui.core.read.files import open_regular
 from orkas_tui.core.read.tail import JsonlTail
 from orkas_tui.core.read.timefmt import format_ts, parse_ts
@@ -160,9 +161,7 @@ def _describe(event: dict, rule: TransientRule) -> tuple[str, str | None]:
         if event.get("ok") is True:
             return f"ok (call {event.get('id')})", output
         status = event.get("status")
-        verdict = rule.classify(
-            event.get("error"), status, event.get("transient") if isinstance(event.get("transient"), bool) else None
-        )
+        _, _, verdict = tool_failure(rule, event.get("error"), event.get("output"), status, event.get("transient"))
         label = "TRANSIENT error (the environment's, not the agent's)" if verdict.transient else "error"
         code = f" status {status}" if isinstance(status, int) else ""
         return f"{label}{code} (call {event.get('id')}): {event.get('error', '')}", output
@@ -170,10 +169,8 @@ def _describe(event: dict, rule: TransientRule) -> tuple[str, str | None]:
         return str(event.get("skill")), None
     if kind == "turn_end":
         text = f"turn {event.get('turn')} ended {event.get('status')}"
-        if event.get("status") == "error":
-            flag = event.get("transient") if isinstance(event.get("transient"), bool) else None
-            verdict = rule.classify(event.get("error"), None, flag)
-            text += f" with a {'TRANSIENT (environment) ' if verdict.transient else ''}error: {event.get('error', '')}"
+        if ended := end_failure(rule, event.get("status"), event.get("error"), event.get("transient")):
+            text += f" with a {'TRANSIENT (environment) ' if ended[1].transient else ''}error: {event.get('error', '')}"
         return text, None
     if kind == "output_edited":
         return f"the user edited the output of turn {event.get('turn')} by hand", None

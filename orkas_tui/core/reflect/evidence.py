@@ -20,7 +20,7 @@ import orjson
 from orkas_tui.core.observe.corrections import CorrectionMatcher
 from orkas_tui.core.observe.signals import Score
 from orkas_tui.core.observe.transient import TransientRule
-from orkas_tui.core.observe.turns import TurnRecord
+from orkas_tui.core.observe.turns import TurnRecord, end_failure, tool_failure
 from orkas_tui.core.read.files import open_regular
 from orkas_tui.core.read.tail import parse_line
 from orkas_tui.core.read.timefmt import parse_ts
@@ -126,14 +126,15 @@ class Spans:
 
 
 def _failed(event: dict, rule: TransientRule) -> bool | None:
-    """For a failed tool result or error turn end: whether it is transient; ``None`` for anything else."""
+    """For a failed tool result or error turn end: whether it is transient (as the score judged it);
+    ``None`` for anything else."""
     kind = event.get("type")
-    flag = event.get("transient") if isinstance(event.get("transient"), bool) else None
     if kind == "tool_result" and event.get("ok") is not True:
-        message = event.get("error") if isinstance(event.get("error"), str) else event.get("output")
-        return rule.classify(message, event.get("status"), flag).transient
-    if kind == "turn_end" and event.get("status") not in ("ok", "aborted"):
-        return rule.classify(event.get("error"), None, flag).transient
+        return tool_failure(rule, event.get("error"), event.get("output"), event.get("status"), event.get("transient"))[
+            2
+        ].transient
+    if kind == "turn_end" and (ended := end_failure(rule, event.get("status"), event.get("error"), event.get("transient"))):
+        return ended[1].transient
     return None
 
 
