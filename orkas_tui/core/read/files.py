@@ -23,7 +23,6 @@ import fcntl
 import hashlib
 import os
 import stat
-import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import overload
@@ -176,6 +175,8 @@ def atomic_write(
     checksum when read and rebuilt if a crash left it torn. ``lock_dir`` holds the
     lock file instead of ``path``'s folder (a folder not ours, such as an export's).
     """
+    import tempfile  # start-up time: it pulls shutil, random, bz2 and lzma; a warm status writes nothing
+
     pieces = [data.encode("utf-8")] if isinstance(data, str) else [data] if isinstance(data, bytes) else data
     folder = Path(confined(path.parent))  # the link at ``path`` itself is replaced, never followed
     folder.mkdir(parents=True, exist_ok=True)

@@ -41,7 +41,6 @@ from orkas_tui.core.store.history import (
     split_id,
 )
 from orkas_tui.core.store.notes import NoteError
-from orkas_tui.core.store.operations import REMOVALS, check_operations, normalized, plan_operation
 from orkas_tui.core.store.skills import SkillError
 from orkas_tui.core.store.system_events import log_event
 
@@ -138,6 +137,9 @@ def create_proposal(
     paths: AgentPaths, settings: Settings, summary: str, operations: Sequence[object], now: datetime, reflection: dict
 ) -> Proposal:
     """Store a reflection's answer, each operation checked and marked pending or invalid."""
+    # start-up time: operations loads pydantic and the guard's patterns, which status (recovery only) never uses
+    from orkas_tui.core.store.operations import check_operations, normalized
+
     problems = check_operations(operations, paths, settings)
     ops = [
         ProposedOp(i, op if p else normalized(op), INVALID if p else PENDING, p)
@@ -210,6 +212,9 @@ def apply_pending(
     ``max_removals``: how many skills may be deleted or evicted; an operation that
     would remove one more stays pending (``held``) for a person to approve.
     """
+    # start-up time: see create_proposal
+    from orkas_tui.core.store.operations import REMOVALS, plan_operation
+
     _recover_locked(paths)
     done = {(c.proposal, c.op_index) for c in list_changes(paths)}
     applied, skipped, failed, held = [], [], [], []
@@ -390,6 +395,9 @@ def reject(workspace: Workspace, proposal_id: str, now: datetime, index: int | N
 
 def edit_operation(workspace: Workspace, proposal_id: str, index: int, fields: dict) -> Proposal:
     """Change fields of a not-yet-applied operation; refused (nothing saved) unless the result is valid."""
+    # start-up time: see create_proposal
+    from orkas_tui.core.store.operations import check_operations, normalized
+
     paths, _ = load_proposal(workspace, proposal_id)
     with apply_lock(paths):
         _recover_locked(paths)

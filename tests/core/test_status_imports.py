@@ -1,0 +1,76 @@
+"""``orkas-tui status`` imports only what it uses: start-up time is part of its half-second budget.
+
+Each check runs a fresh interpreter, since this test process has long since imported everything.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+
+from orkas_tui.cli import main
+
+NOW = "2026-11-30T09:00:00Z"
+
+# Modules status never needs, each with everything under it.
+HEAVY = (
+    "textual",
+    "rich",
+    "litellm",
+    "tiktoken",
+    "watchfiles",
+    "detect_secrets",
+    "frontmatter",
+    "yaml",
+    "multiprocessing",  # a cold scan of several agents forks; a warm one does not
+    "concurrent.futures",
+    "orkas_tui.tui",
+    "orkas_tui.importers",
+    "orkas_tui.demo",
+    "orkas_tui.core.reflect.llm",
+    "orkas_tui.core.reflect.bundle",
+    "orkas_tui.core.reflect.cycle",
+    "orkas_tui.core.store.answer",  # pydantic's models of the reflection's answer
+    "orkas_tui.core.store.operations",
+    "orkas_tui.core.store.guard",
+    "orkas_tui.core.store.redact",
+)
+# These join HEAVY once core/read/settings.py no longer imports pydantic, whose plugin loader
+# pulls importlib.metadata and with it email, socket, zipfile, tempfile and shutil:
+#   "pydantic", "pydantic_core", "importlib.metadata", "email", "socket", "tempfile", "shutil"
+# Until then the test of core.read.files below keeps tempfile (only writes need it) off its own imports.
+
+
+def loaded(code: str, modules: tuple[str, ...] = HEAVY) -> list[str]:
+    """Which of ``modules`` (or modules under them) are loaded once ``code`` has run in a fresh interpreter."""
+    report = f"""
+import sys, orjson
+print(orjson.dumps(sorted(m for m in sys.modules if any(m == h or m.startswith(h + ".") for h in {modules!r}))).decode())
+"""
+    out = subprocess.run([sys.executable, "-c", code + report], capture_output=True, text=True, check=True).stdout
+    return orjson.loads(out.splitlines()[-1])
+
+
+def test_importing_the_status_command_leaves_the_heavy_modules_out() -> None:
+    assert loaded("import orkas_tui.cli, orkas_tui.commands.status") == []
+
+
+def test_the_file_helpers_load_tempfile_only_to_write() -> None:
+    assert loaded("import orkas_tui.core.read.files", ("tempfile", "shutil")) == []
+
+
+def test_a_warm_status_run_leaves_them_out_too(demo_ws: Path, capsys) -> None:
+    # the first run builds the caches (writing them needs tempfile); the next ones only read
+    assert main(["status", "--workspace", str(demo_ws), "--now", NOW]) == 0
+    capsys.readouterr()
+    run = (
+        "import contextlib, io\n"
+        "from orkas_tui.cli import main\n"
+        "for extra in ([], ['--json']):\n"
+        "    with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"        assert main(['status', '--workspace', {str(demo_ws)!r}, '--now', {NOW!r}, *extra]) == 0\n"
+    )
+    assert loaded(run) == []
