@@ -55,28 +55,6 @@ VERSION = 4
 NAME = "summary-cache.jsonl"
 SKILLS = "skills-cache.json"
 PROBE = 64  # bytes before the cached offset that must still be the same
-ROW_KEYS = dict.fromkeys(
-    [
-        "conversation",
-        "turn",
-        "started_at",
-        "ended_at",
-        "status",
-        "tool_calls",
-        "real_errors",
-        "transient_errors",
-        "signals",
-        "score",
-        "triggers",
-        "evidence",
-        "errors",
-        "skills_indexed",
-        "skills_read",
-        "edited",
-    ]
-).keys()
-
-
 NO_USE = SkillMetrics()
 
 
@@ -224,6 +202,7 @@ class _Row(msgspec.Struct, forbid_unknown_fields=True, gc=False):
 
 
 Raw = msgspec.Raw
+ROW_KEYS = dict.fromkeys(_Row.__struct_fields__).keys()  # a decoded row's keys, in order
 _ROWS = msgspec.json.Decoder(list[_Row])
 _POSITION = attrgetter("skills_indexed")
 _FACTS = msgspec.json.Decoder(list[tuple[Raw, Raw, Raw, Raw, Raw, Raw]])

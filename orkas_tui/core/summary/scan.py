@@ -88,15 +88,11 @@ class AgentScan:
             yield from state.records()
 
     def scored_turns(self) -> list[ScoredTurn]:
-        """Every turn with its score, newest first (by end, else start, time): what the TUI and the bundle read."""
-        keyed = []
-        for stem, state in self.conversations.items():
+        """Every turn with its score, newest first (:func:`newest_order`): what the TUI and the bundle read."""
+        states = self.conversations.values()
+        for state in states:
             state.records()
-            keyed += [
-                (turn.record.ended_at or turn.record.started_at or "", stem, seq, turn) for seq, turn in enumerate(state.scored)
-            ]
-        keyed.sort(key=_newest, reverse=True)
-        return [item[3] for item in keyed]
+        return [state.scored[seq] for state, seq in newest_order(states)]
 
     def rows(self) -> list[dict]:
         """Every turn as ``status --json`` prints it, newest first (no turn record built)."""
@@ -252,10 +248,6 @@ class AgentScan:
             result.changed += [(stem, record.seq) for record in touched.values()]
         if stat is not None and state.tail.offset <= stat.st_size:
             state.seen = (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns)
-
-
-def _newest(item: tuple) -> tuple:
-    return item[:3]
 
 
 @contextmanager
