@@ -258,7 +258,7 @@ def _import_locked(
     quiet = context.clock() - stat.st_mtime >= context.settle
     if end < len(data) and quiet:
         stats.problems.append(f"{path}: last line is cut off ({len(data) - end} bytes, no newline); not imported")
-    for raw in data[:end].splitlines():
+    for raw in (data if end == len(data) else data[:end]).splitlines():  # no copy of a file that ends its last line
         if not raw.strip():
             continue
         stats.lines += 1
