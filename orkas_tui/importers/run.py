@@ -163,10 +163,12 @@ class _Context:
 
 @dataclass(frozen=True)
 class _Pending:
-    """A session's events appended (``grew``) but not yet synced, and the state to save once they are."""
+    """A session's events appended (``grew``) but not yet synced, and the state to save once they are;
+    ``new``: no state claimed any of its conversation yet, whose name may be new too."""
 
     conv_path: Path
     grew: bool
+    new: bool
     state_path: Path
     state: bytes
 
@@ -176,7 +178,7 @@ class _Batch:
     import never both append one; committed every :data:`BATCH_FILES` sessions and at the end.
 
     The commit's order is what makes a power cut at any moment safe: (1) the conversations
-    appended to are synced, with the folder that names a new one; (2) only then are the
+    appended to are synced, with their folder if one of them is new; (2) only then are the
     states written, each to a temporary file, those synced, then each renamed over its state,
     then the imports folder synced. A state on disk thus never claims bytes its conversation
     does not durably hold: a cut before (2) leaves the old state, and the next import cuts the
@@ -222,7 +224,8 @@ class _Batch:
     def commit(self) -> None:
         """Sync the conversations, then write the states (the order above); release the locks."""
         try:
-            unsynced = dict(sync_files([str(item.conv_path) for item in self.pending if item.grew]))
+            grown = [item for item in self.pending if item.grew]
+            unsynced = dict(sync_files([str(item.conv_path) for item in grown], names=any(item.new for item in grown)))
             for conv_path, exc in unsynced.items():  # its state stays as it was: the next import cuts back, reads again
                 self.stats.problems.append(f"{conv_path}: cannot be synced ({exc.strerror or exc})")
             ready = [item for item in self.pending if str(item.conv_path) not in unsynced]
@@ -283,11 +286,11 @@ def _import_locked(
         stats.running.append(str(path))
     record["offset"] += end
     record["source"] = str(path)
-    grew = bool(writer.lines)
+    grew, new = bool(writer.lines), not record["conv_bytes"]
     record["conv_bytes"] = writer.flush()
     if record != saved:
         state = orjson.dumps(record, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n"
-        batch.add(_Pending(conv_path, grew, state_path, state))
+        batch.add(_Pending(conv_path, grew, new, state_path, state))
 
 
 def _rollback(conv_path: Path, size: int, stats: ImportStats) -> bool:
