@@ -92,6 +92,12 @@ def test_real_sample_times_are_kept_as_the_source_wrote_them() -> None:
     assert spec_time("2026-02-11T22:12:24.000Z") == "2026-02-11T22:12:24Z"
 
 
+@given(st.binary(max_size=200) | st.lists(st.sampled_from([b"{}", b" ", b"\n", b"\r", b"\r\n", b"x"]), max_size=30).map(b"".join))
+def test_the_sniff_looks_at_the_lines_splitlines_gives(head: bytes) -> None:
+    """It splits lazily (only the first lines are looked at), yet sees the same non-empty lines."""
+    assert [found.group() for found in run.LINE.finditer(head)] == [line for line in head.splitlines() if line]
+
+
 # --- the order a power cut needs: no state is renamed into place before what it claims is synced ---
 
 
