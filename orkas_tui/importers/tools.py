@@ -58,7 +58,7 @@ def skill_reads(name: str, args: dict) -> list[str]:
     if paths:
         return list(dict.fromkeys(slugify(PurePath(v.replace("\\", "/")).parent.name) for v in paths))
     text = " ".join(str(v) for v in args.values())
-    if "*** Begin Patch" in text or "apply_patch" in text:
+    if "SKILL.md" not in text or "*** Begin Patch" in text or "apply_patch" in text:  # the first: no search of long commands
         return []
     return list(dict.fromkeys(slugify(m) for m in SKILL_FILE.findall(text)))
 

@@ -199,6 +199,123 @@ def atomic_write(
             _fsync_dir(folder)
 
 
+def atomic_write_all(items: Sequence[tuple[Path, bytes]]) -> list[tuple[Path, OSError]]:
+    """Write each ``(path, data)`` atomically and durably, as :func:`atomic_write` without a version check.
+
+    Synced as a group rather than file by file: every temporary file is written, then all
+    are synced (:func:`sync_files`), then each is renamed over its target, then each folder
+    fsynced once; still no target is ever replaced by bytes that are not on disk. An item
+    that fails is returned with its error, its temporary file removed; the others are
+    written. No lock is taken: the caller holds whatever lock guards these files.
+    """
+    failed: list[tuple[Path, OSError]] = []
+    staged: dict[str, tuple[Path, Path]] = {}  # temporary file -> (target, its real folder)
+    for path, data in items:
+        try:
+            folder = Path(confined(path.parent))  # the link at ``path`` itself is replaced, never followed
+            folder.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+        except OSError as exc:
+            failed.append((path, exc))
+            continue
+        try:
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view) :]
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            _discard(tmp)
+            failed.append((path, exc))
+        else:
+            staged[tmp] = (path, folder)
+    for tmp, error in sync_files(list(staged), names=False):
+        _discard(tmp)
+        failed.append((staged.pop(tmp)[0], error))
+    folders: dict[Path, None] = {}
+    for tmp, (path, folder) in staged.items():
+        try:
+            os.replace(tmp, folder / path.name)
+            folders[folder] = None
+        except OSError as exc:
+            _discard(tmp)
+            failed.append((path, exc))
+    for folder in folders:
+        _fsync_dir(folder)
+    return failed
+
+
+def _discard(tmp: str) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(tmp)
+
+
+GROUP_SYNC = 8  # files written together that are synced by one ``syncfs`` rather than one ``fsync`` each
+
+
+def sync_files(paths: Sequence[str], names: bool = True) -> list[tuple[str, OSError]]:
+    """Make what was written to each of ``paths`` durable, with the names of new files unless
+    ``names`` is false (a temporary file's name does not matter); return the paths that could
+    not be synced, each with its error.
+
+    At least :data:`GROUP_SYNC` files on one filesystem are synced by one ``syncfs`` of it where
+    the system has one (Linux): one journal commit for them all instead of one a file (216
+    files: 0.07 s against 1.0 s on a busy host). ``syncfs`` also writes other programs' pending
+    data on that filesystem, which is why fewer files are each fsynced (then their folders),
+    and why a ``syncfs`` that fails sends them down that path, which tells which file failed.
+    Each path is opened confined, like every open here.
+    """
+    if len(paths) >= GROUP_SYNC:
+        try:
+            devices = {os.stat(confined(path)).st_dev for path in paths}
+        except OSError:
+            devices = set()
+        if len(devices) == 1 and _syncfs(paths[0]):
+            return []
+    failed: list[tuple[str, OSError]] = []
+    folders: dict[str, None] = {}
+    for path in paths:
+        try:
+            fd = _open_confined(path, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            if names:
+                folders[os.path.dirname(confined(path))] = None
+        except OSError as exc:
+            failed.append((path, exc))
+    for folder in folders:
+        _fsync_dir(Path(folder))
+    return failed
+
+
+_SYNCFS: list = []  # the C library's ``syncfs`` once looked up (``None``: the system has none)
+
+
+def _syncfs(path: str) -> bool:
+    """``syncfs`` of the filesystem holding ``path``; ``False`` where there is none or it failed."""
+    if not _SYNCFS:
+        import ctypes  # only here: most commands never sync a group
+
+        try:
+            _SYNCFS.append(getattr(ctypes.CDLL(None, use_errno=True), "syncfs", None))
+        except OSError:
+            _SYNCFS.append(None)
+    call = _SYNCFS[0]
+    if call is None:
+        return False
+    try:
+        fd = _open_confined(path, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        return call(fd) == 0
+    finally:
+        os.close(fd)
+
+
 def remove_file(path: Path, expected: str | object | None = ..., force: bool = False) -> None:
     """Delete ``path`` (a link: the link itself) if it still has the version the caller read."""
     folder = Path(confined(path.parent))
