@@ -208,6 +208,8 @@ def atomic_write_all(items: Sequence[tuple[Path, bytes]]) -> list[tuple[Path, OS
     that fails is returned with its error, its temporary file removed; the others are
     written. No lock is taken: the caller holds whatever lock guards these files.
     """
+    import tempfile  # start-up time, as in atomic_write
+
     failed: list[tuple[Path, OSError]] = []
     staged: dict[str, tuple[Path, Path]] = {}  # temporary file -> (target, its real folder)
     for path, data in items:
