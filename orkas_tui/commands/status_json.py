@@ -1,25 +1,25 @@
 """``status --json`` printed agent by agent: the document ``json.dump(indent=2)`` writes, built in pieces.
 
 A large workspace prints tens of megabytes of turn rows. Each conversation's rows are
-indented once, as one array, at the depth the document has them (``msgspec.json.format``
-of the cache's compact bytes, or ``orjson`` for rows decoded as data: the same bytes as
-``OPT_INDENT_2``), cut into rows, and the rows joined in newest-first order. Each agent is
-written as soon as it is printed, so only one agent's text is in memory at a time. The
-skill index a conversation's turns share is printed once per distinct list and spliced in.
+indented once, last turn first, as one array at the depth the document has them
+(``msgspec.json.format`` of the cache's compact bytes, or ``orjson`` for rows decoded as
+data: the same bytes as ``OPT_INDENT_2``), with the skill index its turns share printed
+once per distinct list and spliced in. A conversation whose turns come in one run of the
+newest-first order is copied whole; one that interleaves with others, or runs back in time,
+is cut into rows. Each agent is written as soon as it is printed, so only one agent's
+text is in memory at a time.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from itertools import groupby
-from operator import itemgetter
 from typing import BinaryIO
 
 import msgspec
 import orjson
 
-from orkas_tui.core.summary.fold import ConversationState
+from orkas_tui.core.summary.fold import ConversationState, Run
 
 INDENT = orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS
 # Rows wrapped so they sit where the document has them: agents at 4, a turn's braces at 8, its keys at 10.
@@ -37,8 +37,8 @@ INDEX_INDENT = b"\n" + b" " * 10
 
 
 def write_status(doc: dict, out: BinaryIO) -> None:
-    """Write ``doc`` (each agent's ``"turns"`` as :func:`~orkas_tui.core.summary.fold.newest_order`'s
-    (state, seq) pairs) as indented JSON and a newline."""
+    """Write ``doc`` (each agent's ``"turns"`` as :func:`~orkas_tui.core.summary.fold.newest_runs`)
+    as indented JSON and a newline."""
     agents = doc["agents"]
     head = orjson.dumps({**doc, "agents": []}, option=INDENT)
     if not agents:
@@ -54,21 +54,20 @@ def write_status(doc: dict, out: BinaryIO) -> None:
     out.write(b"\n  ]\n}\n")
 
 
-def write_turns(order: Sequence[tuple[ConversationState, int]], out: BinaryIO) -> None:
+def write_turns(runs: Sequence[Run], out: BinaryIO) -> None:
     """The turns' array as the document prints it at an agent's ``"turns"`` key. A conversation
     whose turns come in one run, newest first, is copied whole; others are cut into rows."""
-    if not order:
+    if not runs:
         out.write(b"[]")
         return
     printed: dict[int, bytes] = {}
     cut: dict[int, list[memoryview]] = {}
     shown: list[memoryview] = []
-    for state, run in groupby(order, key=itemgetter(0)):
+    for state, seqs in runs:
         key = id(state)
         text = printed.get(key)
         if text is None:
             text = printed[key] = _printed(state)
-        seqs = [seq for _, seq in run]
         if len(seqs) == state.count and state.in_time_order():
             shown.append(memoryview(text)[len(ROWS_OPEN) : -len(ROWS_CLOSE)])
             continue

@@ -11,7 +11,7 @@ from orkas_tui.core.observe.corrections import matcher_for
 from orkas_tui.core.observe.transient import TransientRule
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.workspace import AgentPaths
-from orkas_tui.core.summary.fold import ConversationState, newest, newest_first
+from orkas_tui.core.summary.fold import ConversationState, newest, newest_first, newest_order, newest_runs
 from orkas_tui.core.summary.scan import AgentScan
 from tests.core.helpers import make_agent, turn, write_lines
 
@@ -92,3 +92,40 @@ def test_the_newest_turns_are_the_head_of_the_whole_order(conversations: list, c
         ]
         states.append(state)
     assert newest(states, count) == newest_first(states)[:count]
+
+
+def _state_at(n: int, minutes: list[int | None]) -> ConversationState:
+    state = ConversationState(Path(f"/nowhere/c{n}.jsonl"), TransientRule((), ()), matcher_for(()), 1024)
+    stamps = [None if m is None else f"2026-11-20T{m // 60:02d}:{m % 60:02d}:00Z" for m in minutes]
+    state.rows = [{"started_at": None, "ended_at": stamp, "n": (n, seq)} for seq, stamp in enumerate(stamps)]
+    return state
+
+
+@given(
+    st.lists(st.lists(st.one_of(st.none(), st.integers(0, 40)), max_size=5), max_size=5),
+    st.booleans(),
+    st.booleans(),
+)
+def test_runs_of_conversations_are_the_whole_order(conversations: list, in_time: bool, apart: bool) -> None:
+    """Each conversation a run of its own when none runs back in time or overlaps another;
+    else runs cut from the full order. Either way, read in turn they are the order."""
+    states = []
+    for n, minutes in enumerate(conversations):
+        if in_time:
+            minutes = sorted(minutes, key=lambda m: -1 if m is None else m)
+        if apart:
+            minutes = [None if m is None else m + 100 * n for m in minutes]
+        states.append(_state_at(n, minutes))
+    runs = newest_runs(states)
+    assert [(state, seq) for state, seqs in runs for seq in seqs] == newest_order(states)
+    if in_time and apart and all(None not in minutes for minutes in conversations):  # one after another
+        assert len(runs) == sum(1 for minutes in conversations if minutes)
+
+
+def test_sessions_one_after_another_are_one_run_each() -> None:
+    states = [_state_at(0, [1, 2, 2, 5]), _state_at(1, [7, 9]), _state_at(2, []), _state_at(3, [5, 6])]
+    assert [(state.stem, list(seqs)) for state, seqs in newest_runs(states)] == [
+        ("c1", [1, 0]),
+        ("c3", [1, 0]),
+        ("c0", [3, 2, 1, 0]),
+    ]

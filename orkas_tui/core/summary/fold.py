@@ -15,8 +15,9 @@ only when new bytes arrive or a view asks for them (:meth:`ConversationState.rec
 from __future__ import annotations
 
 import heapq
+import itertools
 import operator
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -342,6 +343,33 @@ def newest_order(states: Iterable[ConversationState]) -> list[tuple[Conversation
         keyed += [(key, stem, seq, state) for seq, key in enumerate(state.sort_keys())]
     keyed.sort(reverse=True)  # (conversation, seq) is unique: states themselves are never compared
     return [(item[3], item[2]) for item in keyed]
+
+
+Run = tuple[ConversationState, Sequence[int]]  # turns of one conversation, next to each other in the order
+
+
+def newest_runs(states: Iterable[ConversationState]) -> list[Run]:
+    """:func:`newest_order` as runs of one conversation each. When no conversation runs back in
+    time and none overlaps another in time (the usual history: one session after another),
+    each conversation is one run, its turns from the last, and no turn is sorted one by one."""
+    states = list(states)
+    spans = []
+    for state in states:
+        keys = state.sort_keys()
+        if not keys:
+            continue
+        if not state.in_time_order():
+            return _runs(newest_order(states))
+        spans.append((keys[-1], state.stem, keys[0], state))
+    spans.sort(reverse=True)
+    for (_, stem, low, _), (high, next_stem, _, _) in itertools.pairwise(spans):
+        if (low, stem) < (high, next_stem):  # its oldest turn is not newer than the next one's newest
+            return _runs(newest_order(states))
+    return [(state, range(state.count - 1, -1, -1)) for _, _, _, state in spans]
+
+
+def _runs(order: list[tuple[ConversationState, int]]) -> list[Run]:
+    return [(state, [seq for _, seq in run]) for state, run in itertools.groupby(order, key=operator.itemgetter(0))]
 
 
 def newest_first(states: Iterable[ConversationState]) -> list[dict]:

@@ -29,7 +29,15 @@ from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.workspace import AgentPaths
 from orkas_tui.core.store.notes import SelfNotes
 from orkas_tui.core.summary.cache import SummaryCache, still_matches
-from orkas_tui.core.summary.fold import ConversationState, history_facts, newest, newest_first, newest_order, skill_use
+from orkas_tui.core.summary.fold import (
+    ConversationState,
+    history_facts,
+    newest,
+    newest_first,
+    newest_order,
+    newest_runs,
+    skill_use,
+)
 from orkas_tui.core.summary.report import HistoryFacts, ScoredTurn
 
 
@@ -107,10 +115,9 @@ class AgentScan:
     def history(self, recent: int | None = None, in_order: bool = False) -> dict:
         """The status fields that follow from the conversations, turns and all; with ``recent``,
         only that many newest turns and ``turn_count``, the number of all (what text status shows);
-        ``in_order``: the turns as :func:`newest_order`'s (state, seq), none decoded (what
-        ``status --json`` prints from)."""
+        ``in_order``: the turns as :func:`newest_runs`, none decoded (what ``status --json`` prints from)."""
         states = self.conversations.values()
-        turns: list = newest(states, recent) if recent is not None else newest_order(states) if in_order else self.rows()
+        turns: list = newest(states, recent) if recent is not None else newest_runs(states) if in_order else self.rows()
         facts = {
             "malformed_lines": self.malformed_lines,
             "orphan_events": self.orphan_events,
