@@ -159,16 +159,6 @@ def main(argv: list[str] | None = None) -> int:
             )
         )
     rows.append(("", "", "import orkas_tui.cli + commands.status", _s(imports), ""))
-    warm_text = best_run([a for a in status if a != "--json"], 5)
-    rows.append(
-        (
-            "warm start, text: status (no --json)",
-            f"{_s(warm_text)} ({_s(warm_text - interpreter)} of work)",
-            "interpreter start (python -c pass)",
-            _s(interpreter),
-            f"work {_ms(warm_text - interpreter)} (target < 200 ms: {'met' if warm_text - interpreter < 0.2 else 'MISSED'})",
-        )
-    )
     for count in (1, 100, 1000):
         added: list[int] = []
         after = best_run(status, 3, before=lambda count=count, added=added: added.append(append_turns(count)))
