@@ -6,7 +6,6 @@ from __future__ import annotations
 import functools
 import json
 import os
-import shutil
 import threading
 from pathlib import Path
 
@@ -16,26 +15,16 @@ from hypothesis import strategies as st
 
 from orkas_tui.core.read import files
 from orkas_tui.core.read.timefmt import format_ts, parse_ts
-from orkas_tui.core.read.workspace import AgentPaths, Workspace
+from orkas_tui.core.read.workspace import AgentPaths
 from orkas_tui.importers import run
 from orkas_tui.importers.run import import_files
 from orkas_tui.importers.writer import spec_time
 from tests.importers.test_claude_code import session
+from tests.importers.test_incremental import conversation_bytes, fresh
 from tests.importers.transcripts import write_lines
 from tests.trust.test_crashes import killed_run
 
 LINUX_FDS = Path("/proc/self/fd")
-
-
-def fresh(root: Path) -> tuple[Workspace, AgentPaths]:
-    shutil.rmtree(root, ignore_errors=True)
-    (root / "agents" / "coder").mkdir(parents=True)
-    workspace = Workspace(root)
-    return workspace, workspace.agent("coder")
-
-
-def conversation_bytes(agent: AgentPaths) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in agent.conversation_files()}
 
 
 def sources(folder: Path, count: int, fraction: float = 1.0) -> list[Path]:
