@@ -3,7 +3,8 @@
 Prints one JSON object. ``paint``: seconds from ``make_app`` until the Turns tab
 shows rows (a screenful comes first), until every agent, the queue and every turn row
 are in, plus the import time of the app. ``live``: for each appended turn,
-seconds from the ``write`` until the Turns tab holds its row.
+seconds from the ``write`` until the Turns tab holds its row; ``live-idle``: the same with
+the app's collector doing nothing.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import orjson  # noqa: E402
 
 from benchmarks.workspace import ANCHOR, _turn  # noqa: E402
 from orkas_tui.tui.app import make_app  # noqa: E402
+from orkas_tui.tui.collector import Collector  # noqa: E402
 from orkas_tui.tui.widgets.turns import TurnsPane  # noqa: E402
 
 IMPORTED = time.perf_counter() - _T0
@@ -60,8 +62,23 @@ async def paint(root: Path) -> dict:
     return {"import_s": IMPORTED, "paint_s": painted[0] - start, "complete_s": complete, "rows": rows}
 
 
-async def live(root: Path, appends: int) -> dict:
+class _NoCollector(Collector):
+    """The app's collector doing nothing: Python's own schedule, what the app's is measured against."""
+
+    def start(self) -> None:
+        pass
+
+    def stop(self) -> None:
+        pass
+
+    def tick(self) -> None:
+        pass
+
+
+async def live(root: Path, appends: int, collector: bool = True) -> dict:
     app = make_app(root, clock=lambda: ANCHOR, watch=True, blink=False)
+    if not collector:
+        app.collector = _NoCollector()
     latencies, missed = [], 0
     async with app.run_test(size=SIZE):
         pane = app.query_one(TurnsPane)
@@ -92,7 +109,7 @@ async def live(root: Path, appends: int) -> dict:
 
 def main() -> None:
     mode, root = sys.argv[1], Path(sys.argv[2])
-    result = asyncio.run(paint(root) if mode == "paint" else live(root, int(sys.argv[3])))
+    result = asyncio.run(paint(root) if mode == "paint" else live(root, int(sys.argv[3]), collector=mode == "live"))
     sys.stdout.write(orjson.dumps(result).decode() + "\n")
 
 
