@@ -20,6 +20,7 @@ from orkas_tui.core.store.skills import SkillStore
 from orkas_tui.core.summary.cache import NAME, SKILLS
 from orkas_tui.core.summary.report import SkillRow, compose_status, last_reflection
 from orkas_tui.core.summary.scan import AgentScan
+from tests.core.helpers import write_lines
 
 NOW = "2026-11-30T09:00:00Z"
 
@@ -87,15 +88,16 @@ def test_warm_output_is_the_cold_output_through_changes(demo_ws: Path, capsys) -
     first = check(demo_ws, capsys)
     agent = conversation(demo_ws).parent.parent
 
-    with conversation(demo_ws).open("ab") as handle:  # one more turn, with a correction and a failing tool
-        for event in [
+    write_lines(  # one more turn, with a correction and a failing tool
+        conversation(demo_ws),
+        [
             {"ts": "2026-11-30T08:59:00Z", "type": "turn_start", "turn": "late", "skills_indexed": []},
             {"ts": "2026-11-30T08:59:01Z", "type": "user", "text": "wrong, try again"},
             {"ts": "2026-11-30T08:59:02Z", "type": "tool_call", "id": "k1", "name": "bash", "args": {}},
             {"ts": "2026-11-30T08:59:03Z", "type": "tool_result", "id": "k1", "ok": False, "error": "exit 1"},
             {"ts": "2026-11-30T08:59:04Z", "type": "turn_end", "turn": "late", "status": "ok"},
-        ]:
-            handle.write(orjson.dumps(event) + b"\n")
+        ],
+    )
     appended = check(demo_ws, capsys)
     assert appended != first and '"turn": "late"' in appended
 
@@ -224,8 +226,7 @@ LATE_TURN = [
 def append_late_turn(path: Path) -> int:
     """One more turn at the end of ``path``; returns the file's size before it."""
     size = path.stat().st_size if path.exists() else 0
-    with path.open("ab") as handle:
-        handle.write(b"".join(orjson.dumps(event) + b"\n" for event in LATE_TURN))
+    write_lines(path, LATE_TURN)
     return size
 
 
@@ -295,15 +296,16 @@ def test_text_status_shows_the_newest_turns_of_the_whole_document(demo_ws: Path,
 
 
 def test_packed_rows_print_as_decoded_ones_whatever_they_hold(demo_ws: Path, capsys) -> None:
-    with conversation(demo_ws).open("ab") as handle:
-        for event in [
+    write_lines(
+        conversation(demo_ws),
+        [
             {"ts": "2026-11-30T08:59:00Z", "type": "turn_start", "turn": 'é"\\', "skills_indexed": []},
             {"ts": "2026-11-30T08:59:01Z", "type": "user", "text": '错了，不是这个 "quoted" \\ back'},
             {"ts": "2026-11-30T08:59:02Z", "type": "tool_call", "id": "k1", "name": "bash", "args": {}},
             {"ts": "2026-11-30T08:59:03Z", "type": "tool_result", "id": "k1", "ok": False, "error": 'a\nb\t"c"'},
             {"ts": "2026-11-30T08:59:04Z", "type": "turn_end", "turn": 'é"\\', "status": "error"},
-        ]:
-            handle.write(orjson.dumps(event) + b"\n")
+        ],
+    )
     truth = check(demo_ws, capsys)
     assert '"skills_indexed": [],' in truth and "错了" in truth
 
@@ -313,18 +315,17 @@ def test_turns_that_list_different_skill_indexes_print_each_its_own(demo_ws: Pat
     """One conversation whose index changes turn to turn (some runtimes index per turn): few
     distinct lists are spliced in one way, many (9 here) another; both print what the rows hold."""
     path = conversation(demo_ws).with_name("indexes.jsonl")
-    written = []
-    with path.open("wb") as handle:
-        for n in range(12):
-            turn, at = f"x{n}", f"2026-11-30T08:{n:02d}:00Z"
-            index = [f"skill-{n % lists}", *(["a-skill"] if n % 2 else [])] if n % 3 else []
-            written.append(index)
-            for event in [
-                {"ts": at, "type": "turn_start", "turn": turn, "skills_indexed": index},
-                {"ts": at, "type": "user", "text": f"do {n}"},
-                {"ts": at, "type": "turn_end", "turn": turn, "status": "ok"},
-            ]:
-                handle.write(orjson.dumps(event) + b"\n")
+    written, events = [], []
+    for n in range(12):
+        turn, at = f"x{n}", f"2026-11-30T08:{n:02d}:00Z"
+        index = [f"skill-{n % lists}", *(["a-skill"] if n % 2 else [])] if n % 3 else []
+        written.append(index)
+        events += [
+            {"ts": at, "type": "turn_start", "turn": turn, "skills_indexed": index},
+            {"ts": at, "type": "user", "text": f"do {n}"},
+            {"ts": at, "type": "turn_end", "turn": turn, "status": "ok"},
+        ]
+    write_lines(path, events, mode="wb")
     truth = check(demo_ws, capsys)
     agent = next(a for a in orjson.loads(truth)["agents"] if a["id"] == path.parent.parent.name)
     assert [t["skills_indexed"] for t in agent["turns"] if t["conversation"] == "indexes"] == written[::-1]
@@ -336,13 +337,12 @@ def test_conversations_that_interleave_or_run_back_in_time_print_in_the_document
     folder = conversation(demo_ws).parent
 
     def write(name: str, times: list[str]) -> None:
-        with (folder / f"{name}.jsonl").open("wb") as handle:
-            for n, at in enumerate(times):
-                for event in [
-                    {"ts": at, "type": "turn_start", "turn": f"{name}{n}", "skills_indexed": []},
-                    {"ts": at, "type": "turn_end", "turn": f"{name}{n}", "status": "ok"},
-                ]:
-                    handle.write(orjson.dumps(event) + b"\n")
+        events = [
+            {"ts": at, "type": kind, "turn": f"{name}{n}", **extra}
+            for n, at in enumerate(times)
+            for kind, extra in (("turn_start", {"skills_indexed": []}), ("turn_end", {"status": "ok"}))
+        ]
+        write_lines(folder / f"{name}.jsonl", events, mode="wb")
 
     write("odd", ["2026-11-30T08:01:00Z", "2026-11-30T08:03:00Z", "2026-11-30T08:05:00Z"])
     write("even", ["2026-11-30T08:02:00Z", "2026-11-30T08:04:00Z", "2026-11-30T08:06:00Z"])
