@@ -12,6 +12,7 @@ text is in memory at a time.
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Sequence
 from typing import BinaryIO
@@ -68,13 +69,13 @@ def write_turns(runs: Sequence[Run], out: BinaryIO) -> None:
         text = printed.get(key)
         if text is None:
             text = printed[key] = _printed(state)
-        if len(seqs) == state.count and state.in_time_order():
+        last = state.count - 1
+        if len(seqs) == state.count and all(map(operator.eq, seqs, range(last, -1, -1))):  # every turn, from the last
             shown.append(memoryview(text)[len(ROWS_OPEN) : -len(ROWS_CLOSE)])
             continue
         rows = cut.get(key)
         if rows is None:
             rows = cut[key] = _cut(text)
-        last = state.count - 1
         shown += [rows[last - seq] for seq in seqs]
     out.write(b"[\n        {\n")
     out.write(ROW_SEP.join(shown))
