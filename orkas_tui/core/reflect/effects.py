@@ -21,7 +21,7 @@ from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.timefmt import parse_ts
 from orkas_tui.core.read.workspace import AgentPaths
 from orkas_tui.core.store.history import Change
-from orkas_tui.core.store.operations import REMOVALS
+from orkas_tui.core.store.journal import REMOVALS
 from orkas_tui.core.summary.scan import AgentScan
 from orkas_tui.core.textfmt import rate
 

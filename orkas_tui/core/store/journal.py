@@ -35,6 +35,7 @@ ACTIONS = (
     "update_self",
     "edit_skill",
 )  # edit_skill: a person's edit (core/user_edits.py)
+REMOVALS = ("delete_skill", "evict_skill")  # the actions that remove a skill file
 CHANGE_ID = r"^[a-z0-9_-]{1,64}\.c[0-9]{1,9}$"
 
 

@@ -22,13 +22,11 @@ from orkas_tui.core.read.files import read_versioned
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.workspace import SLUG, AgentPaths
 from orkas_tui.core.store import guard
+from orkas_tui.core.store.answer import parse_envelope, parse_operation
 from orkas_tui.core.store.journal import Step
 from orkas_tui.core.store.notes import NoteError, SelfNotes, over_cap_message
 from orkas_tui.core.store.skills import SkillError, SkillStore, eviction_candidate, meta_problem, slugify
 
-REMOVALS = ("delete_skill", "evict_skill")
-# The answer's typed model (core/store/answer.py) is imported where an operation is parsed, not here:
-# it loads pydantic, ~100 ms that commands which only read proposals (status) must not pay.
 _FENCE = re.compile(r"^\s*```(?:json)?\s*\n(.*)\n\s*```\s*$", re.DOTALL)
 
 
@@ -59,8 +57,6 @@ def parse_reply(text: str) -> Answer:
         value = orjson.loads(raw.strip())
     except orjson.JSONDecodeError as exc:
         raise ReplyError(f"the reply is not JSON ({exc})") from exc
-    from orkas_tui.core.store.answer import parse_envelope, parse_operation
-
     parsed = parse_envelope(value)
     if isinstance(parsed, str):
         raise ReplyError(parsed)
@@ -80,8 +76,6 @@ def parse_reply(text: str) -> Answer:
 
 def normalized(op: object) -> object:
     """A valid operation with only its spec fields; anything else as it came (to show it)."""
-    from orkas_tui.core.store.answer import parse_operation
-
     parsed = parse_operation(op)
     return parsed if isinstance(parsed, dict) else op
 
@@ -104,8 +98,6 @@ class _View:
 
 def _problem(raw: object, view: _View, settings: Settings) -> str | None:
     """Why this operation cannot be applied, or ``None`` when it can (updates the view)."""
-    from orkas_tui.core.store.answer import parse_operation
-
     op = parse_operation(raw)
     if isinstance(op, str):
         return op
@@ -170,8 +162,6 @@ def plan_operation(paths: AgentPaths, settings: Settings, op: object, now: datet
     Nothing is written. Raises :class:`SkillError` or
     :class:`~orkas_tui.core.store.notes.NoteError` when the files no longer allow it.
     """
-    from orkas_tui.core.store.answer import parse_operation
-
     problem = check_operations([op], paths, settings)[0]
     parsed = parse_operation(op)
     if problem or isinstance(parsed, str):  # check_operations has parsed it too: a string is its problem

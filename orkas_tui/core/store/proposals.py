@@ -213,7 +213,7 @@ def apply_pending(
     would remove one more stays pending (``held``) for a person to approve.
     """
     # start-up time: see create_proposal
-    from orkas_tui.core.store.operations import REMOVALS, plan_operation
+    from orkas_tui.core.store.operations import plan_operation
 
     _recover_locked(paths)
     done = {(c.proposal, c.op_index) for c in list_changes(paths)}
@@ -233,7 +233,7 @@ def apply_pending(
             failed.append(f"operation {item.index}: {exc}")
             _save(paths, proposal)
             continue
-        removes = sum(s.action in REMOVALS for s in steps)
+        removes = sum(s.action in journal.REMOVALS for s in steps)
         if max_removals is not None and removes and removed + removes > max_removals:
             item.reason = HELD
             held.append(f"operation {item.index}: {HELD}")
