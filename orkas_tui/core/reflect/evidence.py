@@ -128,12 +128,11 @@ class Spans:
 def _failed(event: dict, rule: TransientRule) -> bool | None:
     """For a failed tool result or error turn end: whether it is transient (as the score judged it);
     ``None`` for anything else."""
-    kind = event.get("type")
-    if kind == "tool_result" and event.get("ok") is not True:
-        return tool_failure(rule, event.get("error"), event.get("output"), event.get("status"), event.get("transient"))[
-            2
-        ].transient
-    if kind == "turn_end" and (ended := end_failure(rule, event.get("status"), event.get("error"), event.get("transient"))):
+    kind, get = event.get("type"), event.get
+    if kind == "tool_result" and get("ok") is not True:
+        _, _, verdict = tool_failure(rule, get("error"), get("output"), get("status"), get("transient"))
+        return verdict.transient
+    if kind == "turn_end" and (ended := end_failure(rule, get("status"), get("error"), get("transient"))):
         return ended[1].transient
     return None
 
