@@ -40,4 +40,4 @@ def test_a_refused_connection_is_named_with_its_address_not_http_500(root):
     outcome = reflect(ws, "coder", NOW)
     assert outcome.status == "transient_failure"
     assert f"connection refused at http://127.0.0.1:{port}/v1" in outcome.message
-    assert "500" not in outcome.message
+    assert "500" not in outcome.message.replace(str(port), "")  # the port itself may hold the digits
