@@ -49,13 +49,15 @@ TRANSIENT = st.one_of(
     st.builds(dict, ok=st.just(False), output=st.just("getaddrinfo ENOTFOUND api.example.com")),
 )
 RESULT = st.one_of(st.just({"ok": True}), REAL, TRANSIENT)
-ENDS = st.one_of(
-    st.just({"status": "ok"}),
-    st.just({"status": "aborted"}),
-    st.just({"status": "error", "error": "assertion failed"}),
-    st.just({"status": "error", "error": "upstream overloaded"}),
-    st.just({"status": "error", "error": "boom", "transient": True}),
-    st.just({"status": "error"}),
+ENDS = st.sampled_from(  # each with how the spec's ineffectiveness rate takes it
+    [
+        ({"status": "ok"}, "ok"),
+        ({"status": "aborted"}, "aborted"),
+        ({"status": "error", "error": "assertion failed"}, "real"),
+        ({"status": "error"}, "real"),
+        ({"status": "error", "error": "upstream overloaded"}, "transient"),
+        ({"status": "error", "error": "boom", "transient": True}, "transient"),
+    ]
 )
 
 
@@ -69,7 +71,7 @@ def planned_turn(draw, turn_id: str, last: bool) -> dict:
         "read_by_tool": draw(st.booleans()),
         "user": draw(st.sampled_from(["please do it", "that's wrong, try again", "ok thanks"])),
         "calls": draw(st.lists(st.tuples(st.sampled_from(TOOLS), RESULT), max_size=10)),
-        "end": draw(st.one_of(st.none(), ENDS) if last else ENDS),  # only the last turn may still run
+        "end": draw(st.one_of(st.none(), ENDS) if last else ENDS),  # (end, kind); only the last turn may still run
         "edited": draw(st.booleans()),
     }
 
@@ -93,7 +95,7 @@ def conversation(draw, name: str = "c") -> tuple[list[dict], list[dict]]:
             events.append({"type": "tool_call", "id": call, "name": tool, "args": {}})
             events.append({"type": "tool_result", "id": call, **result})
         if turn["end"] is not None:
-            events.append({"type": "turn_end", "turn": turn["turn"], **turn["end"]})
+            events.append({"type": "turn_end", "turn": turn["turn"], **turn["end"][0]})
     for turn in plan:
         if turn["edited"] and turn["end"] is not None:
             events.append({"type": "output_edited", "turn": turn["turn"]})
@@ -198,7 +200,8 @@ def test_the_order_of_conversations_and_turns_changes_no_skill_total(drawn, rng)
 @given(st.lists(conversation(), max_size=3))
 def test_skill_metrics_count_what_the_spec_defines(drawn) -> None:
     """Impressions are ended turns whose index lists the skill, invocations ended turns that
-    read it (once a turn); the rest are parts of those; a rate is ``None`` exactly when its
+    read it (once a turn), of which the ineffectiveness rate counts those neither aborted nor
+    ended by a transient error, and as ineffective those ended by a real one; a rate is ``None`` exactly when its
     denominator is 0, else the quotient (an invocation rate passes 1 when a skill is read unlisted)."""
     turns = [t for _plan, events in drawn for t in _observe(events)]
     ended = [turn for plan, _events in drawn for turn in plan if turn["end"] is not None]
@@ -208,6 +211,9 @@ def test_skill_metrics_count_what_the_spec_defines(drawn) -> None:
         assert m.impressions == sum(slug in turn["indexed"] for turn in ended)
         assert m.invocations == sum(slug in turn["read"] for turn in ended)
         assert m.edited == sum(slug in turn["read"] and turn["edited"] for turn in ended)
+        invoked = [turn["end"][1] for turn in ended if slug in turn["read"]]
+        assert m.effective_base == sum(kind in ("ok", "real") for kind in invoked)
+        assert m.ineffective == invoked.count("real")
         assert m.edited <= m.invocations and m.ineffective <= m.effective_base <= m.invocations
         if all(slug in turn["indexed"] for turn in ended if slug in turn["read"]):
             assert m.invocations <= m.impressions
