@@ -1,16 +1,18 @@
-"""Typed decoding (msgspec Structs) observes exactly what parsing each line to a dict (orjson) observed.
+"""Typed decoding (msgspec Structs) reads each line as parsing it to a dict (orjson) reads it,
+and the observer sees the same whichever of the two paths took a line.
 
-The oracle is the observer as it was (``dict_observer.py``). The lines are hostile on
-purpose: every field of every type, integers past 64 bits, floats past the double range,
-invalid UTF-8, lone surrogates, nesting past the parser's limit, duplicate and unknown
-keys, non-objects, cut and mutated bytes.
+The lines are hostile on purpose: every field of every type, integers past 64 bits, floats
+past the double range, invalid UTF-8, lone surrogates, nesting past the parser's limit,
+duplicate and unknown keys, non-objects, cut and mutated bytes.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import asdict
+from itertools import pairwise
 
+import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -20,7 +22,6 @@ from orkas_tui.core.observe.turns import ConversationObserver
 from orkas_tui.core.read.events import SLICE, Event, decode_line, decode_lines, decode_stream
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.tail import parse_line
-from tests.core import dict_observer
 
 KINDS = ["turn_start", "user", "assistant", "tool_call", "tool_result", "skill_read", "turn_end", "output_edited", "other"]
 KEYS = [*Event.__struct_fields__, "type", "unknown", "t\\u0079pe", "n\\u0061me", "Type"]
@@ -163,32 +164,79 @@ GOOD = [
 ]
 
 
-def _observers(oracle: bool):
+def _observer() -> ConversationObserver:
     settings_ = Settings()
-    make = dict_observer.ConversationObserver if oracle else ConversationObserver
-    return make("c", TransientRule.from_settings(settings_), matcher_for(settings_.correction_phrases))
+    return ConversationObserver("c", TransientRule.from_settings(settings_), matcher_for(settings_.correction_phrases))
 
 
-def _view(observer) -> tuple:
+def _view(observer: ConversationObserver) -> tuple:
     turns = [{k: v for k, v in asdict(t).items() if k != "scored"} for t in observer.turns]
     return turns, observer.orphans, observer.latest_ts, observer.latest_at, sorted(observer.edited_ids)
 
 
-@settings(max_examples=250, deadline=None)
-@given(st.lists(st.one_of(hostile_line(), st.sampled_from(GOOD)), max_size=30), st.integers(0, 30))
-def test_the_observer_sees_what_the_dict_observer_saw(lines: list[bytes], cut: int) -> None:
-    """Fed in two blocks (as the tail cuts a file), the turns, touched records, malformed
-    count, orphans and newest time are the oracle's."""
-    new, old = _observers(False), _observers(True)
+def _fed(lines: list[bytes], cuts: list[int]) -> tuple[tuple, int, list]:
+    """The observer's view, its malformed count and the (turn, seq) it reported touched, block by block,
+    with the lines fed in blocks cut before each line number in ``cuts``."""
+    observer = _observer()
     data = [line + b"\n" for line in lines]
-    base = 0
-    for block in (b"".join(data[:cut]), b"".join(data[cut:])):
-        touched, malformed = new.feed_block(block, base)
-        touched_old, malformed_old = old.feed_block(block, base)
-        assert malformed == malformed_old
-        assert [(t.turn, t.seq) for t in touched.values()] == [(t.turn, t.seq) for t in touched_old.values()]
+    bounds = sorted({0, len(data), *(min(cut, len(data)) for cut in cuts)})
+    base = malformed = 0
+    touched = []
+    for a, b in pairwise(bounds):
+        block = b"".join(data[a:b])
+        changed, bad = observer.feed_block(block, base)
+        malformed += bad
+        touched.append([(t.turn, t.seq) for t in changed.values()])
         base += len(block)
-    assert _same(_view(new), _view(old))
+    return _view(observer), malformed, touched
+
+
+@settings(max_examples=250, deadline=None)
+@given(st.lists(st.one_of(hostile_line(), st.sampled_from(GOOD)), max_size=30), st.lists(st.integers(0, 30), max_size=4))
+def test_hostile_lines_fed_in_any_blocks_are_observed_as_fed_whole(lines: list[bytes], cuts: list[int]) -> None:
+    """Fed in blocks (as the tail cuts a file), the turns, malformed count, orphans and newest
+    time are those of one block; a line is malformed exactly when it decodes to nothing, and a
+    block reports touched each turn it changed."""
+    view, malformed, _touched = _fed(lines, [])
+    cut_view, cut_malformed, touched = _fed(lines, cuts)
+    assert _same(cut_view, view)
+    split = b"".join(line + b"\n" for line in lines).split(b"\n")[:-1]  # a binary line may hold a newline
+    assert malformed == cut_malformed == sum(event is None for event in decode_lines(split))
+    assert {turn for block in touched for turn in block} == {(t["turn"], t["seq"]) for t in view[0]}
+
+
+def _refused(line: bytes) -> bool:
+    try:
+        msgspec.json.decode(line, type=Event)
+    except (msgspec.DecodeError, RecursionError):
+        return True
+    return False
+
+
+TWIN_PARTS = st.sampled_from(
+    [b'"unknown": 1', b'"extra": 123456789012345678901234567890', b'"deep": {"a": [[[[1]]]]}', b'"meta": null']
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(GOOD), max_size=20), st.lists(st.tuples(st.integers(0, 20), TWIN_PARTS), min_size=1, max_size=8))
+def test_a_line_the_typed_decoder_refuses_is_observed_as_its_typed_twin(lines: list[bytes], extras) -> None:
+    """A field the spec does not know, of any size or depth, sends a line down the orjson
+    path; what the observer makes of it is what it makes of the line without that field."""
+    lines = [GOOD[0], *lines]  # a turn open from the start, so each line's fields count
+    twins = list(lines)
+    for at, part in extras:
+        if twins:
+            i = at % len(twins)
+            twins[i] = twins[i][:-1] + b", " + part + b"}"
+            assert _refused(twins[i]) and not _refused(lines[i])
+    assert _same(_spanless(_fed(twins, [])), _spanless(_fed(lines, [])))
+
+
+def _spanless(fed: tuple[tuple, int, list]) -> tuple:
+    """What :func:`_fed` gives but the turns' byte spans, which differ between lines of other lengths."""
+    (turns, *rest), malformed, touched = fed
+    return [{k: v for k, v in t.items() if k not in ("start", "end")} for t in turns], rest, malformed, touched
 
 
 def test_odd_lines_have_the_records_they_always_had() -> None:
@@ -207,21 +255,19 @@ def test_odd_lines_have_the_records_they_always_had() -> None:
         b"[]",
         b'{"type": "turn_end", "turn": "t1", "status": "done", "transient": "yes"}',  # unknown status: an error
     ]
-    observer = _observers(False)
+    observer = _observer()
     _touched, malformed = observer.feed_block(b"".join(line + b"\n" for line in lines), 0)
     assert malformed == 4
     [turn] = observer.turns
     assert turn.skills_indexed == ["a"] and turn.skills_read == ["b"] and turn.tools == {"?": 1, "read_skill": 1}
-    assert [(e.source, e.message, e.status) for e in turn.errors] == [
-        ("?", "boom", None),
-        ("?", "[1.2345678901234568e+29]", None),  # what orjson made of the numbers: floats
-        ("?", "x", 9223372036854775807),
-        ("turn", "turn ended in error", None),
+    assert [(e.source, e.message, e.status, e.transient) for e in turn.errors] == [
+        ("?", "boom", None, False),
+        ("?", "[1.2345678901234568e+29]", None, False),  # what orjson made of the numbers: floats
+        ("?", "x", 9223372036854775807, False),
+        ("turn", "turn ended in error", None, False),  # a non-bool flag is no flag
     ]
-    assert turn.status == "error"
-    old = _observers(True)
-    old.feed_block(b"".join(line + b"\n" for line in lines), 0)
-    assert _same(_view(observer), _view(old))
+    assert (turn.status, turn.tool_calls, turn.ended_at, turn.end_error) == ("error", 2, turn.started_at, turn.errors[-1])
+    assert (observer.orphans, observer.latest_ts, observer.open) == (0, "2026-11-20T10:00:00Z", None)
 
 
 def test_a_block_longer_than_a_slice_is_observed_as_one() -> None:
@@ -229,10 +275,7 @@ def test_a_block_longer_than_a_slice_is_observed_as_one() -> None:
     odd = [b"junk", b'{"type": "tool_result", "ok": false, "status": 18446744073709551616}', b'{"type": "x", "k": 1e400}', b""]
     lines = [(GOOD + odd)[(i * 7) % (len(GOOD) + len(odd))] for i in range(3 * SLICE + 5)]
     assert _same(list(decode_stream(lines)), decode_lines(lines)) and len(decode_lines(lines)) == len(lines)
-    new, old = _observers(False), _observers(True)
-    block = b"".join(line + b"\n" for line in lines)
-    touched, malformed = new.feed_block(block, 0)
-    touched_old, malformed_old = old.feed_block(block, 0)
-    assert malformed == malformed_old > SLICE // 2
-    assert [(t.turn, t.seq) for t in touched.values()] == [(t.turn, t.seq) for t in touched_old.values()]
-    assert _same(_view(new), _view(old))
+    view, malformed, [touched] = _fed(lines, [])
+    assert _same(_fed(lines, list(range(0, len(lines), SLICE - 3)))[:2], (view, malformed))
+    assert malformed == sum(decode_line(line) is None for line in lines) > SLICE // 2
+    assert touched == [(t["turn"], t["seq"]) for t in view[0]]

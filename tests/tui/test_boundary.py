@@ -27,9 +27,10 @@ def _run(code: str) -> str:
 
 
 def test_core_config_and_headless_tui_modules_import_no_textual() -> None:
-    modules = ["orkas_tui.core.read.settings"] + [
-        m.name for m in pkgutil.walk_packages(orkas_tui.core.__path__, "orkas_tui.core.")
-    ]
+    """Run, not read: import-linter's contract sees the core's import statements; this sees what
+    importing it loads, and the app's headless modules, which no contract can single out.
+    (The CLI's side is test_status_imports.py.)"""
+    modules = [m.name for m in pkgutil.walk_packages(orkas_tui.core.__path__, "orkas_tui.core.")]
     modules += HEADLESS_TUI
     out = _run(
         "import importlib, sys\n"
