@@ -243,12 +243,15 @@ class _Timeline:
 
 def change_effects(changes: Iterable[Change], turns: Iterable[TurnRecord], window: int) -> dict[str, Effect]:
     """The effect of every change in ``changes`` (with a readable time), by change id."""
+    changes = list(changes)
     ended = sorted(
         ((at, t) for t in turns if t.ended and (at := parse_ts(t.ended_at)) is not None),
         key=lambda pair: (pair[0], pair[1].conversation, pair[1].seq),
     )
     real = _Timeline([(at, t) for at, t in ended if is_real(t)])
-    by_skill: dict[str, _Timeline] = {}
+    showing = {
+        slug: _Timeline(pairs) for slug, pairs in _showing(ended, {c.target for c in changes if c.kind == "skill"}).items()
+    }
     effects: dict[str, Effect] = {}
     for change in changes:
         at = parse_ts(change.at)
@@ -261,31 +264,40 @@ def change_effects(changes: Iterable[Change], turns: Iterable[TurnRecord], windo
             AgentRates.over(before),
             AgentRates.over(after) if agent_window.status != TOO_FEW else None,
         )
-        effects[change.id] = Effect(change, agent, _skill_effect(change, at, until, ended, by_skill, window))
+        skill = _skill_effect(change, showing[change.target].around(at, until, window)) if change.kind == "skill" else None
+        effects[change.id] = Effect(change, agent, skill)
     return effects
 
 
-def _skill_effect(
-    change: Change,
-    at: datetime,
-    until: datetime | None,
-    ended: list[tuple[datetime, TurnRecord]],
-    by_skill: dict[str, _Timeline],
-    window: int,
-) -> SkillEffect | None:
-    if change.kind != "skill":
-        return None
+def _showing(ended: list[tuple[datetime, TurnRecord]], slugs: set[str]) -> dict[str, list[tuple[datetime, TurnRecord]]]:
+    """For each of ``slugs``, the ended turns that showed it (indexed or read), in one pass: consecutive
+    turns share one index list, so each list is searched once."""
+    out: dict[str, list[tuple[datetime, TurnRecord]]] = {slug: [] for slug in slugs}
+    found: dict[int, tuple[str, ...]] = {}
+    for pair in ended:
+        turn = pair[1]
+        index = turn.skills_indexed
+        hits = found.get(id(index))
+        if hits is None:
+            hits = found[id(index)] = tuple(slug for slug in dict.fromkeys(index) if slug in slugs)
+        for slug in hits:
+            out[slug].append(pair)
+        if turn.skills_read:
+            for slug in dict.fromkeys(turn.skills_read):
+                if slug in slugs and slug not in hits:
+                    out[slug].append(pair)
+    return out
+
+
+def _skill_effect(change: Change, windows: tuple[list[TurnRecord], list[TurnRecord], Window]) -> SkillEffect:
+    before, after, window = windows
     slug = change.target
-    showing = by_skill.get(slug)
-    if showing is None:
-        showing = by_skill[slug] = _Timeline([(at, t) for at, t in ended if slug in t.skills_indexed or slug in t.skills_read])
-    before, after, skill_window = showing.around(at, until, window)
     removed = change.action in REMOVALS
     return SkillEffect(
         skill=slug,
-        window=skill_window,
+        window=window,
         before=Rates.over(slug, before),
-        after=Rates.over(slug, after) if skill_window.status != TOO_FEW and not removed else None,
+        after=Rates.over(slug, after) if window.status != TOO_FEW and not removed else None,
         removed=removed,
     )
 
