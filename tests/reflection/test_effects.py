@@ -17,7 +17,7 @@ from orkas_tui.core.reflect.tokens import count_tokens
 from orkas_tui.core.store.history import Change, list_changes, mark_reverted, record_change
 from orkas_tui.core.summary.scan import AgentScan
 from orkas_tui.demo.workspace import write_demo
-from tests.reflection.conftest import CORRECTION, NOW, add_turn, run_cli, run_json, write_skill
+from tests.reflection.conftest import CORRECTION, NOW, add_events, add_turn, run_cli, run_json, write_skill
 
 H = timedelta(hours=1)
 SLUG = "deploy"
@@ -251,3 +251,17 @@ def test_the_change_lines_fit_the_budget_newest_first(root):
             assert f"[{3 - len(shown)} older change(s) left out to fit the token budget]" in bundle.text
         seen.add(len(shown))
     assert seen == {0, 1, 2, 3}
+
+
+def test_a_skill_read_without_being_indexed_shows_it_once(root):
+    start = NOW - timedelta(days=1)
+    change = patch_at(root, start)
+    for i in range(3):
+        at = format_ts(start + (i + 1) * H)
+        events = [{"ts": at, "type": "turn_start", "turn": f"r{i}", "skills_indexed": ["other"] if i else [SLUG]}]
+        events += [{"ts": at, "type": "skill_read", "skill": SLUG}] * 2  # read twice: one turn
+        events.append({"ts": at, "type": "turn_end", "turn": f"r{i}", "status": "ok"})
+        add_events(root, "a", "c1", events)
+    add_turn(root, "a", start + 5 * H, read=["other"])  # never showed it
+    effect = change_effects([change], scan_of(root).turns(), 3)[change.id].skill
+    assert effect.status == "measured" and effect.after.turns == 3 and effect.window.completed_at == start + 3 * H
