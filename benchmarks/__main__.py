@@ -4,8 +4,8 @@ Generates (once, cached by its parameters) a workspace of 12 agents, one million
 conversation events and 200 skills per agent, copies it, and measures the
 ``status --json`` command cold (default ``--jobs``, and in one process) and warm (JSON
 and text), the peak memory of the cold scan's whole process tree, a refresh after
-appends, the TUI's first paint and live latency, the reflection bundle, and importing a
-large Claude Code history against ccusage. See ``benchmarks/README.md``.
+appends, the TUI's first paint and live latency, the reflection bundle, the effects of
+changes, and importing a large Claude Code history against ccusage. See ``benchmarks/README.md``.
 """
 
 from __future__ import annotations
@@ -183,6 +183,17 @@ def main(argv: list[str] | None = None) -> int:
             "counting the finished text's tokens once",
             _ms(bundle["count_once_s"]),
             f"target < 100 ms: {'met' if bundle['build_s'] < 0.1 else 'MISSED'}",
+        )
+    )
+
+    effects = _child_json(["-m", "benchmarks.effects", str(ws)])
+    rows.append(
+        (
+            f"effects of {effects['changes']} changes over one agent's {effects['turns']:,} turns (measure_effects)",
+            _ms(effects["measure_s"]),
+            "the skill rates over the same turns (skill_metrics)",
+            _ms(effects["skill_metrics_s"]),
+            f"target < 50 ms: {'met' if effects['measure_s'] < 0.05 else 'MISSED'}",
         )
     )
 

@@ -8,6 +8,7 @@ from orkas_tui.commands.io import add_json, add_now, add_workspace, now_arg, ope
 from orkas_tui.core.reflect.effects import measure_effects
 from orkas_tui.core.store.history import list_changes
 from orkas_tui.core.store.proposals import revert_change
+from orkas_tui.core.summary.scan import refreshed
 from orkas_tui.core.textfmt import table
 
 
@@ -30,28 +31,28 @@ def run_history(args: argparse.Namespace) -> int:
     workspace = open_workspace(args)
     paths = workspace.agent(args.agent)
     changes = list_changes(paths)
-    effects = measure_effects(paths, workspace.settings, changes) if changes else {}
+    effects = measure_effects(refreshed([(paths, None, None)], workspace.settings)[0], changes) if changes else {}
     if args.json:
         print_json([{**c.to_json(), "effect": effects[c.id].to_json() if c.id in effects else None} for c in changes])
         return 0
     if not changes:
         print("no changes yet")
         return 0
-    rows = [
-        (
-            c.id,
-            c.at,
-            c.action,
-            c.target,
-            c.by,
-            c.proposal or "-",
-            c.reverted_at or "",
-            effects[c.id].phrase() if c.id in effects else "-",
-        )
-        for c in changes
-    ]
-    print(table(("change", "at", "action", "target", "by", "proposal", "reverted", "effect (before → after)"), rows))
-    print(f"effect: each rate over the {workspace.settings.effect_window} turns showing the skill before and after the change")
+    rows = [(c.id, c.at, c.action, c.target, c.by, c.proposal or "-", c.reverted_at or "") for c in changes]
+    print(table(("change", "at", "action", "target", "by", "proposal", "reverted"), rows))
+    window = workspace.settings.effect_window
+    print(
+        f"\neffect (before → after): the agent's corrections and real errors per real turn over the {window} "
+        f"real turns before and after each change; a skill's rates over the {window} turns showing it"
+    )
+    for c in changes:
+        effect = effects.get(c.id)
+        if effect is None:  # a change whose time cannot be read
+            print(f"{c.id}: -")
+            continue
+        print(f"{c.id} agent: {effect.agent.phrase()}")
+        if effect.skill is not None:
+            print(f"{c.id} skill {effect.skill.skill}: {effect.skill.phrase()}")
     return 0
 
 

@@ -198,9 +198,13 @@ async def test_the_skill_history_shows_each_changes_effect_beside_its_revert(app
         await pilot.press("f2")
         await _wait(pilot, lambda: isinstance(app.screen, SkillHistory) and app.screen.effects is not None)
         history = app.screen
-        line = str(history.query_one("#history-effect").render())
-        assert line.startswith("Effect of ops.c1 over the 20 turns showing the skill before and after it: invocation")
-        assert "ineffective 100% → 20%" in line and line.endswith("; v reverts it")
+        skill, agent = str(history.query_one("#history-effect").render()).split("\n")
+        assert skill.startswith("Effect of ops.c1 over the 20 turns showing the skill before and after it: invocation")
+        assert "ineffective 100% → 20%" in skill and skill.endswith("; v reverts it")
+        assert agent == (
+            "Agent over 20 real turns before → after: corrections/turn 0.38 (16 turns) → 0.35 (20 turns);"
+            " real errors/turn 0.88 (16 turns) → 0.35 (20 turns)"
+        )
         cell = history.query_one("#history-table").get_row("ops.c1")[-1]
         assert cell.plain == "inef. 100% → 20%" and str(cell.style) == "green"
 

@@ -3,8 +3,8 @@
 The front (:mod:`orkas_tui.core.reflect.front`) holds the triggering turns since the
 last reflection, most recent first: their signals with evidence, opening prompts,
 corrections and real errors, then the effect of the latest change to each skill
-read. The rest of the budget goes to the activity, newest kept, shown oldest first,
-leaving out the lines the front already shows. For the activity: at most ``max_conversations`` conversations with activity since the last
+read, then a line per recent change with its effect on the agent. The rest of the
+budget goes to the activity, newest kept, shown oldest first, leaving out the lines the front already shows. For the activity: at most ``max_conversations`` conversations with activity since the last
 reflection, plus the agent's system events (``events.jsonl``) of the same period,
 one line per event in time order. Secrets are redacted first, so the count and
 the text sent are both of the redacted text. When over budget, long tool outputs
@@ -33,9 +33,11 @@ from orkas_tui.core.observe.turns import end_failure, tool_failure
 from orkas_tui.core.read.files import open_regular
 from orkas_tui.core.read.tail import JsonlTail
 from orkas_tui.core.read.timefmt import format_ts, parse_ts
+from orkas_tui.core.reflect.effects import measure_effects
 from orkas_tui.core.reflect.evidence import triggering_turns
-from orkas_tui.core.reflect.front import Front, Key, build_front
+from orkas_tui.core.reflect.front import Front, Key, build_front, recent_effects
 from orkas_tui.core.reflect.tokens import count_tokens, cut_middle_to_tokens, truncate_to_tokens
+from orkas_tui.core.store.history import list_changes
 from orkas_tui.core.store.redact import Redactor
 from orkas_tui.core.summary.scan import AgentScan
 
@@ -352,12 +354,14 @@ def _build(scan: AgentScan, since: datetime | None) -> Bundle:
     redact = Redactor(settings.redact_patterns)
     triggering = triggering_turns(scan, since)
     title = _front_title(since, len(triggering))
+    changes = list_changes(scan.paths)
+    effects = measure_effects(scan, changes) if changes else {}
     front = Front([], "", 0, 0, [])
     if triggering:
-        front = build_front(scan, triggering, budget, redact, [], title)
+        front = build_front(scan, triggering, budget, redact, [], title, effects, since)
     items, conversations, skills_read, problems = _collect(scan, since, settings.max_conversations, front.shown, lazy=True)
-    if not triggering and skills_read:  # the effect of changes to the skills read, with no turn triggering
-        front = build_front(scan, [], budget, redact, skills_read, title)
+    if not triggering and (skills_read or recent_effects(effects, since)):  # effects of changes, no turn triggering
+        front = build_front(scan, [], budget, redact, skills_read, title, effects, since)
     room = budget - front.tokens
     total = len(items)
     lines = _Lines(items, redact, settings.tool_output_chars, budget // 4, scan.rule)

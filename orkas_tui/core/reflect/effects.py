@@ -1,29 +1,88 @@
-"""The effect of each applied skill change: the skill's rates over the turns before it and after it.
+"""The effect of each applied change: the agent's rates, and its skill's, over the turns before and after it.
 
-A change is judged on the turns that showed the skill (it was in the turn's index
-or read in it), not on every turn of the agent: a skill indexed in one turn of a
-hundred would otherwise have no rate at all. The window is ``effect_window`` (N)
-such turns on each side; until N turns have ended after the change, its effect is
-"too few turns yet". Turns after a revert do not count for the reverted change.
-A change that removed the skill has no "after". Only ended turns count, as for the
-rates themselves (:mod:`orkas_tui.core.observe.skill_metrics`).
+**The agent** (every change, skill or self-note): corrections per turn and real errors
+per turn over the ``effect_window`` (N) *real* turns of the agent that ended before the
+change and the N that ended after it. A real turn is one that ended ``ok`` or ``error``
+and did not end with a transient error: an aborted turn, or one the environment ended
+(a 503, a time-out), says nothing about the change, as the spec's ineffectiveness rate
+leaves them out of its denominator. Corrections are the real turns where the
+``user_correction`` signal fired (the observer's ``TurnRecord.correction``); real errors
+are the real tool errors and real error ends the observer classified
+(``TurnRecord.real_errors``); a transient error inside a real turn counts for nothing.
+Each figure carries the number of turns behind it, so 3 turns reads as 3 turns.
+
+**The skill** (skill changes only): its three rates over the N turns that showed it (it
+was in the turn's index or read in it), not over every turn of the agent: a skill
+indexed in one turn of a hundred would otherwise have no rate at all. A change that
+removed the skill has no "after".
+
+For both, until N turns have ended after the change its effect is "too few turns yet
+(k of N after)". Turns after a revert of the change do not count for it: a change
+reverted before N turns ended after it is final at "reverted after k of N turns", its
+"after" over those k turns. Only ended turns count, as for the rates themselves
+(:mod:`orkas_tui.core.observe.skill_metrics`). Every view (``history``, the app's skill
+history, the reflection bundle) reads :func:`measure_effects` on the scan it holds.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
 from orkas_tui.core.observe.skill_metrics import SkillMetrics, skill_metrics
 from orkas_tui.core.observe.turns import TurnRecord
-from orkas_tui.core.read.settings import Settings
-from orkas_tui.core.read.timefmt import parse_ts
-from orkas_tui.core.read.workspace import AgentPaths
+from orkas_tui.core.read.timefmt import format_ts, parse_ts
 from orkas_tui.core.store.history import Change
 from orkas_tui.core.store.journal import REMOVALS
 from orkas_tui.core.summary.scan import AgentScan
 from orkas_tui.core.textfmt import rate
+
+MEASURED, TOO_FEW, REVERTED, REMOVED = "measured", "too few turns yet", "reverted early", "skill removed"
+
+
+def is_real(turn: TurnRecord) -> bool:
+    """A turn whose outcome is the agent's: ended ok or in a real error (not aborted, not ended transient)."""
+    return turn.status in ("ok", "error") and not turn.ended_with_transient_error
+
+
+def _per_turn(count: int, turns: int) -> float | None:
+    return None if turns == 0 else round(count / turns, 4)
+
+
+def _figure(value: float | None, turns: int) -> str:
+    return f"{'n/a' if value is None else f'{value:.2f}'} ({turns} turn{'' if turns == 1 else 's'})"
+
+
+@dataclass(frozen=True)
+class AgentRates:
+    """The agent's corrections and real errors over a window of real turns (per turn ``None``: no turns)."""
+
+    turns: int
+    corrections: int
+    real_errors: int
+
+    @classmethod
+    def over(cls, turns: list[TurnRecord]) -> AgentRates:
+        return cls(len(turns), sum(t.correction is not None for t in turns), sum(len(t.real_errors) for t in turns))
+
+    @property
+    def corrections_per_turn(self) -> float | None:
+        return _per_turn(self.corrections, self.turns)
+
+    @property
+    def errors_per_turn(self) -> float | None:
+        return _per_turn(self.real_errors, self.turns)
+
+    def to_json(self) -> dict:
+        return {
+            "turns": self.turns,
+            "corrections": self.corrections,
+            "real_errors": self.real_errors,
+            "corrections_per_turn": self.corrections_per_turn,
+            "real_errors_per_turn": self.errors_per_turn,
+        }
 
 
 @dataclass(frozen=True)
@@ -45,31 +104,76 @@ class Rates:
 
 
 @dataclass(frozen=True)
-class Effect:
-    change: str
-    skill: str
-    window: int
-    before: Rates
-    after: Rates | None  # None until ``window`` turns have passed, or when the skill was removed
+class Window:
+    """Where the turns after a change stand: how many of the N, and when the N-th ended."""
+
+    size: int
     turns_after: int
+    reverted: bool  # a revert cut the "after" short (final)
+    completed_at: datetime | None  # when the N-th turn after the change ended
+
+    @property
+    def status(self) -> str:
+        if self.turns_after >= self.size:
+            return MEASURED
+        return REVERTED if self.reverted else TOO_FEW
+
+    def waiting(self) -> str:
+        """Why there is no full "after" ("" when there is one)."""
+        if self.status == TOO_FEW:
+            return f"too few turns yet ({self.turns_after} of {self.size} after)"
+        if self.status == REVERTED:
+            return f"reverted after {self.turns_after} of {self.size} turns"
+        return ""
+
+    def to_json(self) -> dict:
+        return {
+            "window": self.size,
+            "status": self.status,
+            "turns_after": self.turns_after,
+            "completed_at": format_ts(self.completed_at) if self.completed_at else None,
+        }
+
+
+@dataclass(frozen=True)
+class AgentEffect:
+    window: Window
+    before: AgentRates
+    after: AgentRates | None  # None while too few turns ended after; over k turns once reverted early
+
+    def phrase(self) -> str:
+        """One line: both figures before → after, each with its turns, or why there is no "after" yet."""
+        b, a = self.before, self.after
+        if a is None:
+            return (
+                f"corrections/turn {_figure(b.corrections_per_turn, b.turns)}, "
+                f"real errors/turn {_figure(b.errors_per_turn, b.turns)} before; {self.window.waiting()}"
+            )
+        return (
+            f"corrections/turn {_figure(b.corrections_per_turn, b.turns)} → {_figure(a.corrections_per_turn, a.turns)}; "
+            f"real errors/turn {_figure(b.errors_per_turn, b.turns)} → {_figure(a.errors_per_turn, a.turns)}"
+            + (f" ({self.window.waiting()})" if self.window.status == REVERTED else "")
+        )
+
+    def to_json(self) -> dict:
+        return {
+            **self.window.to_json(),
+            "before": self.before.to_json(),
+            "after": self.after.to_json() if self.after else None,
+        }
+
+
+@dataclass(frozen=True)
+class SkillEffect:
+    skill: str
+    window: Window
+    before: Rates
+    after: Rates | None  # None while too few turns ended after, and when the skill was removed
     removed: bool = False
 
     @property
     def status(self) -> str:
-        if self.removed:
-            return "skill removed"
-        return "measured" if self.after is not None else "too few turns yet"
-
-    def to_json(self) -> dict:
-        return {
-            "change": self.change,
-            "skill": self.skill,
-            "window": self.window,
-            "status": self.status,
-            "before": self.before.to_json(),
-            "after": self.after.to_json() if self.after else None,
-            "turns_after": self.turns_after,
-        }
+        return REMOVED if self.removed else self.window.status
 
     def phrase(self) -> str:
         """One line: each rate before → after, or why there is no "after" yet."""
@@ -77,53 +181,127 @@ class Effect:
         if self.removed:
             return f"skill removed; before ({b.turns} turns): invocation {rate(b.invocation_rate)}, edit {rate(b.edit_rate)}, ineffective {rate(b.ineffective_rate)}"
         if self.after is None:
-            return f"too few turns yet ({self.turns_after} of {self.window} after)"
+            return self.window.waiting()
         a = self.after
-        return (
+        text = (
             f"invocation {rate(b.invocation_rate)} → {rate(a.invocation_rate)}, "
             f"edit {rate(b.edit_rate)} → {rate(a.edit_rate)}, "
             f"ineffective {rate(b.ineffective_rate)} → {rate(a.ineffective_rate)} "
             f"({b.turns} turns before, {a.turns} after)"
         )
+        return text + (f" ({self.window.waiting()})" if self.window.status == REVERTED else "")
+
+    def to_json(self) -> dict:
+        return {
+            "skill": self.skill,
+            **self.window.to_json(),
+            "status": self.status,
+            "before": self.before.to_json(),
+            "after": self.after.to_json() if self.after else None,
+        }
 
 
-def _showing(slug: str, turns: list[tuple[datetime, TurnRecord]]) -> list[tuple[datetime, TurnRecord]]:
-    return [(at, t) for at, t in turns if slug in t.skills_indexed or slug in t.skills_read]
+@dataclass(frozen=True)
+class Effect:
+    """A change's effect on the agent as a whole, and on its skill (``None`` for a note change)."""
+
+    change: Change
+    agent: AgentEffect
+    skill: SkillEffect | None
+
+    def completed_at(self) -> datetime | None:
+        """When the later of the two "after" windows filled (``None`` while one has not)."""
+        windows = [self.agent.window] + ([self.skill.window] if self.skill and not self.skill.removed else [])
+        moments = [w.completed_at for w in windows]
+        return None if None in moments else max(m for m in moments if m is not None)
+
+    def to_json(self) -> dict:
+        return {
+            "change": self.change.id,
+            "agent": self.agent.to_json(),
+            "skill": self.skill.to_json() if self.skill else None,
+        }
+
+
+class _Timeline:
+    """Ended turns in the order they ended, with their end times, for cutting windows around a moment."""
+
+    def __init__(self, pairs: list[tuple[datetime, TurnRecord]]) -> None:
+        self.moments = [at for at, _ in pairs]
+        self.turns = [t for _, t in pairs]
+
+    def around(self, at: datetime, until: datetime | None, size: int) -> tuple[list[TurnRecord], list[TurnRecord], Window]:
+        """The ``size`` turns ended at or before ``at``, and up to ``size`` ended after it (and not after ``until``)."""
+        cut = bisect_right(self.moments, at)
+        stop = len(self.turns) if until is None else max(cut, bisect_right(self.moments, until))
+        end = min(stop, cut + size)
+        after = self.turns[cut:end]
+        completed = self.moments[end - 1] if len(after) >= size else None
+        window = Window(size, len(after), until is not None and len(after) < size, completed)
+        return self.turns[max(0, cut - size) : cut], after, window
 
 
 def change_effects(changes: Iterable[Change], turns: Iterable[TurnRecord], window: int) -> dict[str, Effect]:
-    """The effect of every skill change in ``changes``, by change id (note changes have none)."""
+    """The effect of every change in ``changes`` (with a readable time), by change id."""
+    changes = list(changes)
     ended = sorted(
         ((at, t) for t in turns if t.ended and (at := parse_ts(t.ended_at)) is not None),
         key=lambda pair: (pair[0], pair[1].conversation, pair[1].seq),
     )
-    by_skill: dict[str, list[tuple[datetime, TurnRecord]]] = {}
+    real = _Timeline([(at, t) for at, t in ended if is_real(t)])
+    showing = {
+        slug: _Timeline(pairs) for slug, pairs in _showing(ended, {c.target for c in changes if c.kind == "skill"}).items()
+    }
     effects: dict[str, Effect] = {}
     for change in changes:
         at = parse_ts(change.at)
-        if change.kind != "skill" or at is None:
+        if at is None:
             continue
-        showing = by_skill.get(change.target)
-        if showing is None:
-            showing = by_skill[change.target] = _showing(change.target, ended)
         until = parse_ts(change.reverted_at)
-        before = [t for moment, t in showing if moment <= at][-window:]
-        after = [t for moment, t in showing if moment > at and (until is None or moment <= until)][:window]
-        removed = change.action in REMOVALS
-        effects[change.id] = Effect(
-            change=change.id,
-            skill=change.target,
-            window=window,
-            before=Rates.over(change.target, before),
-            after=Rates.over(change.target, after) if len(after) >= window and not removed else None,
-            turns_after=len(after),
-            removed=removed,
+        before, after, agent_window = real.around(at, until, window)
+        agent = AgentEffect(
+            agent_window,
+            AgentRates.over(before),
+            AgentRates.over(after) if agent_window.status != TOO_FEW else None,
         )
+        skill = _skill_effect(change, showing[change.target].around(at, until, window)) if change.kind == "skill" else None
+        effects[change.id] = Effect(change, agent, skill)
     return effects
 
 
-def measure_effects(paths: AgentPaths, settings: Settings, changes: list[Change]) -> dict[str, Effect]:
-    """The effects of ``changes`` over the agent's turns as they are on disk now (for ``history`` and the app)."""
-    scan = AgentScan(paths, settings, autosave=False)
-    scan.refresh()
-    return change_effects(changes, scan.turns(), settings.effect_window)
+def _showing(ended: list[tuple[datetime, TurnRecord]], slugs: set[str]) -> dict[str, list[tuple[datetime, TurnRecord]]]:
+    """For each of ``slugs``, the ended turns that showed it (indexed or read), in one pass: consecutive
+    turns share one index list, so each list is searched once."""
+    out: dict[str, list[tuple[datetime, TurnRecord]]] = {slug: [] for slug in slugs}
+    found: dict[int, tuple[str, ...]] = {}
+    for pair in ended:
+        turn = pair[1]
+        index = turn.skills_indexed
+        hits = found.get(id(index))
+        if hits is None:
+            hits = found[id(index)] = tuple(slug for slug in dict.fromkeys(index) if slug in slugs)
+        for slug in hits:
+            out[slug].append(pair)
+        if turn.skills_read:
+            for slug in dict.fromkeys(turn.skills_read):
+                if slug in slugs and slug not in hits:
+                    out[slug].append(pair)
+    return out
+
+
+def _skill_effect(change: Change, windows: tuple[list[TurnRecord], list[TurnRecord], Window]) -> SkillEffect:
+    before, after, window = windows
+    slug = change.target
+    removed = change.action in REMOVALS
+    return SkillEffect(
+        skill=slug,
+        window=window,
+        before=Rates.over(slug, before),
+        after=Rates.over(slug, after) if window.status != TOO_FEW and not removed else None,
+        removed=removed,
+    )
+
+
+def measure_effects(scan: AgentScan, changes: list[Change]) -> dict[str, Effect]:
+    """The effects of ``changes`` over the turns ``scan`` holds (refreshed by its owner)."""
+    return change_effects(changes, scan.turns(), scan.settings.effect_window)

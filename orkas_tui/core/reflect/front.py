@@ -1,22 +1,26 @@
-"""The bundle's front: the triggering turns, and the effect of recent changes to their skills.
+"""The bundle's front: the triggering turns, the effect of recent changes to their skills and to the agent.
 
 Filled by priority under the token budget, never by position: first, for every
 triggering turn while they fit (most recent first), its heading, signals with
 their evidence and opening prompt; then the corrections of those turns, in full;
 then their real errors, each with its call (arguments cut), its output's head and
 tail, and what the agent did next; then the effect of the latest change to each
-skill read. A turn's last line says how many of its lines the bundle holds and how
-many it leaves out; it is counted with the largest numbers it can show, so the
-real numbers, known only once the rest of the activity is chosen, never cost more.
+skill read; then one line per recent change (:func:`recent_effects`), newest first,
+with the agent's corrections and real errors per turn before → after. A turn's last
+line says how many of its lines the bundle holds and how many it leaves out; it is
+counted with the largest numbers it can show, so the real numbers, known only once
+the rest of the activity is chosen, never cost more.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from orkas_tui.core.observe.signals import rule_text
-from orkas_tui.core.reflect.effects import change_effects
+from orkas_tui.core.read.timefmt import parse_ts
+from orkas_tui.core.reflect.effects import Effect
 from orkas_tui.core.reflect.evidence import (
     ARGS_CHARS,
     ERROR_CHARS,
@@ -32,9 +36,9 @@ from orkas_tui.core.reflect.evidence import (
     one_line,
 )
 from orkas_tui.core.reflect.tokens import count_tokens, cut_middle_to_tokens, encoding, truncate_to_tokens
-from orkas_tui.core.store.history import list_changes
 from orkas_tui.core.store.redact import Redactor
 from orkas_tui.core.summary.scan import AgentScan
+from orkas_tui.core.textfmt import rate
 
 PROMPT_MIN = 60  # tokens of an opening prompt (not a correction) at the least, however many turns triggered
 Key = tuple[str, int]  # (conversation, byte offset of the event's line)
@@ -287,9 +291,17 @@ def _first_parts(choice: TurnChoice, scan: AgentScan, redact: Redactor, budget: 
 
 
 def build_front(
-    scan: AgentScan, triggering: list[Triggering], budget: int, redact: Redactor, skills_read: list[str], title: str
+    scan: AgentScan,
+    triggering: list[Triggering],
+    budget: int,
+    redact: Redactor,
+    skills_read: list[str],
+    title: str,
+    effects: dict[str, Effect],
+    since: datetime | None,
 ) -> Front:
-    """The front within ``budget`` tokens (the title included), filled by priority."""
+    """The front within ``budget`` tokens (the title included), filled by priority; ``effects``: of every
+    applied change (:func:`~orkas_tui.core.reflect.effects.measure_effects`), ``since``: the last reflection."""
     used = count_tokens(title)
     start = redact.count
     choices = [TurnChoice(t, TurnEvidence([])) for t in triggering]  # each read from its file when its turn comes
@@ -341,11 +353,14 @@ def build_front(
                 redact.count = before
     skills = list(dict.fromkeys([s for c in kept for s in c.trigger.record.skills_read] + skills_read))
     before = redact.count
-    effects = _effects(scan, skills, redact)
-    effects_tokens = count_tokens(effects) if effects else 0
+    text = _skill_effects(scan, skills, effects, redact)
+    effects_tokens = count_tokens(text) if text else 0
     if used + effects_tokens > budget:  # 4. the effect of the latest change to each skill read
-        effects, effects_tokens, redact.count = "", 0, before
-    return Front(choices, effects, used + effects_tokens, effects_tokens, skills, redact.count - start)
+        text, effects_tokens, redact.count = "", 0, before
+    lines, lines_tokens = _change_lines(recent_effects(effects, since), budget - used - effects_tokens, redact)
+    text += lines  # 5. one line per recent change, while they fit
+    effects_tokens += lines_tokens
+    return Front(choices, text, used + effects_tokens, effects_tokens, skills, redact.count - start)
 
 
 def _correction_entry(event: Event, phrase: str, budget: int, redact: Callable[[str], str]) -> str:
@@ -353,23 +368,84 @@ def _correction_entry(event: Event, phrase: str, budget: int, redact: Callable[[
     return f"- [{_ts(event)}] the user (matched {phrase!r}): {text}\n"
 
 
-def _effects(scan: AgentScan, skills: list[str], redact: Callable[[str], str]) -> str:
-    if not skills:
-        return ""
+def _skill_effects(scan: AgentScan, skills: list[str], effects: dict[str, Effect], redact: Callable[[str], str]) -> str:
     wanted = set(skills)
-    changes = [c for c in list_changes(scan.paths) if c.kind == "skill" and c.target in wanted and not c.reverted_at]
-    if not changes:
+    latest = {  # changes oldest first: the last one of each skill wins
+        e.change.target: e
+        for e in effects.values()
+        if e.skill is not None and e.change.target in wanted and not e.change.reverted_at
+    }
+    if not latest:
         return ""
-    latest = {c.target: c for c in changes}  # oldest first: the last one of each skill wins
-    window = scan.settings.effect_window
-    effects = change_effects(latest.values(), scan.turns(), window)
     lines = [
-        f"- {slug}: {change.id} ({change.action}, {change.at}): {effects[change.id].phrase()}\n"
-        for slug, change in sorted(latest.items())
-        if change.id in effects
+        f"- {slug}: {e.change.id} ({e.change.action}, {e.change.at}): {e.skill.phrase()}\n"
+        for slug, e in sorted(latest.items())
+        if e.skill is not None
     ]
     head = (
-        f"# Effect of the latest change to each skill read: its rates over the {window} turns "
+        f"# Effect of the latest change to each skill read: its rates over the {scan.settings.effect_window} turns "
         "showing it before the change and after it\n"
     )
-    return redact(head + "".join(lines)) + "\n" if lines else ""
+    return redact(head + "".join(lines)) + "\n"
+
+
+def recent_effects(effects: dict[str, Effect], since: datetime | None) -> list[Effect]:
+    """The changes the next bundle reports, newest first: applied or reverted after ``since`` (the last
+    reflection), or whose "after" windows filled after it (every change when never reflected on)."""
+
+    def recent(moment: datetime | None) -> bool:
+        return moment is not None and (since is None or moment > since)
+
+    chosen = [
+        e
+        for e in effects.values()
+        if recent(parse_ts(e.change.at)) or recent(parse_ts(e.change.reverted_at)) or recent(e.completed_at())
+    ]
+    return sorted(chosen, key=lambda e: int(e.change.id.rsplit(".c", 1)[1]), reverse=True)  # ids grow with time
+
+
+def change_line(effect: Effect) -> str:
+    """A change's effect on one line: the agent's two figures and, for a skill change, the skill's ineffectiveness."""
+    change = effect.change
+    state = f"reverted {change.reverted_at}" if change.reverted_at else f"applied {change.at}"
+    text = f"- effect of change {change.id} ({change.action} {change.target}, {state}): {effect.agent.phrase()}"
+    skill = effect.skill
+    if skill is not None:
+        if skill.after is not None:
+            b, a = skill.before, skill.after
+            text += (
+                f"; skill {skill.skill} ineffective {rate(b.ineffective_rate)} ({b.turns} turns showing it)"
+                f" → {rate(a.ineffective_rate)} ({a.turns} turns)"
+            )
+        else:
+            text += f"; skill {skill.skill}: {skill.phrase()}"
+    return text + "\n"
+
+
+def _change_lines(recent: list[Effect], room: int, redact: Redactor) -> tuple[str, int]:
+    """The header and a line per recent change, newest first, while the whole costs at most ``room`` tokens;
+    the changes left out are counted on a last line."""
+    if not recent:
+        return "", 0
+    start = redact.count
+    head = redact(
+        "# Effect of recent changes on the agent: corrections and real errors per real turn over the "
+        f"{recent[0].agent.window.size} real turns before each change and after it, newest first\n"
+    )
+    lines: list[str] = []
+    text, cost = "", 0
+    for effect in recent:
+        before = redact.count
+        lines.append(redact(change_line(effect)))
+        left = len(recent) - len(lines)
+        note = f"[{left} older change(s) left out to fit the token budget]\n" if left else ""
+        candidate = head + "".join(lines) + note + "\n"
+        tokens = count_tokens(candidate)
+        if tokens > room:
+            lines.pop()
+            redact.count = before
+            break
+        text, cost = candidate, tokens
+    if not lines:
+        redact.count = start
+    return text, cost

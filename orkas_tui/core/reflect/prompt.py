@@ -56,6 +56,8 @@ Rules:
    prompts, corrections and real errors (each with the call and what the agent did next). Learn from those
    first; the rest of the activity is context. "Effect of the latest change" gives a skill's rates over the
    turns before and after its last change: patch again or delete a skill whose change made a rate worse.
+   "Effect of recent changes" gives the agent's corrections and real errors per turn before and after each
+   recent change, with the turns behind each figure: a figure over a few turns says little.
 """
 
 

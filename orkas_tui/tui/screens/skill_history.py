@@ -1,8 +1,9 @@
 """A skill's change history (from the core's history), each change as a diff, with revert.
 
-Each change shows its effect (the skill's rates over the turns before and after it,
-:func:`measure_effects`), measured in a worker once the screen is up, so a change that
-made things worse is seen right beside its revert. Reverting goes through
+Each change shows its effect (the skill's rates over the turns before and after it, and
+the agent's corrections and real errors per turn, :func:`measure_effects`), measured
+in a worker on the app's own scan once the screen is up, so a change that made things
+worse is seen right beside its revert. Reverting goes through
 :func:`revert_change`, which refuses when the file changed since."""
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Static
 
-from orkas_tui.core.reflect.effects import Effect, measure_effects
+from orkas_tui.core.reflect.effects import REVERTED, Effect, SkillEffect, measure_effects
 from orkas_tui.core.store.history import Change, HistoryError
 from orkas_tui.core.store.proposals import revert_change
 from orkas_tui.core.textfmt import rate
@@ -32,12 +33,14 @@ COLUMNS = [("id", "Change"), ("at", "When"), ("action", "Action"), ("by", "By"),
 MEASURING = "measuring…"
 
 
-def effect_cell(effect: Effect | None) -> Cell:
+def effect_cell(effect: SkillEffect | None, measuring: bool = False) -> Cell:
     """The short form for the table: the ineffective rate before → after, or why there is none yet."""
     if effect is None:
-        return Cell(MEASURING, sort="", style="dim")
-    if effect.after is None:
-        return Cell(effect.status if effect.removed else f"{effect.turns_after}/{effect.window} turns", sort="", style="dim")
+        return Cell(MEASURING if measuring else "-", sort="", style="dim")
+    window = effect.window
+    if effect.removed or effect.after is None or window.status == REVERTED:
+        text = effect.status if effect.removed else f"{window.turns_after}/{window.size} turns"
+        return Cell(text, sort="", style="dim")
     before, after = effect.before.ineffective_rate, effect.after.ineffective_rate
     worse = before is not None and after is not None and after > before
     better = before is not None and after is not None and after < before
@@ -91,14 +94,12 @@ class SkillHistory(ModalScreen[bool]):
 
     @work(thread=True, group="history-effects")
     def _measure(self) -> None:
-        """A scan of its own (from the cache): the app's scans belong to the main thread."""
+        """On the app's scan of the agent, under the lock its loads hold (no file is read again)."""
         app = self.app
         agent = next(iter(self.changes.values())).agent
-        try:
-            effects = measure_effects(app.workspace.agent(agent), app.workspace.settings, list(self.changes.values()))
-        except (OSError, ValueError) as exc:
-            app.call_from_thread(self.notify, f"cannot measure the effects: {exc}", severity="warning")
-            return
+        with app.data.lock:
+            data = app.data.agents.get(agent)
+            effects = measure_effects(data.scan, list(self.changes.values())) if data is not None else {}
         app.call_from_thread(self._measured, effects)
 
     def _measured(self, effects: dict[str, Effect]) -> None:
@@ -119,7 +120,7 @@ class SkillHistory(ModalScreen[bool]):
                         sort=bool(c.reverted_at),
                         style="dim" if c.reverted_at else "green",
                     ),
-                    effect_cell(self.effects.get(cid)) if self.effects is not None else effect_cell(None),
+                    effect_cell(self.effects[cid].skill if self.effects and cid in self.effects else None, self.effects is None),
                 ]
                 for cid, c in self.changes.items()
             }
@@ -139,14 +140,17 @@ class SkillHistory(ModalScreen[bool]):
             self.query_one("#history-diff-body", Static).update(change_diff(self.changes[key]))
 
     def _effect_line(self, key: str) -> str:
+        """Two lines: the skill's rates, then the agent's, each before → after with its turns."""
         if self.effects is None:
             return f"Effect of {key}: {MEASURING}"
         effect = self.effects.get(key)
-        if effect is None:
-            return f"Effect of {key}: none (not a skill change)"
-        window = f"the {effect.window} turns showing the skill before and after it"
-        return f"Effect of {key} over {window}: {effect.phrase()}" + (
-            "; v reverts it" if not self.changes[key].reverted_at else ""
+        if effect is None or effect.skill is None:
+            return f"Effect of {key}: none (the agent's turns are not loaded)"
+        window = effect.skill.window.size
+        return (
+            f"Effect of {key} over the {window} turns showing the skill before and after it: {effect.skill.phrase()}"
+            + ("; v reverts it" if not self.changes[key].reverted_at else "")
+            + f"\nAgent over {window} real turns before → after: {effect.agent.phrase()}"
         )
 
     def action_revert(self) -> None:
