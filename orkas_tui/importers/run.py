@@ -124,12 +124,12 @@ def import_files(
     files: Iterable[Path],
     settle: float = DEFAULT_SETTLE,
     clock: Callable[[], float] = time.time,
-    index: Callable[[str | None], list[str]] | None = None,
+    index: Callable[[str | None, str | None], list[str]] | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> ImportStats:
     """Import new lines of every file; a turn still open at the end of a file quiet for ``settle`` seconds ends ``ok``.
 
-    ``index`` gives each turn's ``skills_indexed`` from the session's folder (``None``:
+    ``index`` gives each turn's ``skills_indexed`` from the session's folder and the turn's start (``None``:
     no skills known); ``progress(done, total)`` is called after each file.
     """
     module = FORMATS[fmt]
@@ -156,7 +156,7 @@ def import_files(
 class _Context:
     classifier: ErrorClassifier
     matcher: CorrectionMatcher
-    index: Callable[[str | None], list[str]] | None
+    index: Callable[[str | None, str | None], list[str]] | None
     settle: float
     clock: Callable[[], float]
 

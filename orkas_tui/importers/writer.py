@@ -101,7 +101,7 @@ def new_state() -> dict:
 
 
 class ConversationWriter:
-    """``index`` gives the skills offered to a session started in a folder (``None``: unknown folder)."""
+    """``index`` gives the skills offered to a session started in a folder (``None``: unknown folder) at a turn's start."""
 
     def __init__(
         self,
@@ -110,7 +110,7 @@ class ConversationWriter:
         classifier: ErrorClassifier,
         stats: ImportStats,
         matcher: CorrectionMatcher | None = None,
-        index: Callable[[str | None], list[str]] | None = None,
+        index: Callable[[str | None, str | None], list[str]] | None = None,
     ) -> None:
         self.path = path
         self.state = state
@@ -158,7 +158,7 @@ class ConversationWriter:
         if text is not None and previous and self.matcher is not None and self.matcher.find(text):
             self.emit(ts, "output_edited", turn=previous)
             self.stats.edited += 1
-        indexed = self.index(self.state["cwd"]) if self.index is not None else []
+        indexed = self.index(self.state["cwd"], ts or self.state["last_ts"]) if self.index is not None else []
         self.emit(ts, "turn_start", turn=self.state["open"], skills_indexed=indexed, **extra)
         if text is not None:
             self.emit(ts, "user", text=text)
