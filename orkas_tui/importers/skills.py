@@ -173,10 +173,8 @@ def _merge(offers: list[Offer]) -> list[Offer]:
     """One offer per slug, in first-found order, since the earliest of its files (a file with no evidence: always)."""
     merged: dict[str, datetime | None] = {}
     for slug, since in offers:
-        if slug not in merged:
-            merged[slug] = since
-        elif merged[slug] is not None:
-            merged[slug] = None if since is None else min(since, merged[slug])
+        known = merged.get(slug, since)
+        merged[slug] = None if since is None or known is None else min(since, known)
     return list(merged.items())
 
 
