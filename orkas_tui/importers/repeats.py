@@ -23,7 +23,6 @@ import orjson
 from orkas_tui.core.read.files import read_versioned
 
 MESSAGES = frozenset({"user", "assistant", "system"})
-REPEATED = "record already imported (same uuid: a resumed session repeats it)"
 
 
 class ImportedRecords:

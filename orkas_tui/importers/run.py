@@ -31,7 +31,7 @@ from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.workspace import AgentPaths
 from orkas_tui.importers import claude_code, codex
 from orkas_tui.importers.classify import ErrorClassifier
-from orkas_tui.importers.repeats import REPEATED, ImportedRecords, SessionRecords, uuids_before
+from orkas_tui.importers.repeats import ImportedRecords, SessionRecords, uuids_before
 from orkas_tui.importers.skills import mark_used
 from orkas_tui.importers.writer import ConversationWriter, ImportStats, new_state
 
@@ -287,7 +287,7 @@ def _import_locked(
             stats.malformed += 1
             continue
         if checker is not None and checker.repeated(value):
-            stats.skipped[REPEATED] += 1
+            stats.repeated += 1
             continue
         try:
             known = parser.feed(value)

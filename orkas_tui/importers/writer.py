@@ -50,8 +50,9 @@ class ImportStats:
     """What an import read and wrote; ``unknown`` and ``malformed`` are skipped, never fatal.
 
     ``skipped`` counts, by kind, the records read but not written because they carry
-    no agent work (bookkeeping, injected context, streamed copies); ``running`` lists
-    the sources whose last turn is still open (not yet settled).
+    no agent work (bookkeeping, injected context, streamed copies); ``repeated``, the
+    records skipped because the agent already imported them (a resumed session's
+    copies); ``running`` lists the sources whose last turn is still open (not yet settled).
     """
 
     files: int = 0
@@ -65,6 +66,7 @@ class ImportStats:
     corrections: int = 0
     outputs_cut: int = 0
     edited: int = 0
+    repeated: int = 0
     malformed: int = 0
     skipped: Counter = field(default_factory=Counter)
     unknown: Counter = field(default_factory=Counter)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import orjson
 
-from orkas_tui.importers.repeats import REPEATED
+from orkas_tui.cli import main
 from orkas_tui.importers.run import import_files
 from tests.importers.conftest import BIG_SESSION
 from tests.importers.test_incremental import conversation_bytes, fresh
@@ -67,7 +67,7 @@ def test_the_resumed_file_imports_only_what_it_adds(tmp_path, samples, workspace
     first, second = call_ids(agent, ORIGINAL), call_ids(agent, RESUMED)
     assert set(first) == calls(old) and set(second) == calls(later) - calls(old)
     assert len(first) + len(second) == len(calls(old + later))  # each call once, in one conversation
-    assert stats.skipped[REPEATED] == messages(old)
+    assert stats.repeated == messages(old)
     alone_ws, alone_agent = fresh(tmp_path / "alone")
     import_files(alone_agent, alone_ws.settings, "claude-code", [original], settle=0)
     assert events(alone_agent, ORIGINAL) == events(agent, ORIGINAL)  # the original imports as it would on its own
@@ -81,7 +81,7 @@ def test_when_the_resumed_file_comes_first_it_keeps_the_records(tmp_path, sample
     import_files(agent, workspace.settings, "claude-code", [resumed], settle=0)
     stats = import_files(agent, workspace.settings, "claude-code", [original], settle=0)
     assert set(call_ids(agent, RESUMED)) == calls(old + later) and call_ids(agent, ORIGINAL) == []
-    assert stats.skipped[REPEATED] == messages(old) and stats.tool_calls == 0
+    assert stats.repeated == messages(old) and stats.tool_calls == 0
 
 
 def test_a_resumed_file_that_grows_adds_its_new_records_once(tmp_path, samples, workspace, agent):
@@ -91,7 +91,7 @@ def test_a_resumed_file_that_grows_adds_its_new_records_once(tmp_path, samples, 
     more = [{**r, "sessionId": RESUMED} if "sessionId" in r else r for r in records[800:1000]]
     write_lines(resumed, [*old, *later, *more])
     stats = import_files(agent, workspace.settings, "claude-code", [original, resumed], settle=0)
-    assert stats.skipped[REPEATED] == 0 and stats.lines == len(more)
+    assert stats.repeated == 0 and stats.lines == len(more)
     assert set(call_ids(agent, RESUMED)) == calls(later + more) - calls(old)
     assert len(call_ids(agent, ORIGINAL)) + len(call_ids(agent, RESUMED)) == len(calls(old + later + more))
 
@@ -104,7 +104,7 @@ def test_a_session_imported_before_states_kept_uuids_is_still_known(tmp_path, sa
     del state["uuids"]
     state_path.write_bytes(orjson.dumps(state))
     stats = import_files(agent, workspace.settings, "claude-code", [original, resumed], settle=0)
-    assert stats.skipped[REPEATED] == messages(old)
+    assert stats.repeated == messages(old)
     assert set(call_ids(agent, RESUMED)) == calls(later) - calls(old)
 
 
@@ -127,3 +127,13 @@ def test_an_import_killed_after_any_write_loses_no_record_and_counts_none_twice(
             break
         kill_after += 1
     assert kill_after > 3
+
+
+def test_the_summary_says_how_many_records_were_already_imported(tmp_path, samples, capsys):
+    projects = Path.home() / ".claude" / "projects" / "-spotter"
+    _original, _resumed, old, _later = history(samples, projects)
+    root = str(tmp_path / "ws")
+    assert main(["import", "claude-code", "--workspace", root, "--settle", "0"]) == 0
+    assert f"skipped {messages(old)} records already imported (a resumed session repeats them)" in capsys.readouterr().out
+    assert main(["import", "claude-code", "--workspace", root, "--settle", "0", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["repeated"] == 0
