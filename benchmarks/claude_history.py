@@ -6,7 +6,8 @@ Builds (once, cached under ``$ORKAS_BENCH_CACHE``) a ``.claude/projects`` of
 ``--sessions`` sessions and about ``--mb`` MB by copying the real sample session of
 ``tests/data/samples`` (with its two subagent files) under new session ids, six
 projects, one day apart each; message and request ids are made unique per copy so
-ccusage, which drops repeated messages, counts every copy. Each session's main file is
+ccusage, which drops repeated messages, counts every copy, and so are record uuids, so
+the import does not take the copies for a resumed session's repeats. Each session's main file is
 cut at a line boundary to reach the size. Then, best of ``--runs`` taken in turns, each
 command a child process timed from outside: into a fresh workspace, the import followed by ``status``
 of the agent (what a person runs to see their history), and ``npx ccusage@18 daily
@@ -20,6 +21,7 @@ import argparse
 import gzip
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -33,6 +35,7 @@ from benchmarks.workspace import cache_root
 SAMPLE = Path(__file__).resolve().parents[1] / "tests" / "data" / "samples" / "claude-code" / "marot-spotter__8463c716"
 SESSION = "8463c716-a2ea-4c14-9efa-87158ebd9f20"
 DAY = b'"2026-02-11T'
+RECORD_ID = re.compile(rb'"(uuid|parentUuid)":"[0-9a-f]{3}')
 CCUSAGE = ["npx", "-y", "ccusage@18", "daily", "--offline"]
 NOW = "2026-06-01T00:00:00Z"
 
@@ -43,7 +46,7 @@ def _read(path: Path) -> bytes:
 
 def ensure_history(sessions: int, megabytes: float) -> Path:
     """The folder holding ``.claude/projects`` (built once per parameters)."""
-    home = cache_root() / f"claude-history-{sessions}-{megabytes:g}"
+    home = cache_root() / f"claude-history-{sessions}-{megabytes:g}-ids"
     if (home / "complete").exists():
         return home
     shutil.rmtree(home, ignore_errors=True)
@@ -57,6 +60,7 @@ def ensure_history(sessions: int, megabytes: float) -> Path:
 
         def copy(data: bytes, k: int = k, new: str = new, day: bytes = day) -> bytes:
             data = data.replace(SESSION.encode(), new.encode()).replace(DAY, day)
+            data = RECORD_ID.sub(rb'"\1":"' + f"{k:03x}".encode(), data)  # another session's records, not a resumed copy
             return data.replace(b'"id":"msg_', f'"id":"msg_{k:03d}'.encode()).replace(
                 b'"requestId":"req_', f'"requestId":"req_{k:03d}'.encode()
             )

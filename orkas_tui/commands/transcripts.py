@@ -178,6 +178,8 @@ def render(stats: ImportStats, paths: AgentPaths, index: SkillIndex | None = Non
     skipped += [f"{n} unknown {kind}" for kind, n in sorted(stats.unknown.items())]
     if skipped:
         out.append("not read: " + ", ".join(skipped))
+    if stats.repeated:
+        out.append(f"skipped {stats.repeated} records already imported (a resumed session repeats them)")
     if stats.skipped:
         out.append("skipped (no agent work): " + ", ".join(f"{n} {kind}" for kind, n in sorted(stats.skipped.items())))
     out += [f"! {p}" for p in [*problems, *stats.problems]]

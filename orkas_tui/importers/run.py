@@ -31,6 +31,7 @@ from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.workspace import AgentPaths
 from orkas_tui.importers import claude_code, codex
 from orkas_tui.importers.classify import ErrorClassifier
+from orkas_tui.importers.repeats import ImportedRecords, SessionRecords, uuids_before
 from orkas_tui.importers.skills import mark_used
 from orkas_tui.importers.writer import ConversationWriter, ImportStats, new_state
 
@@ -124,17 +125,24 @@ def import_files(
     files: Iterable[Path],
     settle: float = DEFAULT_SETTLE,
     clock: Callable[[], float] = time.time,
-    index: Callable[[str | None], list[str]] | None = None,
+    index: Callable[[str | None, str | None], list[str]] | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> ImportStats:
     """Import new lines of every file; a turn still open at the end of a file quiet for ``settle`` seconds ends ``ok``.
 
-    ``index`` gives each turn's ``skills_indexed`` from the session's folder (``None``:
+    ``index`` gives each turn's ``skills_indexed`` from the session's folder and the turn's start (``None``:
     no skills known); ``progress(done, total)`` is called after each file.
     """
     module = FORMATS[fmt]
     files = list(files)
-    context = _Context(ErrorClassifier(settings), matcher_for(settings.correction_phrases), index, settle, clock)
+    context = _Context(
+        ErrorClassifier(settings),
+        matcher_for(settings.correction_phrases),
+        index,
+        settle,
+        clock,
+        ImportedRecords(paths.private / "imports"),
+    )
     stats = ImportStats()
     with _Batch(paths, stats) as batch:
         for done, path in enumerate(files, 1):
@@ -156,9 +164,10 @@ def import_files(
 class _Context:
     classifier: ErrorClassifier
     matcher: CorrectionMatcher
-    index: Callable[[str | None], list[str]] | None
+    index: Callable[[str | None, str | None], list[str]] | None
     settle: float
     clock: Callable[[], float]
+    imported: ImportedRecords
 
 
 @dataclass(frozen=True)
@@ -253,6 +262,10 @@ def _import_locked(
         stats.problems.append(f"{path}: shorter than the {record['offset']} bytes already imported; left as imported")
         return
     writer = ConversationWriter(conv_path, record["parser"], context.classifier, stats, context.matcher, context.index)
+    checker = None
+    if module is claude_code and not claude_code.is_subagent(path):  # a resumed session repeats records: skip them
+        own = record["uuids"] if "uuids" in record else uuids_before(path, record["offset"])
+        checker = SessionRecords(context.imported, own, from_start=not record["offset"])
     parser = module.Parser(writer, path)
     with open(path, "rb") as handle:
         handle.seek(record["offset"])
@@ -273,6 +286,9 @@ def _import_locked(
         if not isinstance(value, dict) or not isinstance(value.get("type"), str):
             stats.malformed += 1
             continue
+        if checker is not None and checker.repeated(value):
+            stats.repeated += 1
+            continue
         try:
             known = parser.feed(value)
         except (TypeError, ValueError, AttributeError, KeyError):  # a field of a type the format never uses
@@ -286,6 +302,8 @@ def _import_locked(
         stats.running.append(str(path))
     record["offset"] += end
     record["source"] = str(path)
+    if checker is not None:
+        record["uuids"] = checker.done()
     grew, new = bool(writer.lines), not record["conv_bytes"]
     record["conv_bytes"] = writer.flush()
     if record != saved:

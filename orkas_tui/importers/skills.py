@@ -8,15 +8,17 @@ and ``~/.codex/skills/<name>/SKILL.md`` (or ``$CODEX_HOME/skills``, built-ins un
 :func:`render_skill` makes of it, and nothing is written. What was imported from
 which file is kept in ``.orkas/imports/skills.json``: a source changed since, over a
 skill unchanged since, updates it; a skill changed in the workspace too is a
-conflict, reported and left alone.
+conflict, reported and left alone. A skill is offered to a turn only once its file was
+present (:func:`offered_since`), so one exported later is not counted as offered to older turns.
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -58,9 +60,13 @@ def skill_files(folder: Path) -> list[Path]:
     return [p for p in found if p.is_file()]
 
 
+Offer = tuple[str, datetime | None]  # a slug, and since when its file was present (``None``: no evidence, always)
+
+
 class SkillIndex:
     """Imports the user's skills once, then each project's on first sight; called with a
-    session's ``cwd``, gives the slugs offered there (the turn's ``skills_indexed``)."""
+    session's ``cwd`` and a turn's start time, gives the slugs offered to that turn (its
+    ``skills_indexed``): those whose file was present by then (:func:`offered_since`)."""
 
     def __init__(self, paths: AgentPaths, settings: Settings, fmt: str, home: Path, now: datetime) -> None:
         self.store = SkillStore(paths, settings)
@@ -68,41 +74,48 @@ class SkillIndex:
         self.now = now
         self.state_path = paths.private / "imports" / "skills.json"
         self.state = _load(self.state_path)
+        self.exported = export_times(paths)
         self.result = SkillImport()
         self.user = self._import_dirs(user_skill_dirs(fmt, home))
-        self.projects: dict[str, list[str]] = {}
+        self.projects: dict[str, list[Offer]] = {}
+        self.shared: dict[tuple[str, ...], list[str]] = {}
 
-    def __call__(self, cwd: str | None) -> list[str]:
+    def __call__(self, cwd: str | None, ts: str | None = None) -> list[str]:
+        """The slugs offered at ``ts`` (``None``: every one found), one shared list for each distinct answer."""
         if not cwd:
-            return self.user
-        if cwd not in self.projects:
-            own = self._import_dirs(project_skill_dirs(self.fmt, cwd))
-            self.projects[cwd] = self.user if not own else list(dict.fromkeys(self.user + own))
-        return self.projects[cwd]
+            offers = self.user
+        elif cwd in self.projects:
+            offers = self.projects[cwd]
+        else:
+            offers = self.projects[cwd] = _merge(self.user + self._import_dirs(project_skill_dirs(self.fmt, cwd)))
+        moment = parse_ts(ts)
+        slugs = tuple(slug for slug, since in offers if since is None or moment is None or since <= moment)
+        return self.shared.setdefault(slugs, list(slugs))
 
-    def _import_dirs(self, folders: list[Path]) -> list[str]:
-        slugs = []
+    def _import_dirs(self, folders: list[Path]) -> list[Offer]:
+        offers = []
         for folder in folders:
             for path in skill_files(folder):
-                slug = self._import_one(path)
-                if slug:
-                    slugs.append(slug)
+                offer = self._import_one(path)
+                if offer:
+                    offers.append(offer)
         if self.state != _load(self.state_path):
             atomic_write(self.state_path, orjson.dumps(self.state, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n")
-        return list(dict.fromkeys(slugs))
+        return _merge(offers)
 
-    def _import_one(self, path: Path) -> str | None:
-        """The slug the file stands for, once the workspace holds it (``None``: not imported)."""
+    def _import_one(self, path: Path) -> Offer | None:
+        """The slug the file stands for, once the workspace holds it, and since when it was offered (``None``: not imported)."""
         slug = slugify(path.parent.name)
         try:
             found, version = read_versioned(path)
             data = found or b""
             name, description, body = parse_source(slug, data)
+            key = str(path.resolve())
+            before = self.state.get(key, {})
+            seen = _first_sight(before, path, self.now)
         except (OSError, SkillError) as exc:
             self.result.problems.append(f"{path}: {exc}; not imported")
             return None
-        key = str(path.resolve())
-        before = self.state.get(key, {})
         try:
             existing = self.store.get(slug)
         except SkillError:
@@ -111,10 +124,10 @@ class SkillIndex:
             if existing is None:
                 skill, _evicted = self.store.create(name, description, body, self.now, by="import")
                 self.result.created.append(slug)
-            elif render_skill(existing) == data.decode("utf-8") or before == {
-                "source": version,
-                "skill": content_version(existing),
-            }:
+            elif render_skill(existing) == data.decode("utf-8") or (before.get("source"), before.get("skill")) == (
+                version,
+                content_version(existing),
+            ):
                 skill = existing  # the same skill: exported from here, or imported and unchanged on both sides
                 self.result.unchanged.append(slug)
             elif before.get("skill") == content_version(existing):
@@ -124,12 +137,60 @@ class SkillIndex:
                 self.result.conflicts.append(
                     f"{path}: differs from the workspace's skill {slug!r}, which changed there too; left as is"
                 )
-                return slug
+                self.state[key] = {**before, **seen}
+                return slug, offered_since(key, self.state[key], self.exported)
         except (OSError, SkillError) as exc:
             self.result.problems.append(f"{path}: {exc}; not imported")
             return None
-        self.state[key] = {"source": version, "skill": content_version(skill)}
-        return slug
+        self.state[key] = {"source": version, "skill": content_version(skill), **seen}
+        return slug, offered_since(key, self.state[key], self.exported)
+
+
+def offered_since(key: str, entry: dict[str, Any], exported: dict[str, datetime]) -> datetime | None:
+    """Since when the ``SKILL.md`` at ``key`` (its resolved path) was offered: the earliest evidence that it existed.
+
+    Evidence: the time ``orkas-tui export`` first wrote it (``exported``, from the export
+    state), and what the importer recorded when it first saw the file (``entry``: that time,
+    and the file's mtime then). ``None``, no evidence at all (a file recorded by an importer
+    that kept no times, never exported with one): offered to every turn, as before.
+    """
+    times = [parse_ts(entry.get("first_seen")), parse_ts(entry.get("mtime")), exported.get(key)]
+    known = [t for t in times if t is not None]
+    return min(known) if known else None
+
+
+def _first_sight(before: dict, path: Path, now: datetime) -> dict[str, str]:
+    """The times the importer keeps from its first sight of a file; a file recorded without them gets none later."""
+    if "first_seen" in before:
+        return {"first_seen": before["first_seen"], "mtime": before.get("mtime")}
+    if before:
+        return {}
+    mtime = datetime.fromtimestamp(path.stat().st_mtime, UTC)
+    return {"first_seen": format_ts(now), "mtime": format_ts(mtime)}
+
+
+def _merge(offers: list[Offer]) -> list[Offer]:
+    """One offer per slug, in first-found order, since the earliest of its files (a file with no evidence: always)."""
+    merged: dict[str, datetime | None] = {}
+    for slug, since in offers:
+        known = merged.get(slug, since)
+        merged[slug] = None if since is None or known is None else min(since, known)
+    return list(merged.items())
+
+
+def export_times(paths: AgentPaths) -> dict[str, datetime]:
+    """Each ``SKILL.md`` an export recorded with a time (``{"version", "at"}``), by resolved path, at its earliest ``at``.
+
+    An older export state holds only the version: no time, so no evidence from it.
+    """
+    times: dict[str, datetime] = {}
+    for state_path in sorted((paths.private / "exports").glob("*.json")):
+        for path, entry in _load(state_path).items():
+            at = parse_ts(entry.get("at")) if isinstance(entry, dict) else None
+            if at is not None:
+                key = str(Path(path).resolve())
+                times[key] = min(at, times.get(key, at))
+    return times
 
 
 def parse_source(slug: str, data: bytes) -> tuple[str, str, str]:

@@ -31,7 +31,7 @@ def watch_import(
     on_import: Callable[[ImportStats], None],
     stop: threading.Event | None = None,
     tick: float = 5.0,
-    index: Callable[[str | None], list[str]] | None = None,
+    index: Callable[[str | None, str | None], list[str]] | None = None,
     total: ImportStats | None = None,
 ) -> None:
     """Import now, then after every change under ``sources`` until ``stop`` is set; ``total`` sums every batch.

@@ -50,8 +50,9 @@ class ImportStats:
     """What an import read and wrote; ``unknown`` and ``malformed`` are skipped, never fatal.
 
     ``skipped`` counts, by kind, the records read but not written because they carry
-    no agent work (bookkeeping, injected context, streamed copies); ``running`` lists
-    the sources whose last turn is still open (not yet settled).
+    no agent work (bookkeeping, injected context, streamed copies); ``repeated``, the
+    records skipped because the agent already imported them (a resumed session's
+    copies); ``running`` lists the sources whose last turn is still open (not yet settled).
     """
 
     files: int = 0
@@ -65,6 +66,7 @@ class ImportStats:
     corrections: int = 0
     outputs_cut: int = 0
     edited: int = 0
+    repeated: int = 0
     malformed: int = 0
     skipped: Counter = field(default_factory=Counter)
     unknown: Counter = field(default_factory=Counter)
@@ -101,7 +103,7 @@ def new_state() -> dict:
 
 
 class ConversationWriter:
-    """``index`` gives the skills offered to a session started in a folder (``None``: unknown folder)."""
+    """``index`` gives the skills offered to a session started in a folder (``None``: unknown folder) at a turn's start."""
 
     def __init__(
         self,
@@ -110,7 +112,7 @@ class ConversationWriter:
         classifier: ErrorClassifier,
         stats: ImportStats,
         matcher: CorrectionMatcher | None = None,
-        index: Callable[[str | None], list[str]] | None = None,
+        index: Callable[[str | None, str | None], list[str]] | None = None,
     ) -> None:
         self.path = path
         self.state = state
@@ -158,7 +160,7 @@ class ConversationWriter:
         if text is not None and previous and self.matcher is not None and self.matcher.find(text):
             self.emit(ts, "output_edited", turn=previous)
             self.stats.edited += 1
-        indexed = self.index(self.state["cwd"]) if self.index is not None else []
+        indexed = self.index(self.state["cwd"], ts or self.state["last_ts"]) if self.index is not None else []
         self.emit(ts, "turn_start", turn=self.state["open"], skills_indexed=indexed, **extra)
         if text is not None:
             self.emit(ts, "user", text=text)

@@ -73,7 +73,7 @@ def test_a_task_notification_the_model_answers_opens_a_turn_that_is_not_the_user
 
 
 def test_a_notification_followed_by_a_typed_prompt_opens_no_empty_turn(tmp_path, samples, workspace, agent):
-    prompt = {**lines(samples, (6, 6))[0], "timestamp": "2026-02-11T23:00:00.000Z"}
+    prompt = {**lines(samples, (6, 6))[0], "timestamp": "2026-02-11T23:00:00.000Z", "uuid": "a later prompt"}
     records = [*lines(samples, (6, 9), (17, 17), (1588, 1588)), prompt]
     stats, events = run(tmp_path, workspace, agent, records)
     assert [e.get("trigger") for e in events if e["type"] == "turn_start"] == [None, None]
@@ -145,7 +145,7 @@ def test_meta_command_and_reminder_records_are_never_prompts(tmp_path, samples, 
     reminders = [
         {**json.loads(x), "isSidechain": False} for x in (helper / "agent-acompact-f46190.jsonl").read_text().splitlines()[:5]
     ]
-    bare = {**reminders[0], "isMeta": False}  # a <system-reminder> even without isMeta
+    bare = {**reminders[0], "isMeta": False, "uuid": "another record"}  # a <system-reminder> even without isMeta
     command = cc_user(
         5, "<command-name>/model</command-name>\n<command-message>model</command-message>\n<command-args></command-args>"
     )

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+from datetime import UTC, datetime
 from pathlib import Path
 
 from orkas_tui.cli import main
@@ -12,6 +14,14 @@ from tests.conftest import NOW
 from tests.importers.transcripts import cc_call, cc_result, cc_text, cc_user, cx_call, cx_exec, cx_output, cx_user, write_lines
 
 PROJECT = "/home/me/shop"
+BEFORE = datetime(2026, 2, 1, tzinfo=UTC).timestamp()  # before the sessions of ``transcripts.ts`` (2026-03-01)
+
+
+def present_before_the_sessions(*folders: Path) -> None:
+    """The skill files' mtimes set to before the sessions: they were offered to them."""
+    for folder in folders:
+        for path in folder.glob("*/SKILL.md"):
+            os.utime(path, (BEFORE, BEFORE))
 
 
 def skill_md(name: str, description: str, body: str) -> str:
@@ -26,6 +36,7 @@ def claude_home(home: Path, project: Path) -> None:
     )
     (project / ".claude" / "skills" / "deploy").mkdir(parents=True)
     (project / ".claude" / "skills" / "deploy" / "SKILL.md").write_text(skill_md("deploy", "Deploy the shop", "Dry-run first.\n"))
+    present_before_the_sessions(home / ".claude" / "skills", project / ".claude" / "skills")
     here = {"cwd": str(project)}
     write_lines(
         home / ".claude" / "projects" / "-home-me-shop" / "s1.jsonl",
@@ -108,6 +119,7 @@ def test_export_then_import_is_the_same_skill_and_its_rates_carry_on(tmp_path, c
     store.create("db_migrate", "Migrate the database", "Back up first.\n", NOW)
     before = {p.name: p.read_bytes() for p in paths.skills.iterdir()}
     assert main(["export", "claude-code", "claude-code", str(home / ".claude" / "skills"), "--workspace", str(root)]) == 0
+    present_before_the_sessions(home / ".claude" / "skills")  # exported before the session below
     write_lines(
         home / ".claude" / "projects" / "p" / "s.jsonl",
         [
@@ -186,6 +198,7 @@ def test_codex_skills_come_from_the_codex_home(tmp_path, capsys):
     for folder in ("build-fix", ".system/plan"):
         (home / ".codex" / "skills" / folder).mkdir(parents=True)
         (home / ".codex" / "skills" / folder / "SKILL.md").write_text(skill_md(folder.split("/")[-1], "d", "Body.\n"))
+    present_before_the_sessions(home / ".codex" / "skills", home / ".codex" / "skills" / ".system")
     write_lines(
         home / ".codex" / "sessions" / "2026" / "03" / "01" / "rollout-2026-03-01T10-00-00-abc.jsonl",
         [
