@@ -4,28 +4,38 @@ Skills become ``DEST/<slug>/SKILL.md`` with the ``name`` and ``description`` fro
 matter both agents read. The self notes become one marked block inside
 ``CLAUDE.md`` or ``AGENTS.md``; bytes outside the markers are never changed. A
 ``SKILL.md`` someone edited since the last export is left alone (reported as a
-conflict) unless forced: the versions written are kept in the agent's
-``.orkas/exports/<target>.json``. Nothing but ``SKILL.md`` files and the notes
-block is written into the destination: the write locks live in the workspace. A
-``SKILL.md`` the skill was imported from, unchanged on both sides since, is the
-same skill already there: left as it is.
+conflict) unless forced: the version written, and when that path was first
+written, are kept in the agent's ``.orkas/exports/<target>.json``. Nothing but
+``SKILL.md`` files and the notes block is written into the destination: the write
+locks live in the workspace. A ``SKILL.md`` the skill was imported from, unchanged
+on both sides since, is the same skill already there: left as it is.
+
+It lives in the core so that every applied change of an agent linked in
+``orkas.toml`` (``[agents.<id>] export_skills``) is exported at once:
+:func:`export_linked`, called by the store after an apply or a revert.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 import orjson
 
-from orkas_tui.core.read.files import atomic_write, read_versioned, version_of
-from orkas_tui.core.read.settings import Settings
+from orkas_tui.core.read.files import ConflictError, atomic_write, file_lock, read_versioned, version_of
+from orkas_tui.core.read.settings import AgentLink, Settings
+from orkas_tui.core.read.timefmt import format_ts, utc_now
 from orkas_tui.core.read.workspace import AgentPaths
 from orkas_tui.core.store.notes import NOTES, TITLES, SelfNotes
 from orkas_tui.core.store.skills import Skill, SkillStore
+from orkas_tui.core.store.system_events import log_event
 
 MEMORY_FILES = {"claude-code": "CLAUDE.md", "codex": "AGENTS.md"}
 DESCRIPTION_LIMIT = 500
+EXPORTED = "skill_exported"  # the system event an export after an applied change leaves in events.jsonl
+UNCHANGED, WRITE, CONFLICT = "unchanged", "write", "conflict"
 
 
 class ExportError(ValueError):
@@ -44,6 +54,19 @@ class ExportResult:
 
     def to_json(self) -> dict:
         return dict(self.__dict__)
+
+    def lines(self, fix: str = "--force overwrites") -> list[str]:
+        """What the export did, for a person: counts, then each file left alone and each problem.
+        ``fix``: the way out of a ``SKILL.md`` edited by hand, as the caller can offer it."""
+        out = []
+        if self.memory:  # empty: the export was refused before writing anything (see problems)
+            out.append(
+                f"{len(self.written)} skills written, {len(self.unchanged)} unchanged; "
+                f"notes block {self.memory_status} in {self.memory}"
+            )
+        out += [f"! {path} was edited since the last export; left as is ({fix})" for path in self.conflicts]
+        out += [f"- {path}: its skill no longer exists; not deleted" for path in self.stale]
+        return out + [f"! {problem}" for problem in self.problems]
 
 
 def memory_path(target: str, dest: Path) -> Path:
@@ -100,20 +123,35 @@ def replace_block(text: str, agent: str, content: str) -> str:
 
 
 def export_agent(
-    paths: AgentPaths, settings: Settings, target: str, dest: Path, memory: Path | None = None, force: bool = False
+    paths: AgentPaths,
+    settings: Settings,
+    target: str,
+    dest: Path,
+    memory: Path | None = None,
+    force: bool = False,
+    now: datetime | None = None,
+) -> ExportResult:
+    """Write every skill and the notes block; one export of an agent at a time (its export lock)."""
+    lock_dir = paths.private / "exports"
+    with file_lock(lock_dir / "export.lock"):
+        return _export_locked(paths, settings, target, dest, memory, force, format_ts(now or utc_now()))
+
+
+def _export_locked(
+    paths: AgentPaths, settings: Settings, target: str, dest: Path, memory: Path | None, force: bool, at: str
 ) -> ExportResult:
     result = ExportResult()
     dest = dest.expanduser().resolve()
-    state_path = paths.private / "exports" / f"{target}.json"
+    lock_dir = paths.private / "exports"
+    state_path = lock_dir / f"{target}.json"
     state = _load(state_path)
     skills, result.problems = SkillStore(paths, settings).load_all()
     imported = _load(paths.private / "imports" / "skills.json")
-    lock_dir = paths.private / "exports"
     current = set()
     for skill in skills:
         path = dest / skill.slug / "SKILL.md"
         current.add(str(path))
-        _write_skill(path, render_skill(skill), state, force, result, lock_dir, _imported_from(imported, path, skill))
+        _write_skill(path, render_skill(skill), state, force, result, lock_dir, _imported_from(imported, path, skill), at)
     result.stale = sorted(p for p in state if p not in current and Path(p).is_relative_to(dest))
     memory = (memory or memory_path(target, dest)).expanduser()
     result.memory = str(memory)
@@ -133,22 +171,110 @@ def export_agent(
     return result
 
 
+def decide(on_disk: str | None, rendered: str, recorded: str | None, imported_from: str | None) -> str:
+    """What an export does with one ``SKILL.md``: leave it (``UNCHANGED``: it already says this, or
+    is the file the skill came from), ``WRITE`` it (missing, or as the last export left it), or
+    leave it as a ``CONFLICT`` (edited by hand since). The Skills tab's flag reads the same answer."""
+    if on_disk == rendered or (imported_from is not None and on_disk == imported_from):
+        return UNCHANGED
+    return WRITE if on_disk is None or on_disk == recorded else CONFLICT
+
+
 def _write_skill(
-    path: Path, text: str, state: dict, force: bool, result: ExportResult, lock_dir: Path, imported_from: str | None
+    path: Path,
+    text: str,
+    state: dict,
+    force: bool,
+    result: ExportResult,
+    lock_dir: Path,
+    imported_from: str | None,
+    at: str,
 ) -> None:
     """``imported_from``: the version of ``path`` the skill was imported from, when the skill is unchanged since."""
     _data, version = read_versioned(path)
     new_version = version_of(text.encode("utf-8"))
-    if version == new_version or (imported_from is not None and version == imported_from):
+    action = decide(version, new_version, recorded_version(state.get(str(path))), imported_from)
+    if action == UNCHANGED:
         result.unchanged.append(str(path))
-        new_version = version
-    elif version is None or version == state.get(str(path)) or force:
+        new_version = version or new_version
+    elif action == WRITE or force:
         atomic_write(path, text, expected=version, lock_dir=lock_dir)
         result.written.append(str(path))
     else:
         result.conflicts.append(str(path))
         return
-    state[str(path)] = new_version
+    entry = state.get(str(path))
+    first = entry.get("at") if isinstance(entry, dict) and isinstance(entry.get("at"), str) else at
+    state[str(path)] = {"version": new_version, "at": first}
+
+
+def recorded_version(entry: object) -> str | None:
+    """The version an export state entry holds: ``{"version", "at"}``, or a plain version (older files)."""
+    if isinstance(entry, dict):
+        entry = entry.get("version")
+    return entry if isinstance(entry, str) else None
+
+
+def export_linked(paths: AgentPaths, settings: Settings, now: datetime) -> ExportResult | None:
+    """Export the agent where ``orkas.toml`` links it (``None``: not linked), after a change was applied.
+
+    Never raises: the change is applied already, so a refusal or an unwritable
+    destination becomes the result's problem, and a later export catches up. What it
+    did is left in events.jsonl (:data:`EXPORTED`) when it wrote or reported anything.
+    """
+    link = settings.agents.get(paths.id)
+    if link is None or link.export_skills is None:
+        return None
+    try:
+        result = export_agent(paths, settings, link.format, link.export_skills, link.export_memory, now=now)
+    except (ExportError, ConflictError, OSError) as exc:
+        result = ExportResult(problems=[f"not exported to {link.export_skills}: {exc}"])
+    if result.written or result.conflicts or result.problems or result.memory_status not in ("", "unchanged"):
+        log_event(
+            paths,
+            EXPORTED,
+            now,
+            format=link.format,
+            dest=str(link.export_skills),
+            written=[Path(p).parent.name for p in result.written] or None,
+            conflicts=[Path(p).parent.name for p in result.conflicts] or None,
+            stale=len(result.stale) or None,
+            problems=result.problems or None,
+            memory=result.memory or None,
+            memory_status=result.memory_status or None,
+        )
+    return result
+
+
+def way_out(agent: str, link: AgentLink) -> str:
+    """How a person resolves a ``SKILL.md`` edited by hand where the agent is linked."""
+    return (
+        f"`orkas-tui export {link.format} {agent} {link.export_skills} --force` overwrites it with the skill; "
+        "to keep what was written there, copy it into the skill first (o opens it in the app)"
+    )
+
+
+def hand_edited(paths: AgentPaths, link: AgentLink, skills: Iterable[Skill]) -> dict[str, str]:
+    """Each skill whose exported ``SKILL.md`` was edited by hand since the last export: slug -> that file.
+
+    The export leaves these alone (:func:`decide`); the app flags them with the way out.
+    """
+    if link.export_skills is None:
+        return {}
+    dest = link.export_skills.expanduser().resolve()
+    state = _load(paths.private / "exports" / f"{link.format}.json")
+    imported = _load(paths.private / "imports" / "skills.json")
+    found = {}
+    for skill in skills:
+        path = dest / skill.slug / "SKILL.md"
+        try:
+            version = read_versioned(path)[1]
+        except OSError:
+            continue  # not a regular file: the export reports it
+        rendered = version_of(render_skill(skill).encode("utf-8"))
+        if decide(version, rendered, recorded_version(state.get(str(path))), _imported_from(imported, path, skill)) == CONFLICT:
+            found[skill.slug] = str(path)
+    return found
 
 
 def _imported_from(imported: dict, path: Path, skill: Skill) -> str | None:
