@@ -220,7 +220,7 @@ def export_linked(paths: AgentPaths, settings: Settings, now: datetime) -> Expor
 
     Never raises: the change is applied already, so a refusal or an unwritable
     destination becomes the result's problem, and a later export catches up. What it
-    did is left in events.jsonl (:data:`EXPORTED`) when it wrote or reported anything.
+    did is left in events.jsonl (:data:`EXPORTED`): the Events tab and the next bundle show it.
     """
     link = settings.agents.get(paths.id)
     if link is None or link.export_skills is None:
@@ -229,20 +229,19 @@ def export_linked(paths: AgentPaths, settings: Settings, now: datetime) -> Expor
         result = export_agent(paths, settings, link.format, link.export_skills, link.export_memory, now=now)
     except (ExportError, ConflictError, OSError) as exc:
         result = ExportResult(problems=[f"not exported to {link.export_skills}: {exc}"])
-    if result.written or result.conflicts or result.problems or result.memory_status not in ("", "unchanged"):
-        log_event(
-            paths,
-            EXPORTED,
-            now,
-            format=link.format,
-            dest=str(link.export_skills),
-            written=[Path(p).parent.name for p in result.written] or None,
-            conflicts=[Path(p).parent.name for p in result.conflicts] or None,
-            stale=len(result.stale) or None,
-            problems=result.problems or None,
-            memory=result.memory or None,
-            memory_status=result.memory_status or None,
-        )
+    log_event(
+        paths,
+        EXPORTED,
+        now,
+        format=link.format,
+        dest=str(link.export_skills),
+        written=[Path(p).parent.name for p in result.written] or None,
+        conflicts=[Path(p).parent.name for p in result.conflicts] or None,
+        stale=len(result.stale) or None,
+        problems=result.problems or None,
+        memory=result.memory or None,
+        memory_status=result.memory_status or None,
+    )
     return result
 
 
