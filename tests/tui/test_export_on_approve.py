@@ -61,6 +61,8 @@ async def test_approving_shows_the_export_and_flags_a_hand_edited_skill(
         (note,) = [n for n in app._notifications if "exported" in n.message]
         assert "1 SKILL.md edited by hand left alone" in note.message and note.severity == "warning"
         assert "(checked)" in (home / ".claude" / "skills" / other / "SKILL.md").read_text("utf-8")
+        events = [e for _, e in app.views["coder"].events if e["type"] == "skill_exported"]
+        assert events[-1]["conflicts"] == [slug] and events[-1]["written"] == [other]  # the Events tab's rows
         await pilot.press("3")
         skills = app.query_one(SkillsPane)
         await _wait(pilot, lambda: "hand-edited" in str(skills.table.get_cell(slug, "flag")))
