@@ -167,3 +167,24 @@ def test_auto_apply_exports_without_a_person(root, home, server):
     assert outcome.status == "applied", outcome.message
     assert outcome.export is not None and outcome.export["written"] and "exported: 1 skills written" in outcome.message
     assert "rsync" in exported(home, "deploy-docs")
+
+
+def test_approving_again_catches_up_an_export_that_did_not_happen(root, home):
+    """As after a crash between the apply and the export: the change is applied, nothing exported yet."""
+    ws = linked(root, extra="")
+    approve(ws, "coder.p1", NOW, index=1)
+    assert not (home / ".claude").exists()
+    ws = configure(root, extra=LINK)
+    _, result = approve(ws, "coder.p1", NOW, index=1)
+    assert result.skipped == ["operation 1: already applied"] and result.export is not None
+    assert "rsync" in exported(home, "deploy-docs")
+
+
+def test_a_codex_link_with_its_own_memory_file(root, home):
+    extra = '[agents.coder]\nformat = "codex"\nexport_skills = "~/.codex/skills"\nexport_memory = "~/work/AGENTS.md"\n'
+    ws = linked(root, extra=extra)
+    approve(ws, "coder.p1", NOW)
+    assert "rsync" in (home / ".codex" / "skills" / "deploy-docs" / "SKILL.md").read_text("utf-8")
+    assert "deploy to staging only" in (home / "work" / "AGENTS.md").read_text("utf-8")
+    assert not (home / ".codex" / "AGENTS.md").exists()
+    assert (root / "agents" / "coder" / ".orkas" / "exports" / "codex.json").exists()

@@ -204,7 +204,7 @@ class ApplyResult:
     skipped: list[str]
     failed: list[str]
     held: list[str] = field(default_factory=list)
-    export: ExportResult | None = None  # the linked agent's export after the apply (None: not linked, or nothing applied)
+    export: ExportResult | None = None  # the linked agent's export (None: not linked, or nothing applied nor already applied)
 
 
 def apply_pending(
@@ -259,7 +259,8 @@ def apply_pending(
             failed.append(f"operation {item.index}: {exc}")
             continue
         removed += removes
-    export = export_linked(paths, settings, now) if applied else None
+    # "already applied" too: approving again after a crash between apply and export catches up
+    export = export_linked(paths, settings, now) if applied or skipped else None
     return ApplyResult(applied, skipped, failed, held, export)
 
 
