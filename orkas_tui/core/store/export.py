@@ -12,7 +12,7 @@ on both sides since, is the same skill already there: left as it is.
 
 It lives in the core so that every applied change of an agent linked in
 ``orkas.toml`` (``[agents.<id>] export_skills``) is exported at once:
-:func:`export_linked`, called by the store after an apply or a revert.
+:func:`export_linked`, called by the store after an apply, a revert or a person's edit.
 """
 
 from __future__ import annotations
