@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from orkas_tui.commands.io import add_json, add_now, add_workspace, now_arg, open_workspace, print_json
+from orkas_tui.commands.io import add_json, add_now, add_workspace, now_arg, open_workspace, print_export, print_json
 from orkas_tui.core.reflect.effects import measure_effects
 from orkas_tui.core.store.history import list_changes
 from orkas_tui.core.store.proposals import revert_change
@@ -57,9 +57,11 @@ def run_history(args: argparse.Namespace) -> int:
 
 
 def run_revert(args: argparse.Namespace) -> int:
-    change = revert_change(open_workspace(args), args.change, now_arg(args.now))
+    workspace = open_workspace(args)
+    change, export = revert_change(workspace, args.change, now_arg(args.now))
     if args.json:
-        print_json(change.to_json())
+        print_json({**change.to_json(), "export": export.to_json() if export is not None else None})
     else:
         print(f"reverted {change.id}: {change.action} {change.target}")
+        print_export(workspace, change.agent, export)
     return 0

@@ -7,12 +7,15 @@ import io
 import sys
 from collections.abc import Callable
 from datetime import datetime
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 import orjson
 
 from orkas_tui.core.read.timefmt import parse_ts, utc_now
 from orkas_tui.core.read.workspace import Workspace
+
+if TYPE_CHECKING:
+    from orkas_tui.core.store.export import ExportResult
 
 
 class CliError(RuntimeError):
@@ -32,6 +35,18 @@ def open_workspace(args: argparse.Namespace) -> Workspace:
     workspace = Workspace.open(getattr(args, "workspace", None))
     warn_settings(workspace)  # loads them now, so a bad orkas.toml fails before any work
     return workspace
+
+
+def print_export(workspace: Workspace, agent: str, export: ExportResult | None) -> None:
+    """The export that followed an approve or a revert (nothing when the agent is not linked)."""
+    if export is None:
+        return
+    from orkas_tui.core.store.export import way_out  # only approve and revert print one
+
+    link = workspace.settings.agents[agent]
+    print(f"exported to {link.export_skills}:")
+    for line in export.lines(way_out(agent, link)):
+        print(f"  {line}")
 
 
 def warn_settings(workspace: Workspace) -> None:

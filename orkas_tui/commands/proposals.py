@@ -5,7 +5,16 @@ from __future__ import annotations
 import argparse
 import json
 
-from orkas_tui.commands.io import CliError, add_json, add_now, add_workspace, now_arg, open_workspace, print_json
+from orkas_tui.commands.io import (
+    CliError,
+    add_json,
+    add_now,
+    add_workspace,
+    now_arg,
+    open_workspace,
+    print_export,
+    print_json,
+)
 from orkas_tui.core.store.proposals import Proposal, approve, edit_operation, list_proposals, load_proposal, reject
 
 
@@ -82,7 +91,8 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_approve(args: argparse.Namespace) -> int:
-    proposal, result = approve(open_workspace(args), args.id, now_arg(args.now), args.op)
+    workspace = open_workspace(args)
+    proposal, result = approve(workspace, args.id, now_arg(args.now), args.op)
     if args.json:
         print_json(
             {
@@ -90,6 +100,7 @@ def run_approve(args: argparse.Namespace) -> int:
                 "applied": [c.id for c in result.applied],
                 "skipped": result.skipped,
                 "failed": result.failed,
+                "export": result.export.to_json() if result.export is not None else None,
             }
         )
     else:
@@ -99,6 +110,7 @@ def run_approve(args: argparse.Namespace) -> int:
             print(line)
         if not (result.applied or result.skipped or result.failed):
             print(f"{proposal.id}: nothing pending to apply")
+        print_export(workspace, proposal.agent, result.export)
     if result.failed:
         raise CliError("; ".join(result.failed))
     return 0

@@ -11,7 +11,7 @@ from pathlib import Path
 from orkas_tui.commands.io import CliError, add_json, add_workspace, open_workspace, print_json
 from orkas_tui.core.read.timefmt import utc_now
 from orkas_tui.core.read.workspace import AGENT_ID, AgentPaths, Workspace, resolve_root
-from orkas_tui.importers.export import ExportError, export_agent
+from orkas_tui.core.store.export import ExportError, export_agent
 from orkas_tui.importers.run import DEFAULT_SETTLE, FORMATS, default_sources, discover, import_files, refusal, select
 from orkas_tui.importers.skills import SkillIndex
 from orkas_tui.importers.watch import watch_import
@@ -198,13 +198,5 @@ def run_export(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result.to_json())
         return 1 if result.conflicts else 0
-    print(
-        f"{len(result.written)} skills written, {len(result.unchanged)} unchanged; notes block {result.memory_status} in {result.memory}"
-    )
-    for path in result.conflicts:
-        print(f"! {path} was edited since the last export; left as is (--force overwrites)")
-    for path in result.stale:
-        print(f"- {path}: its skill no longer exists; not deleted")
-    for problem in result.problems:
-        print(f"! {problem}")
+    print("\n".join(result.lines()))
     return 1 if result.conflicts else 0

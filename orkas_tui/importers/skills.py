@@ -26,9 +26,9 @@ from orkas_tui.core.read.files import atomic_write, read_versioned
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.timefmt import format_ts, parse_ts
 from orkas_tui.core.read.workspace import SLUG, AgentPaths
+from orkas_tui.core.store.export import content_version, render_skill
 from orkas_tui.core.store.skills import SkillError, SkillStore, slugify
 from orkas_tui.importers import claude_code
-from orkas_tui.importers.export import content_version, render_skill
 
 
 @dataclass

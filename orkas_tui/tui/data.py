@@ -17,6 +17,7 @@ from orkas_tui.core.observe.skill_metrics import SkillMetrics
 from orkas_tui.core.read.tail import JsonlTail
 from orkas_tui.core.read.workspace import AgentMeta, AgentPaths, Workspace, read_agent_meta
 from orkas_tui.core.reflect.queue import QueuePlan, agent_facts, failure_backoff, last_cycle_at, plan_facts
+from orkas_tui.core.store.export import hand_edited, way_out
 from orkas_tui.core.store.history import Change, list_changes
 from orkas_tui.core.store.notes import NOTES, Note, SelfNotes, prompt_block
 from orkas_tui.core.store.proposals import Proposal, list_proposals
@@ -45,6 +46,8 @@ class AgentView:
     prompt: str
     proposals: list[Proposal]
     changes: list[Change]
+    hand_edited: dict[str, str] = field(default_factory=dict)  # slug -> its exported SKILL.md, edited by hand since
+    export_fix: str = ""  # how a person resolves one (the agent's export link)
     areas: frozenset[str] = field(default_factory=frozenset)
     touched: frozenset[tuple[str, int]] | None = None  # (conversation, seq) of the turns this load changed; None: any
 
@@ -56,6 +59,7 @@ class AgentView:
 class AgentData:
     def __init__(self, paths: AgentPaths, workspace: Workspace) -> None:
         settings = workspace.settings
+        self.workspace = workspace  # its settings follow orkas.toml while the app runs: the export link
         self.paths = paths
         self.scan = AgentScan(paths, settings, autosave=False)  # saved when the app is idle: save_caches
         self.store = SkillStore(paths, settings)
@@ -70,6 +74,8 @@ class AgentData:
         self._meta = AgentMeta()
         self._proposals: list[Proposal] = []
         self._changes: list[Change] = []
+        self._hand_edited: dict[str, str] = {}
+        self._export_fix = ""
 
     @property
     def id(self) -> str:
@@ -105,6 +111,10 @@ class AgentData:
         if "private" in areas:
             self._proposals = list_proposals(self.paths)
             self._changes = list_changes(self.paths)
+        if areas & {"skills", "private"}:  # an export, or a skill changed since: read where it was exported
+            link = self.workspace.settings.agents.get(self.id)
+            self._hand_edited = hand_edited(self.paths, link, self._skills) if link else {}
+            self._export_fix = way_out(self.id, link) if link else ""
         use = self.scan.skill_use()
         return AgentView(
             id=self.id,
@@ -120,6 +130,8 @@ class AgentData:
             prompt=prompt_block(self.notes, self._skills),
             proposals=list(self._proposals),
             changes=list(self._changes),
+            hand_edited=dict(self._hand_edited),
+            export_fix=self._export_fix,
             areas=areas,
             touched=touched,
         )

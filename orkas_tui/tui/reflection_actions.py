@@ -30,6 +30,7 @@ from orkas_tui.core.reflect.reflection import (
 )
 from orkas_tui.core.store.history import HistoryError
 from orkas_tui.core.store.proposals import ProposalError, approve, edit_operation, reject
+from orkas_tui.tui.exported import export_notice
 from orkas_tui.tui.screens.confirm import Choose
 from orkas_tui.tui.screens.op_editor import OpEditor
 from orkas_tui.tui.screens.text_view import TextView
@@ -353,9 +354,12 @@ class ReflectionActions(_Base):
             else:
                 _, result = approve(self.workspace, proposal_id, now, index)
                 message = f"applied {len(result.applied)} change(s)"
+                exported, look = export_notice(result.export)
+                if exported:
+                    message += f"; {exported}"
                 if result.failed:
                     message += "; not applied: " + "; ".join(result.failed)
-                severity = "warning" if result.failed else "information"
+                severity = "warning" if result.failed or look else "information"
         except (ProposalError, HistoryError, OSError) as exc:
             message, severity = str(exc), "error"
         self.call_from_thread(self.notify, message, title=proposal_id, severity=severity, timeout=10)

@@ -1,10 +1,13 @@
-"""Which skills look useless, and why: a reading aid on top of the spec's metrics.
+"""Which skills look useless, and why: a reading aid on top of the spec's metrics; and which
+the linked agent does not get, since its exported ``SKILL.md`` was edited by hand.
 
 The thresholds are deliberately simple and need a minimum of evidence, so a new
 skill is not flagged after one bad turn.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 from orkas_tui.core.summary.report import SkillRow
 
@@ -17,7 +20,14 @@ SHORT = {  # the Skills table's Flag column; the line under the table says it in
     "rarely invoked": "rare",
     "output often edited": "edited",
     "often ineffective": "ineffective",
+    "edited where exported": "hand-edited",
 }
+EDITED_THERE = "edited where exported"  # its SKILL.md was edited by hand: exports leave it alone
+
+
+def skill_flags(row: SkillRow, hand_edited: Mapping[str, str]) -> list[str]:
+    """Every flag of a skill: edited where it was exported (first: it needs a decision), then why it looks useless."""
+    return ([EDITED_THERE] if row.skill.slug in hand_edited else []) + useless_reasons(row)
 
 
 def useless_reasons(row: SkillRow) -> list[str]:

@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 
 from orkas_tui.core.read.settings import (
+    AGENT_KEYS,
     LAYOUT,
+    AgentLink,
     BundleSettings,
     ConfigError,
     ModelSettings,
@@ -197,7 +199,7 @@ max_agents_per_cycle = 2
 def test_every_key_of_the_file_is_in_the_settings_table_of_the_docs() -> None:
     table = (REPO / "docs" / "rules.md").read_text()
     documented = set(re.findall(r"^\| `([a-z_.<>]+)` \|", table, re.MULTILINE))
-    assert documented == set(LAYOUT) | {"keys.<action>"}
+    assert documented == set(LAYOUT) | {"keys.<action>"} | {f"agents.<id>.{key}" for key in AGENT_KEYS}
 
 
 def run(root: Path, *args: str) -> subprocess.CompletedProcess:
@@ -312,3 +314,48 @@ def test_status_reads_the_settings_without_importing_pydantic(demo_ws: Path) -> 
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+def test_an_agent_is_linked_to_where_its_tool_reads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    settings = load(
+        tmp_path,
+        """
+[agents.claude-code]
+format = "claude-code"
+export_skills = "~/.claude/skills"
+export_memroy = "~/CLAUDE.md"
+[agents.cx]
+format = "codex"
+export_skills = "/srv/codex/skills"
+export_memory = "~/AGENTS.md"
+""",
+    )
+    home = tmp_path / "home"
+    assert settings.agents == {
+        "claude-code": AgentLink("claude-code", home / ".claude" / "skills", None),
+        "cx": AgentLink("codex", Path("/srv/codex/skills"), home / "AGENTS.md"),
+    }
+    assert settings.warnings == (
+        f"{tmp_path / 'orkas.toml'}: unknown key agents.claude-code.export_memroy (did you mean "
+        "agents.claude-code.export_memory?); ignored",
+    )
+    assert load(tmp_path, "").agents == {} and load(tmp_path, "[agents.a]\n").agents == {"a": AgentLink()}
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('[agents.Coder]\nformat = "codex"', "[agents.Coder]: 'Coder' is not a valid agent id"),
+        ('[agents."a b"]\nformat = "codex"', "[agents.a b]: 'a b' is not a valid agent id"),
+        ('[agents.a]\nformat = "cursor"', "agents.a.format: 'cursor' is not a format orkas-tui exports to"),
+        ("[agents.a]\nexport_skills = 3", "agents.a.export_skills: must be a path, not 3"),
+        ('[agents.a]\nexport_memory = ""', "agents.a.export_memory: must be a path, not ''"),
+        ("agents = 1", "agents: must be a table"),
+        ("[agents]\na = 1", "agents.a: must be a table ([agents.a]), not 1"),
+    ],
+)
+def test_a_bad_agent_link_is_refused_in_one_line(tmp_path: Path, text: str, message: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load(tmp_path, text)
+    assert str(caught.value).startswith(f"{tmp_path / 'orkas.toml'}: {message}")

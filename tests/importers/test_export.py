@@ -5,9 +5,9 @@ from __future__ import annotations
 import frontmatter
 import pytest
 
+from orkas_tui.core.store.export import ExportError, export_agent, markers, replace_block
 from orkas_tui.core.store.notes import SelfNotes
 from orkas_tui.core.store.skills import SkillStore
-from orkas_tui.importers.export import ExportError, export_agent, markers, replace_block
 from tests.conftest import NOW
 
 

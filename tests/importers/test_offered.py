@@ -18,8 +18,8 @@ import orjson
 from orkas_tui.cli import main
 from orkas_tui.core.read.timefmt import format_ts, parse_ts
 from orkas_tui.core.read.workspace import Workspace
+from orkas_tui.core.store.export import export_agent
 from orkas_tui.core.store.skills import SkillStore
-from orkas_tui.importers.export import export_agent
 from tests.conftest import NOW
 from tests.importers.test_skills import skill_md, status
 from tests.importers.transcripts import write_lines

@@ -116,3 +116,23 @@ async def test_a_load_that_ends_after_the_app_quit_is_dropped_quietly(app_factor
         views, plan = dict(app.views), app.plan
     app.apply_views(views, [], [])  # what a load worker finishing during shutdown does
     app.apply_plan(plan)
+
+
+async def test_settings_screen_lists_where_each_linked_agent_is_exported(app_factory, demo_ws: Path, monkeypatch) -> None:
+    monkeypatch.setenv("HOME", "/home/someone")
+    (demo_ws / "orkas.toml").write_text(
+        '[agents.coder]\nformat = "claude-code"\nexport_skills = "~/.claude/skills"\n'
+        '[agents.cx]\nformat = "codex"\nexport_skills = "/srv/skills"\nexport_memory = "/srv/AGENTS.md"\n'
+        '[agents.plain]\nformat = "codex"\n'
+    )
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("comma")
+        await pilot.pause()
+        console = Console(width=300, record=True, file=io.StringIO())
+        console.print(settings_table(app, app.settings, app.settings_problem))
+        rendered = console.export_text()
+    assert "coder: claude-code skills to ~/.claude/skills, notes to ~/.claude/CLAUDE.md" in rendered
+    assert "cx: codex skills to /srv/skills, notes to /srv/AGENTS.md" in rendered
+    assert "plain: codex, no export_skills: nothing exported on approve" in rendered

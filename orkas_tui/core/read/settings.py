@@ -29,6 +29,8 @@ from typing import Annotated, Any, Union, get_args, get_origin
 from orkas_tui.core.read.files import open_regular
 
 MAX_DURATION_S = 100 * 365 * 86400  # adding it to any time never overflows the calendar
+AGENT_ID = re.compile(r"^[a-z0-9_-]{1,64}$")  # an agent's folder name; here so [agents.<id>] is checked with it
+EXPORT_FORMATS = ("claude-code", "codex")
 
 
 class ConfigError(ValueError):
@@ -114,6 +116,12 @@ def _duration(value: Any) -> timedelta:
     if not (0 <= seconds <= MAX_DURATION_S):
         raise Refused(f"{_show(value)} is out of range (allowed 0s to 100 years)")
     return value if isinstance(value, timedelta) else timedelta(seconds=seconds)
+
+
+def _export_format(value: str) -> str:
+    if value not in EXPORT_FORMATS:
+        raise Refused(f"{_show(value)} is not a format orkas-tui exports to (allowed {', '.join(EXPORT_FORMATS)})")
+    return value
 
 
 Text = Annotated[str, _non_empty]
@@ -319,6 +327,19 @@ class ModelSettings(Checked):
 
 
 @dataclasses.dataclass(frozen=True)
+class AgentLink(Checked):
+    """``[agents.<id>]``: where a linked Claude Code or Codex reads what this agent learned.
+
+    With ``export_skills`` set, every applied change is exported there at once
+    (``export_memory``: the CLAUDE.md / AGENTS.md for the notes block; unset, the export's default).
+    """
+
+    format: Annotated[str, _export_format] = "claude-code"
+    export_skills: Path | None = None
+    export_memory: Path | None = None
+
+
+@dataclasses.dataclass(frozen=True)
 class Settings(Checked):
     """Every setting of ``orkas.toml``; ``source`` is the file read, ``warnings`` its unknown keys."""
 
@@ -341,6 +362,7 @@ class Settings(Checked):
     bundle: BundleSettings = dataclasses.field(default_factory=BundleSettings)
     model: ModelSettings = dataclasses.field(default_factory=ModelSettings)
     keys: dict[str, Text] = dataclasses.field(default_factory=dict)
+    agents: dict[str, AgentLink] = dataclasses.field(default_factory=dict)
     theme: Text | None = None
     source: Path | None = None
     warnings: tuple[str, ...] = dataclasses.field(default=(), repr=False, compare=False)
@@ -389,7 +411,8 @@ LAYOUT: dict[str, str] = {
     "reflection.effect_window": "effect_window",
 }
 FREE_TABLES = {"keys"}  # any key name: each value is a key binding
-TABLES = sorted({key.split(".")[0] for key in LAYOUT if "." in key} | FREE_TABLES)
+AGENT_KEYS = [field.name for field in dataclasses.fields(AgentLink)]  # [agents.<id>]: one table per agent id
+TABLES = sorted({key.split(".")[0] for key in LAYOUT if "." in key} | FREE_TABLES | {"agents"})
 TOP_KEYS = sorted(key for key in LAYOUT if "." not in key)
 
 
@@ -419,6 +442,9 @@ def parse_settings(data: dict[str, Any], path: Path) -> Settings:
         if key in TABLES:
             if not isinstance(value, dict):
                 raise ConfigError(f"{path}: {key}: must be a table ([{key}]), not {_show(value)}")
+            if key == "agents":
+                values[key] = {name: _agent_link(path, name, item, warnings) for name, item in value.items()}
+                continue
             for name, item in value.items():
                 dotted = f"{key}.{name}"
                 if key in FREE_TABLES:
@@ -437,6 +463,25 @@ def parse_settings(data: dict[str, Any], path: Path) -> Settings:
     return _build(values, extras, path, tuple(warnings))
 
 
+def _agent_link(path: Path, agent: str, table: Any, warnings: list[str]) -> AgentLink:
+    """One ``[agents.<id>]`` table: the id must be an agent's, the values checked, unknown keys warned."""
+    where = f"agents.{agent}"
+    if not AGENT_ID.match(agent):
+        raise ConfigError(
+            f"{path}: [{where}]: {agent!r} is not a valid agent id (lowercase letters, digits, '-' and '_', 1-64 chars)"
+        )
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: {where}: must be a table ([{where}]), not {_show(table)}")
+    fields: dict[str, Any] = {}
+    for name, item in table.items():
+        if name in AGENT_KEYS:
+            kind = next(field.type for field in dataclasses.fields(AgentLink) if field.name == name)
+            fields[name] = _check(path, f"{where}.{name}", kind, item)
+        else:
+            warnings.append(_unknown(path, f"key {where}.{name}", name, AGENT_KEYS, f"{where}."))
+    return AgentLink(**fields)
+
+
 def _take(path: Path, key: str, value: Any, values: dict[str, Any], extras: dict[str, Any]) -> None:
     target = LAYOUT[key]
     checked = _check(path, key, _field_type(target.lstrip("+")), _as_tuple(value))
@@ -444,7 +489,7 @@ def _take(path: Path, key: str, value: Any, values: dict[str, Any], extras: dict
 
 
 def _build(values: dict[str, Any], extras: dict[str, Any], path: Path, warnings: tuple[str, ...]) -> Settings:
-    fields: dict[str, Any] = {"weights": dict(DEFAULT_WEIGHTS), "keys": {}}
+    fields: dict[str, Any] = {"weights": dict(DEFAULT_WEIGHTS), "keys": {}, "agents": values.pop("agents", {})}
     sections: dict[str, dict[str, Any]] = {name: {} for name in SECTIONS}
     for key, value in values.items():
         target = LAYOUT.get(key, key)
@@ -519,6 +564,8 @@ def convert(kind: Any, value: Any) -> Any:
         return {convert(key_kind, name): _item("", item, element) for name, element in value.items()}
     if kind is timedelta:
         return _duration(value)
+    if kind is Path and isinstance(value, (str, Path)) and str(value):
+        return Path(value).expanduser()  # "~/.claude/skills" is the user's
     if kind is float and isinstance(value, int) and not isinstance(value, bool):
         try:
             return float(value)

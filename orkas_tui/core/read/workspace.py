@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 import stat
 import tomllib
 from dataclasses import dataclass
@@ -14,9 +13,8 @@ from pathlib import Path
 import orjson
 
 from orkas_tui.core.read.files import OutsideWorkspace, atomic_write, confined, open_regular, read_json_object, register_root
-from orkas_tui.core.read.settings import Settings, load_settings
+from orkas_tui.core.read.settings import AGENT_ID, Settings, load_settings
 
-AGENT_ID = re.compile(r"^[a-z0-9_-]{1,64}$")
 SLUG = AGENT_ID
 
 

@@ -114,6 +114,7 @@ class Outcome:
     response_schema: bool = False  # the answer was asked for as a JSON schema (response_format)
     first_error: str | None = None  # why the first answer did not fit, when it was asked for again
     reply_path: str | None = None
+    export: dict | None = None  # auto_apply of a linked agent: what the export after it did (ExportResult.to_json)
 
     def count(self, reply: ModelReply) -> None:
         """Add one answer's tokens, cost and attempts to the totals (a total is unknown once a part is)."""
@@ -334,6 +335,9 @@ def _reflect_locked(
             )
             if result.held:
                 outcome.message += f"; {len(result.held)} operation(s) wait for approval in {proposal.id} (auto_apply removes at most one skill per answer)"
+            if result.export is not None:
+                outcome.export = result.export.to_json()
+                outcome.message += "; exported: " + "; ".join(result.export.lines())
         else:
             outcome.status = "proposed"
             pending = len(proposal.operations) - len(outcome.invalid)

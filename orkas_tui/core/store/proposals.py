@@ -11,6 +11,13 @@ Every apply and revert goes through the write-ahead journal
 touched, and the next command that works on the agent (:func:`recover_agent`)
 finishes an intent a crash interrupted, or rolls it back when a file was changed
 by hand since. Proposals and history entries are read as untrusted input.
+
+After an apply or a revert that changed something, an agent linked in
+``orkas.toml`` is exported at once (:func:`~orkas_tui.core.store.export.export_linked`),
+the apply lock still held so the skills it reads are the ones just applied. The
+export runs after the journal is cleared: a crash between the two loses nothing,
+since every export writes the whole agent again (the next apply, revert or
+``orkas-tui export`` catches up).
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.timefmt import format_ts
 from orkas_tui.core.read.workspace import AgentPaths, Workspace, WorkspaceError
 from orkas_tui.core.store import journal
+from orkas_tui.core.store.export import ExportResult, export_linked
 from orkas_tui.core.store.history import (
     ID,
     Change,
@@ -196,6 +204,7 @@ class ApplyResult:
     skipped: list[str]
     failed: list[str]
     held: list[str] = field(default_factory=list)
+    export: ExportResult | None = None  # the linked agent's export (None: not linked, or nothing applied nor already applied)
 
 
 def apply_pending(
@@ -250,7 +259,9 @@ def apply_pending(
             failed.append(f"operation {item.index}: {exc}")
             continue
         removed += removes
-    return ApplyResult(applied, skipped, failed, held)
+    # "already applied" too: approving again after a crash between apply and export catches up
+    export = export_linked(paths, settings, now) if applied or skipped else None
+    return ApplyResult(applied, skipped, failed, held, export)
 
 
 def _finish(paths: AgentPaths, record: dict, proposal: Proposal | None = None) -> list[Change]:
@@ -415,8 +426,9 @@ def edit_operation(workspace: Workspace, proposal_id: str, index: int, fields: d
     return proposal
 
 
-def revert_change(workspace: Workspace, change_id: str, now: datetime) -> Change:
-    """Undo one applied change through the journal, refusing if its file changed since."""
+def revert_change(workspace: Workspace, change_id: str, now: datetime) -> tuple[Change, ExportResult | None]:
+    """Undo one applied change through the journal, refusing if its file changed since; then
+    export the linked agent (``None``: not linked)."""
     paths, _ = load_change(workspace, change_id)
     with apply_lock(paths):
         _recover_locked(paths)
@@ -444,4 +456,4 @@ def revert_change(workspace: Workspace, change_id: str, now: datetime) -> Change
             _finish(paths, record)
         except ConflictError as exc:
             raise HistoryError(f"{path.relative_to(paths.root)} changed while reverting {change.id}; not reverted") from exc
-        return load_change(workspace, change_id)[1]
+        return load_change(workspace, change_id)[1], export_linked(paths, workspace.settings, now)

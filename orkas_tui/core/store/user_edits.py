@@ -4,7 +4,9 @@ Each save is checked first (a skill keeps a name and a description and front mat
 parses; a note stays under its cap) and refused with the reason, nothing written. A save
 that goes through writes the file under the agent's apply lock and records one change
 (``by: "user"``) with its before and after text, so :func:`~orkas_tui.core.store.history.revert`
-undoes it exactly as it undoes an applied proposal.
+undoes it exactly as it undoes an applied proposal. An agent linked in ``orkas.toml`` is
+then exported, as after an approval (:func:`~orkas_tui.core.store.export.export_linked`):
+what the person wrote is what the linked agent reads next; the result is in events.jsonl.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 from orkas_tui.core.read.files import atomic_write, read_versioned
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.workspace import AgentPaths
+from orkas_tui.core.store.export import export_linked
 from orkas_tui.core.store.history import Change, record_change
 from orkas_tui.core.store.notes import NOTES, SelfNotes
 from orkas_tui.core.store.proposals import apply_lock
@@ -49,6 +52,7 @@ def edit_skill(
         change = record_change(
             paths, now, by=BY, action="edit_skill", kind="skill", target=slug, before=before, after=_text(paths.skill(slug))
         )
+        export_linked(paths, settings, now)
     return saved, change
 
 
@@ -70,6 +74,7 @@ def save_skill_text(
         atomic_write(path, payload, expected=... if force else expected)
         log_event(paths, "skill_edited", now, skill=slug, by=BY)
         change = record_change(paths, now, by=BY, action="edit_skill", kind="skill", target=slug, before=before, after=text)
+        export_linked(paths, settings, now)
     return skill, change
 
 
@@ -78,7 +83,9 @@ def delete_skill(paths: AgentPaths, settings: Settings, slug: str, expected: str
     with apply_lock(paths):
         before = _text(paths.skill(slug))
         SkillStore(paths, settings).delete(slug, now, expected=expected, by=BY)
-        return record_change(paths, now, by=BY, action="delete_skill", kind="skill", target=slug, before=before, after=None)
+        change = record_change(paths, now, by=BY, action="delete_skill", kind="skill", target=slug, before=before, after=None)
+        export_linked(paths, settings, now)  # the deleted skill's SKILL.md is reported (stale), never deleted
+    return change
 
 
 def save_note(
@@ -93,4 +100,5 @@ def save_note(
         if before == text or (before is None and not text):
             return version, None
         change = record_change(paths, now, by=BY, action="update_self", kind="note", target=note, before=before, after=text)
+        export_linked(paths, settings, now)
     return version, change

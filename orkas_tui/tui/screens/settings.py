@@ -16,8 +16,9 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Label, Static, TextArea
 
 from orkas_tui.core.read.files import ConflictError, atomic_write, read_versioned
-from orkas_tui.core.read.settings import Settings
+from orkas_tui.core.read.settings import AgentLink, Settings
 from orkas_tui.core.reflect.llm import model_summary
+from orkas_tui.core.store.export import memory_path
 from orkas_tui.core.store.first_run import SETTINGS_TEMPLATE, display_path
 from orkas_tui.tui.screens.confirm import Choose
 
@@ -46,7 +47,16 @@ def settings_table(app, settings: Settings, problem: str | None) -> Table:
     table.add_row("Trigger threshold", f"{settings.threshold:g}")
     table.add_row("Theme", settings.theme or "the default")
     table.add_row("Rebound keys", ", ".join(f"{k} = {v!r}" for k, v in sorted(settings.keys.items())) or "none")
+    table.add_row("Exports", "\n".join(link_line(a, link) for a, link in sorted(settings.agents.items())) or "no agent linked")
     return table
+
+
+def link_line(agent: str, link: AgentLink) -> str:
+    """Where an applied change of ``agent`` goes at once ([agents.<id>] in orkas.toml)."""
+    if link.export_skills is None:
+        return f"{agent}: {link.format}, no export_skills: nothing exported on approve"
+    memory = link.export_memory or memory_path(link.format, link.export_skills)
+    return f"{agent}: {link.format} skills to {display_path(link.export_skills)}, notes to {display_path(memory)}"
 
 
 class SettingsScreen(ModalScreen[None]):

@@ -20,9 +20,11 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Static
 
 from orkas_tui.core.reflect.effects import REVERTED, Effect, SkillEffect, measure_effects
+from orkas_tui.core.store.export import ExportResult
 from orkas_tui.core.store.history import Change, HistoryError
 from orkas_tui.core.store.proposals import revert_change
 from orkas_tui.core.textfmt import rate
+from orkas_tui.tui.exported import export_notice
 from orkas_tui.tui.screens.confirm import Choose
 from orkas_tui.tui.widgets.keyed_table import Cell, KeyedTable
 
@@ -175,17 +177,22 @@ class SkillHistory(ModalScreen[bool]):
     def _revert(self, change_id: str) -> None:
         app = self.app
         try:
-            change = revert_change(app.workspace, change_id, app.now())
+            change, export = revert_change(app.workspace, change_id, app.now())
         except (HistoryError, OSError) as exc:
             app.call_from_thread(self.notify, str(exc), title="Not reverted", severity="error", timeout=10)
             return
-        app.call_from_thread(self._reverted, change)
+        app.call_from_thread(self._reverted, change, export)
 
-    def _reverted(self, change: Change) -> None:
+    def _reverted(self, change: Change, export: ExportResult | None) -> None:
         self.changes[change.id] = change
         self.reverted = True
         self._fill()
-        self.notify(f"{change.id} reverted", title="History")
+        exported, look = export_notice(export)
+        self.notify(
+            f"{change.id} reverted" + (f"; {exported}" if exported else ""),
+            title="History",
+            severity="warning" if look else "information",
+        )
 
     def action_close(self) -> None:
         self.dismiss(self.reverted)

@@ -20,7 +20,7 @@ from textual.widgets import DataTable, Input, Static
 from orkas_tui.core.summary.report import SkillRow
 from orkas_tui.tui.cells import age, rate_text
 from orkas_tui.tui.data import AgentView
-from orkas_tui.tui.skill_flags import SHORT, useless_reasons
+from orkas_tui.tui.skill_flags import EDITED_THERE, SHORT, skill_flags
 from orkas_tui.tui.widgets.keyed_table import Cell, KeyedTable
 
 COLUMNS = [
@@ -39,9 +39,9 @@ NAME_MIN = 16  # the name shrinks to this before columns drop (at 100 and 80 col
 SORTABLE = [key for key, _ in COLUMNS]
 
 
-def skill_cells(row: SkillRow, now: datetime) -> list[Cell]:
+def skill_cells(row: SkillRow, now: datetime, hand_edited: dict[str, str]) -> list[Cell]:
     s, m = row.skill, row.metrics
-    reasons = useless_reasons(row)
+    reasons = skill_flags(row, hand_edited)
 
     def rate_cell(value: float | None) -> Cell:
         return Cell.of(rate_text(value), sort=value if value is not None else -1.0)
@@ -64,9 +64,9 @@ def broken_reason(slug: str, problem: str) -> str:
     return problem.removeprefix(f"{slug}.md").lstrip(": ")
 
 
-def skill_detail(row: SkillRow) -> Text:
-    """The line under the table: what a narrow Skill or Flag cell leaves out."""
-    s, reasons = row.skill, useless_reasons(row)
+def skill_detail(row: SkillRow, hand_edited: dict[str, str], fix: str) -> Text:
+    """The line under the table: what a narrow Skill or Flag cell leaves out, and the way out of a hand edit."""
+    s, reasons = row.skill, [r for r in skill_flags(row, hand_edited) if r != EDITED_THERE]
     text = Text()
     text.append(s.slug, style="bold")
     if s.name and s.name != s.slug:
@@ -75,6 +75,10 @@ def skill_detail(row: SkillRow) -> Text:
         text.append(f" · {s.description}", style="dim")
     if reasons:
         text.append(" · looks useless: " + ", ".join(reasons), style="yellow")
+    if s.slug in hand_edited:
+        text.append(
+            f"\n⚑ {hand_edited[s.slug]} was edited by hand since the last export, so exports leave it: {fix}", style="yellow"
+        )
     return text
 
 
@@ -151,14 +155,14 @@ class SkillsPane(Vertical):
             return
         needle = self.query_one("#skills-filter", Input).value.strip().lower()
         rows = {
-            row.skill.slug: skill_cells(row, self.now)
+            row.skill.slug: skill_cells(row, self.now, self.view.hand_edited)
             for row in self.view.skills
             if not needle or needle in f"{row.skill.slug} {row.skill.name} {row.skill.description}".lower()
         }
         rows.update({slug: broken_cells(slug) for slug in self.view.broken_skills if not needle or needle in slug})
         self.table.sync(rows)
         self._show_detail()
-        flagged = sum(1 for row in self.view.skills if useless_reasons(row))
+        flagged = sum(1 for row in self.view.skills if skill_flags(row, self.view.hand_edited))
         column, reverse = self.table.sort_spec
         total = len(self.view.skills) + len(self.view.broken_skills)
         broken = f" · {len(self.view.broken_skills)} broken" if self.view.broken_skills else ""
@@ -188,8 +192,8 @@ class SkillsPane(Vertical):
         key = self.table.current_key()
         detail = self.query_one("#skill-detail", Static)
         row = next((r for r in self.view.skills if r.skill.slug == key), None) if self.view and key else None
-        if row is not None:
-            detail.update(skill_detail(row))
+        if row is not None and self.view is not None:
+            detail.update(skill_detail(row, self.view.hand_edited, self.view.export_fix))
         elif self.view and key in self.view.broken_skills:
             problem = broken_reason(key, self.view.broken_skills[key])
             detail.update(Text.assemble((key, "bold red"), f" does not parse: {problem} · o opens it to fix", style="red"))

@@ -1,0 +1,76 @@
+"""Approving in the app for an agent linked in orkas.toml: the export's result is shown, and a
+SKILL.md edited by hand where it was exported is flagged in the Skills tab with the way out."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from orkas_tui.core.read.workspace import Workspace
+from orkas_tui.core.store.proposals import approve, create_proposal
+from orkas_tui.core.store.skills import SkillStore
+from orkas_tui.tui.widgets.proposals import ProposalsPane
+from orkas_tui.tui.widgets.skills import SkillsPane
+from tests.conftest import NOW
+from tests.tui.conftest import SIZE, open_agent, settle
+
+
+async def _wait(pilot, predicate, rounds: int = 200) -> None:
+    for _ in range(rounds):
+        await settle(pilot)
+        if predicate():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("the condition never held")
+
+
+async def test_approving_shows_the_export_and_flags_a_hand_edited_skill(
+    app_factory, demo_ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    (demo_ws / "orkas.toml").write_text('[agents.coder]\nformat = "claude-code"\nexport_skills = "~/.claude/skills"\n')
+    workspace = Workspace.open(demo_ws)
+    paths = workspace.agent("coder")
+    store = SkillStore(paths, workspace.settings)
+    slug, other = store.slugs()[:2]
+    ops = [
+        {"op": "update_self", "note": "profile", "content": "I stumble on `npm`."},
+        *(
+            {"op": "patch_skill", "skill": s, "find": line, "replace": line + " (checked)"}
+            for s in (slug, other)
+            for line in [store.get(s).body.strip().splitlines()[0]]
+        ),
+    ]
+    proposal = create_proposal(paths, workspace.settings, "fixes", ops, NOW, {})
+    approve(workspace, proposal.id, NOW, 0)  # the first export: every skill written
+    edited = home / ".claude" / "skills" / slug / "SKILL.md"
+    edited.write_text(edited.read_text("utf-8") + "\nA line of my own.\n", "utf-8")
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_agent(pilot, "coder")
+        await pilot.press("4")
+        pane = app.query_one(ProposalsPane)
+        await _wait(pilot, lambda: pane.ops.row_count == 3)
+        pane.ops.focus()
+        await pilot.press("down", "down")
+        assert pane.current_op().index == 2
+        await pilot.press("a")  # the other skill: exported; the hand-edited one is left alone
+        await _wait(pilot, lambda: any("exported" in n.message for n in app._notifications))
+        (note,) = [n for n in app._notifications if "exported" in n.message]
+        assert "1 SKILL.md edited by hand left alone" in note.message and note.severity == "warning"
+        assert "(checked)" in (home / ".claude" / "skills" / other / "SKILL.md").read_text("utf-8")
+        events = [e for _, e in app.views["coder"].events if e["type"] == "skill_exported"]
+        assert events[-1]["conflicts"] == [slug] and events[-1]["written"] == [other]  # the Events tab's rows
+        await pilot.press("3")
+        skills = app.query_one(SkillsPane)
+        await _wait(pilot, lambda: "hand-edited" in str(skills.table.get_cell(slug, "flag")))
+        assert "hand-edited" not in str(skills.table.get_cell(other, "flag"))
+        skills.table.focus()
+        skills.table.move_cursor(row=skills.table.get_row_index(slug))
+        await settle(pilot)
+        detail = str(app.query_one("#skill-detail").render())
+        assert f"{edited} was edited by hand" in detail
+        assert f"orkas-tui export claude-code coder {home / '.claude' / 'skills'} --force" in detail
+    assert "A line of my own." in edited.read_text("utf-8")
