@@ -51,7 +51,8 @@ class ImportStats:
 
     ``skipped`` counts, by kind, the records read but not written because they carry
     no agent work (bookkeeping, injected context, streamed copies); ``running`` lists
-    the sources whose last turn is still open (not yet settled).
+    the sources whose last turn is still open (not yet settled); ``deferred`` those left
+    for the next import because another import held their lock past the deadline.
     """
 
     files: int = 0
@@ -71,6 +72,7 @@ class ImportStats:
     last_read: dict[str, str] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     running: list[str] = field(default_factory=list)
+    deferred: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
         doc = dict(self.__dict__)
