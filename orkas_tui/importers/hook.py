@@ -84,6 +84,11 @@ def _run(root: Path, agent: str, fmt: str, files) -> None:
         _log(private, "problem", tool=fmt, message=f"unexpected {type(exc).__name__}: {exc}")
 
 
+def log_refusal(root: Path, fmt: str, message: str) -> None:
+    """A problem met before the agent is known: the workspace's own hook log."""
+    _log(root / ".orkas", "problem", tool=fmt, message=message)
+
+
 def _import(workspace: Workspace, paths: AgentPaths, fmt: str, files: list[Path], deadline: float) -> None:
     session = str(files[0])
     try:

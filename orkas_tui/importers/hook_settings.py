@@ -238,6 +238,15 @@ def _top(text: str) -> int:
     return header.start() if header else len(text)
 
 
+def _after_top_keys(text: str) -> int:
+    """Just after the last line of the top-level keys: the comments and blank lines above the first
+    table stay with it; 0 when there are no such keys."""
+    lines = text[: _top(text)].splitlines(keepends=True)
+    while lines and (not lines[-1].strip() or lines[-1].lstrip().startswith("#")):
+        lines.pop()
+    return sum(map(len, lines))
+
+
 def _notify_line(text: str) -> re.Match | None:
     found = NOTIFY.search(text, 0, _top(text))
     return found
@@ -252,8 +261,9 @@ def codex_install(path: Path, words: list[str], force: bool) -> Edit:
         return Edit(real, data, data or b"", version)
     found = _notify_line(text)
     if existing is None:
-        top = _top(text)
-        new = text[:top] + line + text[top:] if top < len(text) else line + text
+        at = _after_top_keys(text)
+        at = at if text[:at].endswith("\n") else 0  # a last line without its newline: the top of the file
+        new = text[:at] + line + text[at:]
     elif found is None or _single(found.group()) != existing:
         raise HookError(f"{real}: notify spans several lines; set it by hand: {line.strip()}")
     elif is_ours(existing, codex.NAME):

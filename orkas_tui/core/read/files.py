@@ -32,6 +32,7 @@ import orjson
 
 LOCK_RETRY_S = 0.01  # between tries of a lock with a deadline
 
+
 class ConflictError(RuntimeError):
     """The file changed on disk since it was read; nothing was written."""
 
