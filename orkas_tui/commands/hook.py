@@ -16,7 +16,7 @@ from orkas_tui.core.read.workspace import resolve_root
 
 
 class _Options(argparse.ArgumentParser):
-    def error(self, message: str):  # type: ignore[override]  # never print usage into the session
+    def error(self, message: str):  # never print usage into the session
         raise ValueError(message)
 
 
