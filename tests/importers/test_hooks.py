@@ -415,3 +415,43 @@ def test_no_model_no_cycle(home: Path, samples: Path) -> None:
     session = place(samples, home, BIG)
     assert hook(home, stop_json(session)).returncode == 0
     assert "cycle" not in log(home)[-1] and not (home / ".orkas" / ".orkas" / "cycle.log").exists()
+
+
+def test_the_hook_log_is_shown_with_the_events_and_never_sent_to_the_model(
+    home: Path, samples: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from orkas_tui.core.read.workspace import Workspace
+    from orkas_tui.tui.data import AgentData
+
+    session = place(samples, home, HEAVY)
+    assert hook(home, stop_json(session)).returncode == 0
+    assert hook(home, b"{broken").returncode == 0
+    view = AgentData(AgentPaths(agent_dir(home)), Workspace(home / ".orkas")).load()
+    assert [e["type"] for _, e in view.hook_log] == ["hook_imported", "hook_problem"]
+    assert not any(e.get("type", "").startswith("hook_") for _, e in view.events)
+    capsys.readouterr()
+    assert main(["reflect", "claude-code", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "conversation(s)" in out and "hook_" not in out and "{broken" not in out
+
+
+def test_install_service_writes_a_user_unit_and_says_how_to_enable_it(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (home / ".orkas" / "agents").mkdir(parents=True)
+    assert main(["daemon", "--install-service", "--dry-run"]) == 0
+    assert "systemctl --user enable --now orkas-tui.service" in capsys.readouterr().out
+    unit = home / ".config" / "systemd" / "user" / "orkas-tui.service"
+    assert not unit.exists()
+    assert main(["daemon", "--install-service"]) == 0
+    assert f"daemon --workspace {home / '.orkas'}\n" in unit.read_text()
+    assert main(["daemon", "--install-service"]) == 0 and "already written" in capsys.readouterr().out
+    unit.write_text("[Service]\nExecStart=/mine\n")
+    assert main(["daemon", "--install-service"]) == 2 and unit.read_text() == "[Service]\nExecStart=/mine\n"
+
+
+def test_the_launchd_agent_names_the_daemon_and_its_log(home: Path) -> None:
+    from orkas_tui.commands.service import service_file
+
+    path, content, enable = service_file(home / "my ws", platform="darwin")
+    assert path == home / "Library" / "LaunchAgents" / "dev.orkas-tui.daemon.plist"
+    assert "<string>daemon</string>\n        <string>--workspace</string>\n        <string>" + str(home / "my ws") in content
+    assert enable == f"launchctl load -w {path}"
