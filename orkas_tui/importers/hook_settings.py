@@ -5,9 +5,10 @@ Each change is computed as an :class:`Edit` (the bytes before and after), shown 
 or written atomically, refused if the file changed since it was read. Only orkas-tui's own
 entries are touched; they are recognised by their command: ``<…>/orkas-tui hook <format>``.
 
-- ``settings.json`` is parsed and written back with every key in its order and its
-  indentation (2 when it cannot be seen); install then uninstall gives back its bytes
-  when it was written as ``JSON.stringify(value, null, indent)`` writes (Claude Code does).
+- ``settings.json``: only the text of its top-level ``hooks`` member changes (added after
+  the last member, or its value written anew with the file's indentation, 2 spaces when it
+  cannot be seen; removed when orkas-tui's entries were all it held); every other byte
+  stays, so install then uninstall gives back the file byte for byte.
 - ``config.toml`` is edited as text, so comments and layout stay byte for byte: the
   ``notify = [...]`` line goes before the first table header (a top-level key must), and
   the result is checked with ``tomllib``. A ``notify`` of someone else is refused unless
@@ -35,6 +36,7 @@ from orkas_tui.importers.skills import user_skill_dirs
 PROGRAM = "orkas-tui"
 HOOK_EVENTS = ("Stop", "SessionEnd")
 HOOK_TIMEOUT_S = 10  # Claude Code's limit for our command; it returns in well under a second
+_WS = re.compile(r"[ \t\r\n]*")
 HEADER = re.compile(r"^[ \t]*\[\[?[ \t]*[A-Za-z0-9_\"'-][^\]\n]*\]\]?[ \t]*(?:#.*)?$", re.M)
 NOTIFY = re.compile(r"^notify[ \t]*=.*\n?", re.M)
 REPLACED = "# orkas-tui replaced: "
@@ -126,13 +128,55 @@ def _load_json(path: Path, data: bytes | None) -> dict:
     return value
 
 
-def _dump_json(value: dict, like: bytes | None) -> bytes:
+def _unit(like: bytes | None) -> str:
+    """The file's indentation step (that of its first key), 2 spaces when it cannot be seen."""
     found = re.match(rb"\{[ \t]*\r?\n([ \t]+)\"", like or b"")
-    indent: int | str = 2 if found is None else found.group(1).decode()
-    if isinstance(indent, str) and indent == " " * len(indent):
-        indent = len(indent)
-    text = json.dumps(value, indent=indent, ensure_ascii=False)
-    return (text + ("\n" if like is None or like.endswith(b"\n") else "")).encode()
+    return "  " if found is None else found.group(1).decode()
+
+
+def _dump_json(value: object, unit: str, level: int = 0) -> str:
+    indent: int | str = len(unit) if unit == " " * len(unit) else unit
+    return json.dumps(value, indent=indent, ensure_ascii=False).replace("\n", "\n" + unit * level)
+
+
+def _members(text: str) -> list[tuple[str, int, int, int]]:
+    """The top-level members of a JSON object's text: (key, where the key starts, where its value starts and ends)."""
+    decoder, members = json.JSONDecoder(), []
+    at = _WS.match(text, 0).end()  # type: ignore[union-attr]
+    at = _WS.match(text, at + 1).end()  # type: ignore[union-attr]  # past "{"
+    while text[at : at + 1] == '"':
+        key, end = decoder.raw_decode(text, at)
+        start = _WS.match(text, _WS.match(text, end).end() + 1).end()  # type: ignore[union-attr]  # past ":"
+        _value, stop = decoder.raw_decode(text, start)
+        members.append((key, at, start, stop))
+        at = _WS.match(text, stop).end()  # type: ignore[union-attr]
+        at = _WS.match(text, at + 1).end() if text[at : at + 1] == "," else at  # type: ignore[union-attr]
+    return members
+
+
+def _with_hooks(data: bytes | None, settings: dict) -> bytes:
+    """The file with only its ``hooks`` member changed to ``settings``' (added, replaced or removed): every
+    other byte stays; the whole file is written anew only when that cannot be done."""
+    unit, hooks = _unit(data), settings.get("hooks")
+    text = (data or b"").decode("utf-8")
+    try:
+        members = _members(text) if data is not None else []
+    except ValueError:  # a shape the scan does not follow (a byte-order mark, ...): written anew below
+        members = []
+    found = [i for i, member in enumerate(members) if member[0] == "hooks"]
+    new = None
+    if found and hooks is not None:
+        _key, _at, start, stop = members[found[-1]]
+        new = text[:start] + _dump_json(hooks, unit, 1) + text[stop:]
+    elif found and len(members) > 1:
+        i = found[-1]
+        new = text[: members[i - 1][3]] + text[members[i][3] :] if i else text[: members[0][1]] + text[members[1][1] :]
+    elif not found and hooks is not None and members:
+        end = members[-1][3]
+        new = f'{text[:end]},\n{unit}"hooks": {_dump_json(hooks, unit, 1)}{text[end:]}'
+    if new is None or json.loads(new) != settings:
+        new = _dump_json(settings, unit) + ("\n" if data is None or data.endswith(b"\n") else "")
+    return new.encode()
 
 
 def _hook_groups(settings: dict, path: Path, create: bool) -> dict:
@@ -156,8 +200,7 @@ def claude_install(path: Path, command: str) -> Edit:
             entry["command"] = command
         if not ours:
             groups.append({"hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT_S}]})
-    after = _dump_json(settings, data)
-    return Edit(real, data, after if data is None or settings != json.loads(data) else data, version)
+    return Edit(real, data, _with_hooks(data, settings) if data is None or settings != json.loads(data) else data, version)
 
 
 def claude_uninstall(path: Path) -> Edit:
@@ -185,7 +228,7 @@ def claude_uninstall(path: Path) -> Edit:
         del settings["hooks"]
     if data is None or settings == json.loads(data):
         return Edit(real, data, data or b"", version)
-    return Edit(real, data, _dump_json(settings, data), version)
+    return Edit(real, data, _with_hooks(data, settings), version)
 
 
 def claude_installed(path: Path) -> list[str]:

@@ -18,7 +18,7 @@ from orkas_tui.core.read.files import ConflictError
 from orkas_tui.core.read.workspace import AgentPaths
 from orkas_tui.core.store.proposals import apply_lock
 from orkas_tui.importers.hook_log import read_log
-from orkas_tui.importers.hook_settings import claude_install
+from orkas_tui.importers.hook_settings import _members, claude_install
 
 SHORT = "claude-code/marot-spotter__short.jsonl"
 HEAVY = "claude-code/marot-spotter__tool_heavy.jsonl"
@@ -131,6 +131,31 @@ def test_claude_settings_round_trip_byte_for_byte(home: Path, capsys: pytest.Cap
     assert main(["hooks", "uninstall", "claude-code"]) == 0
     assert path.read_bytes() == original
     assert not list(path.parent.glob(".orkas-write.lock"))  # the lock lives in the workspace, not in ~/.claude
+
+
+@pytest.mark.parametrize(
+    "original",
+    [
+        '{\n  "permissions": {\n    "allow": ["Bash(ls:*)"]\n  },\n  "model": "opus"\n}\n',
+        '{"model":"opus","env":{"A":"1"}}',
+        '{\n\t"model": "opus"  ,\n\t"hooks": {}\n}\n',
+        '{"hooks": {"Stop": []}, "model": "opus"}\n',
+        "{}\n",
+    ],
+)
+def test_only_the_hooks_member_is_touched(home: Path, original: str) -> None:
+    path = home / ".claude" / "settings.json"
+    path.write_text(original)
+    assert main(["hooks", "install", "claude-code"]) == 0
+    installed = path.read_text()
+    value = json.loads(installed)
+    assert [len(value["hooks"][event]) for event in ("Stop", "SessionEnd")] == [1, 1]
+    assert {k: v for k, v in value.items() if k != "hooks"} == {k: v for k, v in json.loads(original).items() if k != "hooks"}
+    for key, at, _start, stop in _members(original):
+        assert key == "hooks" or original[at:stop] in installed  # the other members, byte for byte
+    assert main(["hooks", "uninstall", "claude-code"]) == 0
+    assert path.read_text() == (original if '"hooks"' not in original else path.read_text())
+    assert "hooks" not in json.loads(path.read_text()) or '"hooks"' in original
 
 
 def test_claude_settings_keep_their_indentation_and_a_link(home: Path, tmp_path: Path) -> None:
