@@ -480,3 +480,37 @@ def test_the_launchd_agent_names_the_daemon_and_its_log(home: Path) -> None:
     assert path == home / "Library" / "LaunchAgents" / "dev.orkas-tui.daemon.plist"
     assert "<string>daemon</string>\n        <string>--workspace</string>\n        <string>" + str(home / "my ws") in content
     assert enable == f"launchctl load -w {path}"
+
+
+def test_a_hook_while_another_import_holds_the_session_defers_it(home: Path, samples: Path) -> None:
+    from orkas_tui.core.read.files import file_lock
+
+    session = place(samples, home, SHORT)
+    paths = AgentPaths(agent_dir(home))
+    with file_lock(paths.private / "imports" / f".claude-{session.stem}.lock"):  # an import --watch on this session
+        done = hook(home, stop_json(session))
+    assert (done.returncode, done.stdout) == (0, b"")
+    assert log(home)[0]["type"] == "hook_deferred" and "another import holds 1 file" in log(home)[0]["message"]
+    assert conversations(home) == {}
+    assert hook(home, stop_json(session)).returncode == 0 and conversations(home)
+
+
+def test_claude_config_dir_and_codex_home_are_followed(home: Path, samples: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config, codex_home = home / "cfg", home / "cx"
+    (config / "projects").mkdir(parents=True)
+    codex_home.mkdir()
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
+    monkeypatch.setenv("CODEX_HOME", str(codex_home))
+    assert main(["hooks", "install", "claude-code"]) == 0 and main(["hooks", "install", "codex"]) == 0
+    assert (config / "settings.json").is_file() and "notify = " in (codex_home / "config.toml").read_text()
+    assert 'export_skills = "~/cfg/skills"' in (home / ".orkas" / "orkas.toml").read_text()
+    session = place(samples, home, SHORT)  # under ~/.claude/projects: not Claude Code's folder now
+    run = {**env(home), "CLAUDE_CONFIG_DIR": str(config)}
+    args = [sys.executable, "-m", "orkas_tui", "hook", "claude-code"]
+    assert subprocess.run(args, input=stop_json(session), env=run, capture_output=True, timeout=60).returncode == 0
+    assert "outside" in log(home)[-1]["message"]
+    moved = config / "projects" / "p" / session.name
+    moved.parent.mkdir()
+    shutil.copyfile(session, moved)
+    assert subprocess.run(args, input=stop_json(moved), env=run, capture_output=True, timeout=60).returncode == 0
+    assert log(home)[-1]["type"] == "hook_imported" and conversations(home)
