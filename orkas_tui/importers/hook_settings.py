@@ -26,7 +26,7 @@ import re
 import shlex
 import sys
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from orkas_tui.core.read.files import atomic_write, read_versioned
@@ -48,13 +48,12 @@ class HookError(ValueError):
 
 @dataclass
 class Edit:
-    """One file's change: ``before`` is ``None`` when it does not exist; ``notes`` say what was kept or refused."""
+    """One file's change: ``before`` is ``None`` when it does not exist."""
 
     path: Path
     before: bytes | None
     after: bytes
     version: str | None
-    notes: list[str] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -385,7 +384,7 @@ def link_agent(root: Path, agent: str, fmt: str) -> Edit:
     text, parsed = _load_toml(path, data)
     agents = parsed.get("agents")
     if isinstance(agents, dict) and agent in agents:
-        return Edit(path, data, data or b"", version, [f"{path}: [agents.{agent}] kept as it is"])
+        return Edit(path, data, data or b"", version)
     block = f'[agents.{agent}]\nformat = "{fmt}"\nexport_skills = {json.dumps(export_skills(fmt), ensure_ascii=False)}\n'
     sep = "" if not text else "\n" if text.endswith("\n") else "\n\n"
     return Edit(path, data, (text + sep + block).encode(), version)
