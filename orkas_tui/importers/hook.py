@@ -33,7 +33,7 @@ from orkas_tui.core.read.workspace import AGENT_ID, AgentPaths, Workspace, Works
 from orkas_tui.core.store.proposals import apply_lock
 from orkas_tui.importers import claude_code, codex
 from orkas_tui.importers.hook_log import append_log
-from orkas_tui.importers.run import import_files, refusal
+from orkas_tui.importers.run import DEFAULT_SETTLE, import_files, refusal
 from orkas_tui.importers.skills import SkillIndex
 
 WAIT_S = 0.5  # the longest a hook waits for any lock, in all
@@ -46,8 +46,16 @@ class Refused(Exception):
 
 
 def run_claude_code(root: Path, agent: str, stdin: bytes) -> None:
-    """The ``Stop`` / ``SessionEnd`` hook: import the transcript named on stdin, and its subagents'."""
-    _run(root, agent, claude_code.NAME, lambda: _claude_files(stdin))
+    """The ``Stop`` / ``SessionEnd`` hook: import the transcript named on stdin, and its subagents'.
+
+    After ``SessionEnd`` nothing more comes, so the last turn ends now; after ``Stop`` it
+    stays running until the next prompt or the usual quiet time (Claude Code writes no
+    end-of-turn marker, and a late line must not open a turn of its own)."""
+    try:
+        event = orjson.loads(stdin).get("hook_event_name")
+    except (orjson.JSONDecodeError, AttributeError):
+        event = None
+    _run(root, agent, claude_code.NAME, lambda: _claude_files(stdin), 0.0 if event == "SessionEnd" else DEFAULT_SETTLE)
 
 
 def run_codex(root: Path, agent: str, payload: str | None) -> None:
@@ -58,10 +66,10 @@ def run_codex(root: Path, agent: str, payload: str | None) -> None:
         value = None
     if isinstance(value, dict) and value.get("type") != TURN_COMPLETE and isinstance(value.get("type"), str):
         return  # other notifications: nothing to import, and nothing to say each time
-    _run(root, agent, codex.NAME, lambda: _codex_files(value, payload))
+    _run(root, agent, codex.NAME, lambda: _codex_files(value, payload), DEFAULT_SETTLE)
 
 
-def _run(root: Path, agent: str, fmt: str, files) -> None:
+def _run(root: Path, agent: str, fmt: str, files, settle: float) -> None:
     """Everything a hook does, every failure logged and swallowed: a hook never fails its caller."""
     deadline = time.monotonic() + WAIT_S
     private = root / ".orkas"
@@ -75,7 +83,7 @@ def _run(root: Path, agent: str, fmt: str, files) -> None:
         private = paths.private
         chosen = files()
         paths.conversations.mkdir(parents=True, exist_ok=True)
-        _import(workspace, paths, fmt, chosen, deadline)
+        _import(workspace, paths, fmt, chosen, deadline, settle)
     except Refused as exc:
         _log(private, "problem", tool=fmt, message=str(exc))
     except (OSError, WorkspaceError, ConfigError, ValueError) as exc:
@@ -89,12 +97,12 @@ def log_refusal(root: Path, fmt: str, message: str) -> None:
     _log(root / ".orkas", "problem", tool=fmt, message=message)
 
 
-def _import(workspace: Workspace, paths: AgentPaths, fmt: str, files: list[Path], deadline: float) -> None:
+def _import(workspace: Workspace, paths: AgentPaths, fmt: str, files: list[Path], deadline: float, settle: float) -> None:
     session = str(files[0])
     try:
         with apply_lock(paths, deadline=deadline):
             index = SkillIndex(paths, workspace.settings, fmt, Path.home(), utc_now())
-            stats = import_files(paths, workspace.settings, fmt, files, index=index, deadline=deadline)
+            stats = import_files(paths, workspace.settings, fmt, files, settle, index=index, deadline=deadline)
     except BlockingIOError:
         _log(
             paths.private,

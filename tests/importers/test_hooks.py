@@ -514,3 +514,13 @@ def test_claude_config_dir_and_codex_home_are_followed(home: Path, samples: Path
     shutil.copyfile(session, moved)
     assert subprocess.run(args, input=stop_json(moved), env=run, capture_output=True, timeout=60).returncode == 0
     assert log(home)[-1]["type"] == "hook_imported" and conversations(home)
+
+
+def test_session_end_ends_the_last_turn_and_stop_leaves_it_running(home: Path, samples: Path) -> None:
+    session = place(samples, home, BIG)
+    assert hook(home, stop_json(session, "Stop")).returncode == 0
+    after_stop = conversations(home)[f"claude-{session.stem}.jsonl"]
+    assert hook(home, stop_json(session, "SessionEnd")).returncode == 0
+    after_end = conversations(home)[f"claude-{session.stem}.jsonl"]
+    assert after_end.startswith(after_stop)
+    assert after_stop.count(b'"turn_end"') + 1 == after_end.count(b'"turn_end"') == after_end.count(b'"turn_start"')
