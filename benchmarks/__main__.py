@@ -233,6 +233,16 @@ def main(argv: list[str] | None = None) -> int:
             )
         )
         rows.append(("the same agent's status again (warm)", _s(history["warm_status_s"]), "", "", ""))
+        hook = _child_json(["-m", "benchmarks.hook"])
+        rows.append(
+            (
+                f"Claude Code hook: a {hook['session_bytes'] / 1e6:,.1f} MB session grew by one turn ({hook['turn_lines']} lines)",
+                _s(hook["hook_s"]),
+                "python -c pass",
+                _s(hook["python_s"]),
+                f"target < 1 s: {'met' if hook['hook_s'] < 1 else 'MISSED'}",
+            )
+        )
 
     if not args.no_tui:
         paint = _child_json(["-m", "benchmarks.tui", "paint", str(ws)])

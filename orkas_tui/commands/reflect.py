@@ -37,6 +37,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_workspace(parser)
     parser.add_argument("--poll", type=float, default=60.0, metavar="SECONDS", help="longest sleep between checks (default 60)")
     parser.add_argument("--cycles", type=int, default=0, metavar="N", help="stop after N cycles (default: run until stopped)")
+    parser.add_argument(
+        "--install-service",
+        action="store_true",
+        help="write a systemd user unit (Linux) or launchd agent (macOS) that runs the daemon; print how to enable it",
+    )
+    parser.add_argument("--dry-run", action="store_true", help="with --install-service: print the file; write nothing")
     parser.set_defaults(func=run_daemon)
 
 
@@ -120,6 +126,10 @@ def run_cycle_command(args: argparse.Namespace) -> int:
 
 def run_daemon(args: argparse.Namespace) -> int:
     workspace = open_workspace(args)
+    if args.install_service:
+        from orkas_tui.commands.service import install_service
+
+        return install_service(workspace.root.expanduser().absolute(), args.dry_run)
     stop = threading.Event()
     previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGTERM, signal.SIGINT)}
     print(f"daemon: workspace {workspace.root}; cycle every {workspace.settings.schedule.cycle_interval}", flush=True)

@@ -127,11 +127,14 @@ def import_files(
     clock: Callable[[], float] = time.time,
     index: Callable[[str | None, str | None], list[str]] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    deadline: float | None = None,
 ) -> ImportStats:
     """Import new lines of every file; a turn still open at the end of a file quiet for ``settle`` seconds ends ``ok``.
 
     ``index`` gives each turn's ``skills_indexed`` from the session's folder and the turn's start (``None``:
-    no skills known); ``progress(done, total)`` is called after each file.
+    no skills known); ``progress(done, total)`` is called after each file. With a
+    ``deadline`` (a :func:`time.monotonic` time), a session whose lock another import
+    still holds then is left for the next import and listed in ``stats.deferred``.
     """
     module = FORMATS[fmt]
     files = list(files)
@@ -144,13 +147,15 @@ def import_files(
         ImportedRecords(paths.private / "imports"),
     )
     stats = ImportStats()
-    with _Batch(paths, stats) as batch:
+    with _Batch(paths, stats, deadline) as batch:
         for done, path in enumerate(files, 1):
             stats.files += 1
             try:
                 conv = _safe_id(module.conversation_id(path))
                 batch.hold(conv)
                 _import_locked(paths, module, context, stats, path, conv, batch)
+            except BlockingIOError:
+                stats.deferred.append(str(path))
             except OSError as exc:
                 stats.problems.append(f"{path}: cannot read ({exc.strerror or exc})")
             if progress is not None:
@@ -195,9 +200,10 @@ class _Batch:
     (``files.sync_files``: one ``syncfs`` for many on Linux, else one ``fsync`` a file).
     """
 
-    def __init__(self, paths: AgentPaths, stats: ImportStats) -> None:
+    def __init__(self, paths: AgentPaths, stats: ImportStats, deadline: float | None = None) -> None:
         self.paths = paths
         self.stats = stats
+        self.deadline = deadline
         self.locks = contextlib.ExitStack()
         self.held: set[str] = set()
         self.pending: list[_Pending] = []
@@ -224,7 +230,7 @@ class _Batch:
             else:
                 self.held.add(conv)
                 return
-        self.locks.enter_context(file_lock(lock))
+        self.locks.enter_context(file_lock(lock, deadline=self.deadline))
         self.held.add(conv)
 
     def add(self, pending: _Pending) -> None:

@@ -52,7 +52,9 @@ class ImportStats:
     ``skipped`` counts, by kind, the records read but not written because they carry
     no agent work (bookkeeping, injected context, streamed copies); ``repeated``, the
     records skipped because the agent already imported them (a resumed session's
-    copies); ``running`` lists the sources whose last turn is still open (not yet settled).
+    copies); ``running`` lists the sources whose last turn is still open (not yet settled);
+    ``deferred`` those left for the next import because another import held their lock
+    past the deadline.
     """
 
     files: int = 0
@@ -73,6 +75,7 @@ class ImportStats:
     last_read: dict[str, str] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     running: list[str] = field(default_factory=list)
+    deferred: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
         doc = dict(self.__dict__)

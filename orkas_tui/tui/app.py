@@ -485,7 +485,7 @@ class OrkasApp(ReflectionActions, App[None]):
                     severity="warning",
                     timeout=8,
                 )
-        if "events" in areas:
+        if areas & {"events", "private"}:  # the hook log lives in the agent's private folder
             self.query_one(EventsPane).show(view, now)
 
     def _show_skill_rates(self, view: AgentView) -> None:

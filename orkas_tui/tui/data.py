@@ -24,6 +24,7 @@ from orkas_tui.core.store.proposals import Proposal, list_proposals
 from orkas_tui.core.store.skills import Skill, SkillStore
 from orkas_tui.core.summary.report import HistoryFacts, ScoredTurn, SkillRow, last_reflection
 from orkas_tui.core.summary.scan import AgentScan
+from orkas_tui.importers.hook_log import read_log
 
 AREAS = frozenset({"conversations", "events", "skills", "self", "state", "meta", "private"})
 EVENTS_KEPT = 2_000
@@ -42,6 +43,7 @@ class AgentView:
     skill_problems: list[str]
     broken_skills: dict[str, str]  # slug -> why its file does not parse: listed, and opened to be fixed
     events: list[tuple[int, dict]]
+    hook_log: list[tuple[int, dict]]  # the hooks' runs and problems: shown with the events, never sent to the model
     notes: dict[str, Note]
     prompt: str
     proposals: list[Proposal]
@@ -76,6 +78,7 @@ class AgentData:
         self._changes: list[Change] = []
         self._hand_edited: dict[str, str] = {}
         self._export_fix = ""
+        self._hook_log: list[tuple[int, dict]] = []
 
     @property
     def id(self) -> str:
@@ -111,6 +114,7 @@ class AgentData:
         if "private" in areas:
             self._proposals = list_proposals(self.paths)
             self._changes = list_changes(self.paths)
+            self._hook_log = read_log(self.paths.private)
         if areas & {"skills", "private"}:  # an export, or a skill changed since: read where it was exported
             link = self.workspace.settings.agents.get(self.id)
             self._hand_edited = hand_edited(self.paths, link, self._skills) if link else {}
@@ -126,6 +130,7 @@ class AgentData:
             skill_problems=list(self._skill_problems),
             broken_skills=dict(self._broken),
             events=list(self._events),
+            hook_log=list(self._hook_log),
             notes=dict(self._notes),
             prompt=prompt_block(self.notes, self._skills),
             proposals=list(self._proposals),

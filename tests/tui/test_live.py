@@ -160,3 +160,18 @@ def test_skill_rates_follow_a_conversation_emptied_or_removed(demo_ws: Path) -> 
     assert rates(data.load(frozenset({"conversations"}))) == rates(AgentData(paths, workspace).load(AREAS))
     second.unlink()
     assert rates(data.load(frozenset({"conversations"}))) == rates(AgentData(paths, workspace).load(AREAS))
+
+
+async def test_a_hook_log_line_appears_in_the_events_tab_without_a_keypress(app_factory, demo_ws: Path) -> None:
+    from orkas_tui.core.read.workspace import AgentPaths
+    from orkas_tui.importers.hook_log import append_log
+    from orkas_tui.tui.widgets.keyed_table import KeyedTable
+
+    app = app_factory(watch=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_agent(pilot, "ops")
+        await pilot.press("6")
+        table = app.query_one("#events-table", KeyedTable)
+        await asyncio.sleep(0.3)  # let the watcher start
+        append_log(AgentPaths(demo_ws / "agents" / "ops").private, "problem", tool="claude-code", message="input is not JSON")
+        await _wait_for(pilot, lambda: any(str(key.value).startswith("hook-") for key in table.rows))

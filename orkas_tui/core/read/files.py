@@ -23,11 +23,14 @@ import fcntl
 import hashlib
 import os
 import stat
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import overload
 
 import orjson
+
+LOCK_RETRY_S = 0.01  # between tries of a lock with a deadline
 
 
 class ConflictError(RuntimeError):
@@ -362,15 +365,24 @@ def append_bytes(path: Path, data: bytes, sync: bool = True) -> None:
 
 
 @contextlib.contextmanager
-def file_lock(path: Path, blocking: bool = True) -> Iterator[None]:
+def file_lock(path: Path, blocking: bool = True, deadline: float | None = None) -> Iterator[None]:
     """An advisory exclusive lock held for the ``with`` block (between processes too).
 
-    With ``blocking=False`` a lock held elsewhere raises :class:`BlockingIOError` at once.
+    With ``blocking=False`` a lock held elsewhere raises :class:`BlockingIOError` at once;
+    with a ``deadline`` (a :func:`time.monotonic` time) it is tried until then, then raises
+    it: a hook waits a bounded time, never for another process to finish.
     """
     os.makedirs(os.path.dirname(confined(path)), exist_ok=True)
     fd = _open_confined(path, os.O_RDWR | os.O_CREAT)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX if blocking else fcntl.LOCK_EX | fcntl.LOCK_NB)
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX if blocking and deadline is None else fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if deadline is None or time.monotonic() >= deadline:
+                    raise
+                time.sleep(LOCK_RETRY_S)
     except BaseException:
         os.close(fd)
         raise

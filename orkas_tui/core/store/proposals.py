@@ -129,10 +129,13 @@ def proposals_dir(paths: AgentPaths):
 
 
 @contextmanager
-def apply_lock(paths: AgentPaths) -> Iterator[None]:
-    """Serialises every write of applied changes, proposals and history for one agent."""
+def apply_lock(paths: AgentPaths, deadline: float | None = None) -> Iterator[None]:
+    """Serialises every write of applied changes, proposals and history for one agent.
+
+    ``deadline``: see :func:`file_lock` (a hook's import waits for an approve only that long).
+    """
     paths.require_safe()  # a linked-out or special folder or events.jsonl: refused before anything is touched
-    with file_lock(paths.private / "apply.lock"):
+    with file_lock(paths.private / "apply.lock", deadline=deadline):
         yield
 
 

@@ -1,4 +1,5 @@
-"""The Events tab: the agent's ``events.jsonl``, newest first, live (rows keyed by byte offset)."""
+"""The Events tab: the agent's ``events.jsonl`` and its hook log, newest first, live (rows keyed by byte offset;
+a hook log line's key starts with ``hook-``)."""
 
 from __future__ import annotations
 
@@ -16,12 +17,13 @@ COLUMNS = [("time", "Time"), ("type", "Event"), ("source", "Source"), ("details"
 HIDDEN = ("ts", "type", "source")
 
 
-def event_cells(offset: int, event: dict, now: datetime) -> list[Cell]:
+def event_cells(offset: int, event: dict, now: datetime, log: int = 0) -> list[Cell]:
+    """``log``: 0 for ``events.jsonl``, 1 for the hook log; rows sort by time, then file, then offset."""
     details = {k: v for k, v in event.items() if k not in HIDDEN}
     text = " ".join(f"{k}={v if isinstance(v, str) else orjson.dumps(v).decode()}" for k, v in details.items())
     kind = str(event.get("type"))
     return [
-        Cell(clock_time(event.get("ts"), now), sort=offset),
+        Cell(clock_time(event.get("ts"), now), sort=(str(event.get("ts") or ""), log, offset)),
         Cell(kind, sort=kind, style="bold" if kind.startswith(("reflection", "proposal")) else ""),
         Cell(str(event.get("source", "runtime")), sort=str(event.get("source", ""))),
         Cell(text, sort=text),
@@ -42,4 +44,6 @@ class EventsPane(Vertical):
             table.clear()
             self.agent = view.id
         table.border_subtitle = f"last {EVENTS_KEPT:,} kept" if len(view.events) >= EVENTS_KEPT else ""
-        table.sync({str(offset): event_cells(offset, event, now) for offset, event in view.events})
+        rows = {str(offset): event_cells(offset, event, now) for offset, event in view.events}
+        rows.update({f"hook-{offset}": event_cells(offset, entry, now, 1) for offset, entry in view.hook_log})
+        table.sync(rows)

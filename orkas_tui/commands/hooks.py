@@ -1,0 +1,155 @@
+"""``orkas-tui hooks install|uninstall|status``: put the hooks in Claude Code's or Codex's settings, and see them."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+from pathlib import Path
+
+from orkas_tui.commands.io import CliError, add_json, add_workspace, print_json
+from orkas_tui.core.read.workspace import AGENT_ID, AgentPaths, resolve_root
+from orkas_tui.importers.hook_log import read_log
+from orkas_tui.importers.hook_settings import (
+    claude_install,
+    claude_installed,
+    claude_settings_path,
+    claude_uninstall,
+    codex_config_path,
+    codex_install,
+    codex_installed,
+    codex_uninstall,
+    command_words,
+    hook_words,
+    link_agent,
+)
+
+FORMATS = ["claude-code", "codex"]
+SHOWN = 5  # runs and problems listed by ``hooks status``
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("hooks", help="install, remove or show the hooks that import each session as it ends")
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    install = actions.add_parser("install", help="add orkas-tui's hook to Claude Code's settings or Codex's notify")
+    install.add_argument("format", choices=FORMATS)
+    install.add_argument("--agent", metavar="ID", help="the agent the hook imports into (default: the format's name)")
+    install.add_argument("--settings", metavar="PATH", help="claude-code: the settings.json (default: ~/.claude/settings.json)")
+    install.add_argument(
+        "--force", action="store_true", help="codex: replace a notify program already set (yours is kept, commented out)"
+    )
+    install.add_argument("--dry-run", action="store_true", help="print the changes as a diff; write nothing")
+    add_workspace(install)
+    install.set_defaults(func=run_install)
+    uninstall = actions.add_parser("uninstall", help="remove exactly what install added (the agent link in orkas.toml stays)")
+    uninstall.add_argument("format", choices=FORMATS)
+    uninstall.add_argument("--settings", metavar="PATH", help="claude-code: the settings.json (default: ~/.claude/settings.json)")
+    uninstall.add_argument("--dry-run", action="store_true", help="print the change as a diff; write nothing")
+    add_workspace(uninstall)
+    uninstall.set_defaults(func=run_uninstall)
+    status = actions.add_parser("status", help="what is installed where, and the last hook runs and problems")
+    status.add_argument("--settings", metavar="PATH", help="claude-code: the settings.json (default: ~/.claude/settings.json)")
+    add_workspace(status)
+    add_json(status)
+    status.set_defaults(func=run_status)
+
+
+def _root(args: argparse.Namespace) -> Path:
+    return Path(resolve_root(getattr(args, "workspace", None))).expanduser().absolute()
+
+
+def _flag(root: Path) -> Path | None:
+    """The hook names its workspace unless it is ``~/.orkas``: a session started from a desktop launcher has no ORKAS_HOME."""
+    return None if root == Path.home() / ".orkas" else root
+
+
+def run_install(args: argparse.Namespace) -> int:
+    agent = args.agent or args.format
+    if not AGENT_ID.match(agent):
+        raise CliError(f"not a valid agent id: {agent!r} (lowercase letters, digits, '-' and '_', 1-64 chars)")
+    root = _root(args)
+    words = hook_words(args.format, agent, _flag(root))
+    if args.format == "claude-code":
+        edit = claude_install(claude_settings_path(args.settings), shlex.join(words))
+    else:
+        edit = codex_install(codex_config_path(), words, args.force)
+    link = link_agent(root, agent, args.format)
+    if args.dry_run:
+        print(edit.diff() + link.diff() or "nothing to change", end="" if edit.changed or link.changed else "\n")
+        return 0
+    if not root.exists():
+        print(f"created workspace {root}")
+    AgentPaths(root / "agents" / agent).conversations.mkdir(parents=True, exist_ok=True)
+    edit.write(root / ".orkas")
+    link.write(root / ".orkas")
+    what = "Stop and SessionEnd hooks" if args.format == "claude-code" else "notify program"
+    print(f"{'installed' if edit.changed else 'already installed'}: {what} in {edit.path}: {' '.join(words)}")
+    print(f"agent link: [agents.{agent}] in {link.path}" + (" added" if link.changed else " kept as it is"))
+    return 0
+
+
+def run_uninstall(args: argparse.Namespace) -> int:
+    root = _root(args)
+    edit = (
+        claude_uninstall(claude_settings_path(args.settings))
+        if args.format == "claude-code"
+        else codex_uninstall(codex_config_path())
+    )
+    if args.dry_run:
+        print(edit.diff() or "nothing to change", end="" if edit.changed else "\n")
+        return 0
+    edit.write(root / ".orkas" if root.exists() else edit.path.parent)
+    print(f"{'removed' if edit.changed else 'not installed'}: orkas-tui's {args.format} hook in {edit.path}")
+    print(f"kept: [agents.*] in {root / 'orkas.toml'} (approved changes are still exported there; delete the table to stop)")
+    return 0
+
+
+def run_status(args: argparse.Namespace) -> int:
+    root = _root(args)
+    tools = {fmt: _status(fmt, root, args.settings) for fmt in FORMATS}
+    problems = [e for _, e in read_log(root / ".orkas")][-SHOWN:]
+    if args.json:
+        print_json({**tools, "workspace_problems": problems})
+        return 0
+    for fmt in FORMATS:
+        item = tools[fmt]
+        print(f"{fmt}: {'installed' if item['installed'] else 'not installed'} in {item['file']}")
+        for command in item["commands"]:
+            print(f"  {command}")
+        if item["installed"]:
+            print(f"  agent {item['agent']} in workspace {item['workspace']}")
+            for entry in item["last_runs"]:
+                print(
+                    f"  run {entry.get('ts')}: {entry.get('turns', 0)} turns, {entry.get('lines', 0)} lines from {entry.get('session')}"
+                )
+            for entry in item["problems"]:
+                print(f"  ! {entry.get('ts')} {entry.get('type')}: {entry.get('message')}")
+    for entry in problems:
+        print(f"! {entry.get('ts')} {entry.get('type')}: {entry.get('message')}")
+    return 0
+
+
+def _status(fmt: str, root: Path, settings: str | None) -> dict:
+    if fmt == "claude-code":
+        path = Path(claude_settings_path(settings))
+        commands = claude_installed(path)
+        words = command_words(commands[0].split(": ", 1)[1]) if commands else []
+    else:
+        path = codex_config_path()
+        found = codex_installed(path)
+        words = found or []
+        commands = [" ".join(words)] if found else []
+    agent, workspace = _option(words, "--agent") or fmt, Path(_option(words, "--workspace") or root)
+    entries = [e for _, e in read_log(workspace / "agents" / agent / ".orkas")] if commands and AGENT_ID.match(agent) else []
+    return {
+        "file": str(path),
+        "installed": bool(commands),
+        "commands": commands,
+        "agent": agent if commands else None,
+        "workspace": str(workspace) if commands else None,
+        "last_runs": [e for e in entries if e.get("type") == "hook_imported"][-SHOWN:],
+        "problems": [e for e in entries if e.get("type") != "hook_imported"][-SHOWN:],
+    }
+
+
+def _option(words: list[str], name: str) -> str | None:
+    return words[words.index(name) + 1] if name in words[:-1] else None

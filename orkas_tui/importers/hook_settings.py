@@ -1,0 +1,390 @@
+"""Installing the hooks: entries in Claude Code's ``settings.json`` and Codex's ``config.toml``,
+and the agent's link in ``orkas.toml``.
+
+Each change is computed as an :class:`Edit` (the bytes before and after), shown as a diff
+or written atomically, refused if the file changed since it was read. Only orkas-tui's own
+entries are touched; they are recognised by their command: ``<…>/orkas-tui hook <format>``.
+
+- ``settings.json``: only the text of its top-level ``hooks`` member changes (added after
+  the last member, or its value written anew with the file's indentation, 2 spaces when it
+  cannot be seen; removed when orkas-tui's entries were all it held); every other byte
+  stays, so install then uninstall gives back the file byte for byte.
+- ``config.toml`` is edited as text, so comments and layout stay byte for byte: the
+  ``notify = [...]`` line goes before the first table header (a top-level key must), and
+  the result is checked with ``tomllib``. A ``notify`` of someone else is refused unless
+  forced; forced, their line is kept commented out right below ours, and uninstall puts
+  it back.
+- ``orkas.toml`` gets ``[agents.<id>]`` appended when it has none; one already there is kept.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import re
+import shlex
+import sys
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from orkas_tui.core.read.files import atomic_write, read_versioned
+from orkas_tui.importers import claude_code, codex
+from orkas_tui.importers.skills import user_skill_dirs
+
+PROGRAM = "orkas-tui"
+HOOK_EVENTS = ("Stop", "SessionEnd")
+HOOK_TIMEOUT_S = 10  # Claude Code's limit for our command; it returns in well under a second
+_WS = re.compile(r"[ \t\r\n]*")
+HEADER = re.compile(r"^[ \t]*\[\[?[ \t]*[A-Za-z0-9_\"'-][^\]\n]*\]\]?[ \t]*(?:#.*)?$", re.M)
+NOTIFY = re.compile(r"^notify[ \t]*=.*\n?", re.M)
+REPLACED = "# orkas-tui replaced: "
+
+
+class HookError(ValueError):
+    """A settings file orkas-tui will not change: one line, exit 2, the file untouched."""
+
+
+@dataclass
+class Edit:
+    """One file's change: ``before`` is ``None`` when it does not exist."""
+
+    path: Path
+    before: bytes | None
+    after: bytes
+    version: str | None
+
+    @property
+    def changed(self) -> bool:
+        return self.after != (self.before or b"")
+
+    def diff(self) -> str:
+        old = (self.before or b"").decode("utf-8", "replace").splitlines(keepends=True)
+        new = self.after.decode("utf-8", "replace").splitlines(keepends=True)
+        return "".join(difflib.unified_diff(old, new, str(self.path), str(self.path)))
+
+    def write(self, lock_dir: Path) -> None:
+        """Atomically, refused (:class:`ConflictError`) if the file changed since it was read."""
+        if self.changed:
+            atomic_write(self.path, self.after, expected=self.version, lock_dir=lock_dir)
+
+
+def program() -> str:
+    """The absolute path of the running ``orkas-tui`` script (it works in sessions started with
+    another PATH, e.g. from a desktop launcher), else plain ``orkas-tui`` found on PATH."""
+    script = Path(sys.argv[0])
+    if script.name == PROGRAM and script.is_file():
+        return os.path.abspath(script)
+    return PROGRAM
+
+
+def hook_words(fmt: str, agent: str, workspace: Path | None) -> list[str]:
+    """The hook's command line; ``workspace`` only when it is not where the commands look by default."""
+    return [program(), "hook", fmt, "--agent", agent, *(["--workspace", str(workspace)] if workspace else [])]
+
+
+def is_ours(words: object, fmt: str) -> bool:
+    return (
+        isinstance(words, list)
+        and len(words) >= 3
+        and all(isinstance(w, str) for w in words)
+        and Path(words[0]).name == PROGRAM
+        and words[1:3] == ["hook", fmt]
+    )
+
+
+def command_words(command: object) -> list[str]:
+    try:
+        return shlex.split(command) if isinstance(command, str) else []
+    except ValueError:
+        return []
+
+
+def _read(path: Path) -> tuple[Path, bytes | None, str | None]:
+    """The file behind ``path`` (a link is followed: a settings file kept in a dotfiles repository stays there)."""
+    real = Path(os.path.realpath(path.expanduser()))
+    data, version = read_versioned(real)
+    return real, data, version
+
+
+# Claude Code: settings.json
+
+
+def claude_settings_path(explicit: str | None) -> Path:
+    return Path(explicit).expanduser() if explicit else claude_code.config_dir(Path.home()) / "settings.json"
+
+
+def _load_json(path: Path, data: bytes | None) -> dict:
+    if data is None:
+        return {}
+    try:
+        value = json.loads(data)
+    except ValueError as exc:
+        raise HookError(f"{path}: not valid JSON ({exc}); left untouched") from None
+    if not isinstance(value, dict):
+        raise HookError(f"{path}: not a JSON object; left untouched")
+    return value
+
+
+def _unit(like: bytes | None) -> str:
+    """The file's indentation step (that of its first key), 2 spaces when it cannot be seen."""
+    found = re.match(rb"\{[ \t]*\r?\n([ \t]+)\"", like or b"")
+    return "  " if found is None else found.group(1).decode()
+
+
+def _dump_json(value: object, unit: str, level: int = 0) -> str:
+    indent: int | str = len(unit) if unit == " " * len(unit) else unit
+    return json.dumps(value, indent=indent, ensure_ascii=False).replace("\n", "\n" + unit * level)
+
+
+def _members(text: str) -> list[tuple[str, int, int, int]]:
+    """The top-level members of a JSON object's text: (key, where the key starts, where its value starts and ends)."""
+    decoder, members = json.JSONDecoder(), []
+    at = _WS.match(text, 0).end()  # type: ignore[union-attr]
+    at = _WS.match(text, at + 1).end()  # type: ignore[union-attr]  # past "{"
+    while text[at : at + 1] == '"':
+        key, end = decoder.raw_decode(text, at)
+        start = _WS.match(text, _WS.match(text, end).end() + 1).end()  # type: ignore[union-attr]  # past ":"
+        _value, stop = decoder.raw_decode(text, start)
+        members.append((key, at, start, stop))
+        at = _WS.match(text, stop).end()  # type: ignore[union-attr]
+        at = _WS.match(text, at + 1).end() if text[at : at + 1] == "," else at  # type: ignore[union-attr]
+    return members
+
+
+def _with_hooks(data: bytes | None, settings: dict) -> bytes:
+    """The file with only its ``hooks`` member changed to ``settings``' (added, replaced or removed): every
+    other byte stays; the whole file is written anew only when that cannot be done."""
+    unit, hooks = _unit(data), settings.get("hooks")
+    text = (data or b"").decode("utf-8")
+    try:
+        members = _members(text) if data is not None else []
+    except ValueError:  # a shape the scan does not follow (a byte-order mark, ...): written anew below
+        members = []
+    found = [i for i, member in enumerate(members) if member[0] == "hooks"]
+    new = None
+    if found and hooks is not None:
+        _key, _at, start, stop = members[found[-1]]
+        new = text[:start] + _dump_json(hooks, unit, 1) + text[stop:]
+    elif found and len(members) > 1:
+        i = found[-1]
+        new = text[: members[i - 1][3]] + text[members[i][3] :] if i else text[: members[0][1]] + text[members[1][1] :]
+    elif not found and hooks is not None and members:
+        end = members[-1][3]
+        new = f'{text[:end]},\n{unit}"hooks": {_dump_json(hooks, unit, 1)}{text[end:]}'
+    if new is None or json.loads(new) != settings:
+        new = _dump_json(settings, unit) + ("\n" if data is None or data.endswith(b"\n") else "")
+    return new.encode()
+
+
+def _hook_groups(settings: dict, path: Path, create: bool) -> dict:
+    hooks = settings.setdefault("hooks", {}) if create else settings.get("hooks", {})
+    if not isinstance(hooks, dict):
+        raise HookError(f'{path}: "hooks" is not an object; left untouched')
+    return hooks
+
+
+def claude_install(path: Path, command: str) -> Edit:
+    """Add (or update in place) our command to ``Stop`` and ``SessionEnd``; every other entry kept."""
+    real, data, version = _read(path)
+    settings = _load_json(real, data)
+    hooks = _hook_groups(settings, real, create=True)
+    for event in HOOK_EVENTS:
+        groups = hooks.setdefault(event, [])
+        if not isinstance(groups, list):
+            raise HookError(f"{real}: hooks.{event} is not a list; left untouched")
+        ours = [entry for entry in _entries(groups) if is_ours(command_words(entry.get("command")), claude_code.NAME)]
+        for entry in ours:
+            entry["command"] = command
+        if not ours:
+            groups.append({"hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT_S}]})
+    return Edit(real, data, _with_hooks(data, settings) if data is None or settings != json.loads(data) else data, version)
+
+
+def claude_uninstall(path: Path) -> Edit:
+    """Remove our entries, and the groups, event lists and ``hooks`` object they leave empty."""
+    real, data, version = _read(path)
+    settings = _load_json(real, data)
+    hooks = _hook_groups(settings, real, create=False)
+    for event in list(hooks):
+        groups = hooks[event]
+        if not isinstance(groups, list) or not any(
+            is_ours(command_words(e.get("command")), claude_code.NAME) for e in _entries(groups)
+        ):
+            continue
+        for group in groups:
+            if isinstance(group, dict) and isinstance(group.get("hooks"), list):
+                group["hooks"] = [
+                    e
+                    for e in group["hooks"]
+                    if not (isinstance(e, dict) and is_ours(command_words(e.get("command")), claude_code.NAME))
+                ]
+        hooks[event] = [g for g in groups if not (isinstance(g, dict) and g.get("hooks") == [])]
+        if not hooks[event]:
+            del hooks[event]
+    if "hooks" in settings and not hooks:
+        del settings["hooks"]
+    if data is None or settings == json.loads(data):
+        return Edit(real, data, data or b"", version)
+    return Edit(real, data, _with_hooks(data, settings), version)
+
+
+def claude_installed(path: Path) -> list[str]:
+    """Our commands in the file, one per event that has one (``[]``: not installed or unreadable)."""
+    try:
+        _real, data, _version = _read(path)
+        hooks = _hook_groups(_load_json(path, data), path, create=False)
+    except (OSError, HookError):
+        return []
+    found = []
+    for event, groups in hooks.items():
+        for entry in _entries(groups if isinstance(groups, list) else []):
+            if is_ours(command_words(entry.get("command")), claude_code.NAME):
+                found.append(f"{event}: {entry['command']}")
+    return found
+
+
+def _entries(groups: list) -> list[dict]:
+    return [
+        entry
+        for group in groups
+        if isinstance(group, dict) and isinstance(group.get("hooks"), list)
+        for entry in group["hooks"]
+        if isinstance(entry, dict)
+    ]
+
+
+# Codex: config.toml
+
+
+def codex_config_path() -> Path:
+    return codex.default_sources(Path.home())[0].parent / "config.toml"
+
+
+def _toml_line(words: list[str]) -> str:
+    return "notify = [" + ", ".join(json.dumps(w, ensure_ascii=False) for w in words) + "]\n"
+
+
+def _load_toml(path: Path, data: bytes | None) -> tuple[str, dict]:
+    try:
+        text = (data or b"").decode("utf-8")
+        return text, tomllib.loads(text)
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise HookError(f"{path}: not valid TOML ({exc}); left untouched") from None
+
+
+def _top(text: str) -> int:
+    """Where the top-level keys end: the first table header, else the end of the file."""
+    header = HEADER.search(text)
+    return header.start() if header else len(text)
+
+
+def _after_top_keys(text: str) -> int:
+    """Just after the last line of the top-level keys: the comments and blank lines above the first
+    table stay with it; 0 when there are no such keys."""
+    lines = text[: _top(text)].splitlines(keepends=True)
+    while lines and (not lines[-1].strip() or lines[-1].lstrip().startswith("#")):
+        lines.pop()
+    return sum(map(len, lines))
+
+
+def _notify_line(text: str) -> re.Match | None:
+    found = NOTIFY.search(text, 0, _top(text))
+    return found
+
+
+def codex_install(path: Path, words: list[str], force: bool) -> Edit:
+    real, data, version = _read(path)
+    text, parsed = _load_toml(real, data)
+    line = _toml_line(words)
+    existing = parsed.get("notify")
+    if existing == words:
+        return Edit(real, data, data or b"", version)
+    found = _notify_line(text)
+    if existing is None:
+        at = _after_top_keys(text)
+        at = at if text[:at].endswith("\n") else 0  # a last line without its newline: the top of the file
+        new = text[:at] + line + text[at:]
+    elif found is None or _single(found.group()) != existing:
+        raise HookError(f"{real}: notify spans several lines; set it by hand: {line.strip()}")
+    elif is_ours(existing, codex.NAME):
+        new = text[: found.start()] + line + text[found.end() :]
+    elif not force:
+        raise HookError(
+            f"{real}: notify is already set to {existing!r}; left alone (--force replaces it and keeps yours commented "
+            "out; docs/importers.md shows a wrapper that runs both)"
+        )
+    else:
+        kept = found.group() if found.group().endswith("\n") else found.group() + "\n"
+        new = text[: found.start()] + line + REPLACED + kept + text[found.end() :]
+    _check(real, parsed, new, words)
+    return Edit(real, data, new.encode(), version)
+
+
+def codex_uninstall(path: Path) -> Edit:
+    real, data, version = _read(path)
+    text, parsed = _load_toml(real, data)
+    found = _notify_line(text)
+    if found is None or not is_ours(parsed.get("notify"), codex.NAME) or _single(found.group()) != parsed.get("notify"):
+        return Edit(real, data, data or b"", version)
+    rest = text[found.end() :]
+    kept = rest.split("\n", 1)[0] if rest.startswith(REPLACED) else None
+    if kept is not None:
+        restored = kept[len(REPLACED) :] + "\n"
+        new = text[: found.start()] + restored + rest[len(kept) + 1 :]
+    else:
+        new = text[: found.start()] + rest
+    return Edit(real, data, new.encode(), version)
+
+
+def codex_installed(path: Path) -> list[str] | None:
+    """The ``notify`` words when they are ours (``None``: not installed, or someone else's)."""
+    try:
+        _real, data, _version = _read(path)
+        value = _load_toml(path, data)[1].get("notify")
+    except (OSError, HookError):
+        return None
+    return value if is_ours(value, codex.NAME) else None
+
+
+def _single(line: str) -> object:
+    try:
+        return tomllib.loads(line).get("notify")
+    except tomllib.TOMLDecodeError:
+        return None
+
+
+def _check(path: Path, before: dict, text: str, words: list[str]) -> None:
+    """The edited text must parse to the same settings with only ``notify`` changed."""
+    try:
+        after = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise HookError(f"{path}: cannot be edited safely ({exc}); add by hand: {_toml_line(words).strip()}") from None
+    if after.get("notify") != words or {k: v for k, v in after.items() if k != "notify"} != {
+        k: v for k, v in before.items() if k != "notify"
+    }:
+        raise HookError(f"{path}: cannot be edited safely; add by hand: {_toml_line(words).strip()}")
+
+
+# orkas.toml: the agent's link
+
+
+def export_skills(fmt: str) -> str:
+    """Where ``fmt`` reads the user's skills, written ``~/…`` when under the home folder."""
+    folder = str(user_skill_dirs(fmt, Path.home())[0])
+    home = os.path.expanduser("~")
+    return "~" + folder[len(home) :] if folder.startswith(home + os.sep) else folder
+
+
+def link_agent(root: Path, agent: str, fmt: str) -> Edit:
+    """``[agents.<agent>]`` with ``format`` and ``export_skills`` appended to ``orkas.toml``, unless it has one."""
+    path = root / "orkas.toml"
+    data, version = read_versioned(path)
+    text, parsed = _load_toml(path, data)
+    agents = parsed.get("agents")
+    if isinstance(agents, dict) and agent in agents:
+        return Edit(path, data, data or b"", version)
+    block = f'[agents.{agent}]\nformat = "{fmt}"\nexport_skills = {json.dumps(export_skills(fmt), ensure_ascii=False)}\n'
+    sep = "" if not text else "\n" if text.endswith("\n") else "\n\n"
+    return Edit(path, data, (text + sep + block).encode(), version)
