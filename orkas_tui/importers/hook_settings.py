@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from orkas_tui.core.read.files import atomic_write, read_versioned
+from orkas_tui.core.store.first_run import display_path
 from orkas_tui.importers import claude_code, codex
 from orkas_tui.importers.skills import user_skill_dirs
 
@@ -372,9 +373,7 @@ def _check(path: Path, before: dict, text: str, words: list[str]) -> None:
 
 def export_skills(fmt: str) -> str:
     """Where ``fmt`` reads the user's skills, written ``~/…`` when under the home folder."""
-    folder = str(user_skill_dirs(fmt, Path.home())[0])
-    home = os.path.expanduser("~")
-    return "~" + folder[len(home) :] if folder.startswith(home + os.sep) else folder
+    return display_path(user_skill_dirs(fmt, Path.home())[0])
 
 
 def link_agent(root: Path, agent: str, fmt: str) -> Edit:

@@ -71,6 +71,7 @@ async def test_approving_shows_the_export_and_flags_a_hand_edited_skill(
         skills.table.move_cursor(row=skills.table.get_row_index(slug))
         await settle(pilot)
         detail = str(app.query_one("#skill-detail").render())
-        assert f"{edited} was edited by hand" in detail
-        assert f"orkas-tui export claude-code coder {home / '.claude' / 'skills'} --force" in detail
+        assert f"~/.claude/skills/{slug}/SKILL.md was edited by hand" in detail  # the home folder written ~
+        assert "orkas-tui export claude-code coder ~/.claude/skills --force" in detail
+        assert app.query_one("#skill-detail").has_class("hand-edited")  # room for the file and the way out
     assert "A line of my own." in edited.read_text("utf-8")

@@ -28,6 +28,7 @@ from orkas_tui.core.read.files import ConflictError, atomic_write, file_lock, re
 from orkas_tui.core.read.settings import AgentLink, Settings
 from orkas_tui.core.read.timefmt import format_ts, utc_now
 from orkas_tui.core.read.workspace import AgentPaths
+from orkas_tui.core.store.first_run import display_path
 from orkas_tui.core.store.notes import NOTES, TITLES, SelfNotes
 from orkas_tui.core.store.skills import Skill, SkillStore
 from orkas_tui.core.store.system_events import log_event
@@ -247,8 +248,9 @@ def export_linked(paths: AgentPaths, settings: Settings, now: datetime) -> Expor
 
 def way_out(agent: str, link: AgentLink) -> str:
     """How a person resolves a ``SKILL.md`` edited by hand where the agent is linked."""
+    dest = display_path(link.export_skills) if link.export_skills else "DEST"
     return (
-        f"`orkas-tui export {link.format} {agent} {link.export_skills} --force` overwrites it with the skill; "
+        f"`orkas-tui export {link.format} {agent} {dest} --force` overwrites it with the skill; "
         "to keep what was written there, copy it into the skill first (o opens it in the app)"
     )
 

@@ -8,6 +8,7 @@ spelled out under the table.
 from __future__ import annotations
 
 from datetime import datetime
+from pathlib import Path
 
 from rich.text import Text
 from textual import on
@@ -17,6 +18,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Input, Static
 
+from orkas_tui.core.store.first_run import display_path
 from orkas_tui.core.summary.report import SkillRow
 from orkas_tui.tui.cells import age, rate_text
 from orkas_tui.tui.data import AgentView
@@ -77,7 +79,8 @@ def skill_detail(row: SkillRow, hand_edited: dict[str, str], fix: str) -> Text:
         text.append(" · looks useless: " + ", ".join(reasons), style="yellow")
     if s.slug in hand_edited:
         text.append(
-            f"\n⚑ {hand_edited[s.slug]} was edited by hand since the last export, so exports leave it: {fix}", style="yellow"
+            f"\n⚑ {display_path(Path(hand_edited[s.slug]))} was edited by hand since the last export, so exports leave it: {fix}",
+            style="yellow",
         )
     return text
 
@@ -192,6 +195,7 @@ class SkillsPane(Vertical):
         key = self.table.current_key()
         detail = self.query_one("#skill-detail", Static)
         row = next((r for r in self.view.skills if r.skill.slug == key), None) if self.view and key else None
+        detail.set_class(row is not None and self.view is not None and row.skill.slug in self.view.hand_edited, "hand-edited")
         if row is not None and self.view is not None:
             detail.update(skill_detail(row, self.view.hand_edited, self.view.export_fix))
         elif self.view and key in self.view.broken_skills:
