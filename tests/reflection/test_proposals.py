@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import timedelta
 
 import pytest
 
+from orkas_tui.core.read.timefmt import format_ts
 from orkas_tui.core.read.workspace import Workspace
 from orkas_tui.core.store.history import HistoryError, list_changes
 from orkas_tui.core.store.operations import check_operations
@@ -149,6 +151,33 @@ def test_revert_is_refused_when_the_file_changed_since(ws, capsys):
     code, out, err = run_cli(capsys, "revert", result.applied[0].id, "--workspace", str(ws.root))
     assert code == 2 and out == "" and "changed since change coder.c1; not reverted" in err
     assert path.read_text() == edited
+
+
+def test_a_skill_only_read_since_its_change_still_reverts(ws):
+    """Reading a skill (an import's Skill call, a runtime's read) sets lastUsedAt: no edit to undo first."""
+    store = SkillStore(ws.agent("coder"), ws.settings)
+    before = skill_file(ws, "deploy-docs").read_text()
+    _, result = approve(ws, "coder.p1", NOW, index=1)
+    read_at = NOW + timedelta(minutes=5)
+    store.read("deploy-docs", read_at)
+    revert_change(ws, result.applied[0].id, NOW + timedelta(minutes=6))
+    restored = skill_file(ws, "deploy-docs").read_text()
+    assert "2. Upload the site folder.\n" in restored and "with rsync" not in restored
+    assert store.get("deploy-docs").last_used_at == format_ts(read_at)  # the read is kept: still used
+    assert restored.replace(f'lastUsedAt: "{format_ts(read_at)}"', "") == re.sub(r"lastUsedAt: .*", "", before)
+    _, created = approve(ws, "coder.p1", NOW, index=0)
+    store.read("check-the-kube-context", read_at)
+    revert_change(ws, created.applied[0].id, NOW + timedelta(minutes=6))
+    assert not skill_file(ws, "check-the-kube-context").exists()
+
+
+def test_a_read_does_not_hide_an_edit_from_revert(ws):
+    _, result = approve(ws, "coder.p1", NOW, index=1)
+    path = skill_file(ws, "deploy-docs")
+    SkillStore(ws.agent("coder"), ws.settings).read("deploy-docs", NOW + timedelta(minutes=5))
+    path.write_text(path.read_text() + "3. A person's own line.\n")
+    with pytest.raises(HistoryError, match="changed since change"):
+        revert_change(ws, result.applied[0].id, NOW + timedelta(minutes=6))
 
 
 def test_revert_of_a_note_restores_the_earlier_text(root):

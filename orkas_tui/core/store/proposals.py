@@ -22,10 +22,12 @@ since every export writes the whole agent again (the next apply, revert or
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -49,12 +51,13 @@ from orkas_tui.core.store.history import (
     split_id,
 )
 from orkas_tui.core.store.notes import NoteError
-from orkas_tui.core.store.skills import SkillError
+from orkas_tui.core.store.skills import SkillError, parse_skill
 from orkas_tui.core.store.system_events import log_event
 
 PENDING, APPLIED, REJECTED, INVALID = "pending", "applied", "rejected", "invalid"
 LEGACY_APPLYING = "applying"  # written before the journal existed; read as pending
 AUTO_APPLY_REMOVALS = 1  # skills auto_apply may delete or evict per answer; the rest wait for a person
+LAST_USED = re.compile(r"^lastUsedAt: .*$", re.MULTILINE)  # the front-matter line a read of the skill sets
 HELD = "left for approval: auto_apply deletes or evicts at most one skill per answer"
 
 
@@ -440,11 +443,15 @@ def revert_change(workspace: Workspace, change_id: str, now: datetime) -> tuple[
             raise HistoryError(f"change {change.id} was already reverted at {change.reverted_at}")
         path = change.path_in(paths)
         expected = version_of(change.after.encode("utf-8")) if change.after is not None else None
+        now_text, restored = change.after, change.before
         if current_version(path) != expected:
-            raise HistoryError(
-                f"{path.relative_to(paths.root)} changed since change {change.id}; not reverted "
-                "(revert later changes first, or restore it by hand)"
-            )
+            now_text = _only_read_since(change, path)
+            if now_text is None:
+                raise HistoryError(
+                    f"{path.relative_to(paths.root)} changed since change {change.id}; not reverted "
+                    "(revert later changes first, or restore it by hand)"
+                )
+            restored = _keep_last_use(restored, now_text)
         event = {
             "type": "change_reverted",
             "change": change.id,
@@ -453,10 +460,31 @@ def revert_change(workspace: Workspace, change_id: str, now: datetime) -> tuple[
             "target": change.target,
             "by": "user",
         }
-        step = journal.Step(change.action, change.kind, change.target, change.after, change.before, event=event)
+        step = journal.Step(change.action, change.kind, change.target, now_text, restored, event=event)
         record = journal.begin(paths, {"kind": "revert", "revert": change.id, "by": "user", "at": format_ts(now)}, [step])
         try:
             _finish(paths, record)
         except ConflictError as exc:
             raise HistoryError(f"{path.relative_to(paths.root)} changed while reverting {change.id}; not reverted") from exc
         return load_change(workspace, change_id)[1], export_linked(paths, workspace.settings, now)
+
+
+def _only_read_since(change: Change, path: Path) -> str | None:
+    """The skill file's text when all that changed since ``change`` is ``lastUsedAt`` (the agent read it: an
+    import or a runtime's read), which is no edit to undo first; ``None`` when anything else changed."""
+    if change.kind != "skill" or change.after is None:
+        return None
+    try:
+        data = read_regular(path)
+        now, then = parse_skill(change.target, data), parse_skill(change.target, change.after.encode("utf-8"))
+    except (OSError, SkillError):
+        return None
+    same = replace(now, last_used_at=None, version=None) == replace(then, last_used_at=None, version=None)
+    return data.decode("utf-8") if same else None
+
+
+def _keep_last_use(text: str | None, now_text: str) -> str | None:
+    """``text`` with the ``lastUsedAt`` line of ``now_text``, every other byte kept: undoing a patch must not
+    make a used skill look unused."""
+    line = LAST_USED.search(now_text)
+    return text if text is None or line is None else LAST_USED.sub(lambda _: line.group(), text, count=1)
