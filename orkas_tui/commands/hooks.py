@@ -118,8 +118,10 @@ def run_status(args: argparse.Namespace) -> int:
         if item["installed"]:
             print(f"  agent {item['agent']} in workspace {item['workspace']}")
             for entry in item["last_runs"]:
+                turns, lines = entry.get("turns", 0), entry.get("lines", 0)
                 print(
-                    f"  run {entry.get('ts')}: {entry.get('turns', 0)} turns, {entry.get('lines', 0)} lines from {entry.get('session')}"
+                    f"  run {entry.get('ts')}: {turns} turn{'' if turns == 1 else 's'}, "
+                    f"{lines} line{'' if lines == 1 else 's'} from {entry.get('session')}"
                 )
             for entry in item["problems"]:
                 print(f"  ! {entry.get('ts')} {entry.get('type')}: {entry.get('message')}")
