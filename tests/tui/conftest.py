@@ -45,3 +45,13 @@ async def open_agent(pilot, agent: str) -> None:
     pilot.app.select_agent_from_palette(agent)
     await settle(pilot)
     assert pilot.app.agent == agent
+
+
+async def wait_until(pilot, predicate, rounds: int = 200) -> None:
+    """Settle until ``predicate()`` holds (a worker's result, a notification), failing after ``rounds`` tries."""
+    for _ in range(rounds):
+        await settle(pilot)
+        if predicate():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("the condition never held")

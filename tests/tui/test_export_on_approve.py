@@ -13,16 +13,7 @@ from orkas_tui.core.store.skills import SkillStore
 from orkas_tui.tui.widgets.proposals import ProposalsPane
 from orkas_tui.tui.widgets.skills import SkillsPane
 from tests.conftest import NOW
-from tests.tui.conftest import SIZE, open_agent, settle
-
-
-async def _wait(pilot, predicate, rounds: int = 200) -> None:
-    for _ in range(rounds):
-        await settle(pilot)
-        if predicate():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("the condition never held")
+from tests.tui.conftest import SIZE, open_agent, settle, wait_until
 
 
 async def test_approving_shows_the_export_and_flags_a_hand_edited_skill(
@@ -52,12 +43,12 @@ async def test_approving_shows_the_export_and_flags_a_hand_edited_skill(
         await open_agent(pilot, "coder")
         await pilot.press("4")
         pane = app.query_one(ProposalsPane)
-        await _wait(pilot, lambda: pane.ops.row_count == 3)
+        await wait_until(pilot, lambda: pane.ops.row_count == 3)
         pane.ops.focus()
         await pilot.press("down", "down")
         assert pane.current_op().index == 2
         await pilot.press("a")  # the other skill: exported; the hand-edited one is left alone
-        await _wait(pilot, lambda: any("exported" in n.message for n in app._notifications))
+        await wait_until(pilot, lambda: any("exported" in n.message for n in app._notifications))
         (note,) = [n for n in app._notifications if "exported" in n.message]
         assert "1 SKILL.md edited by hand left alone" in note.message and note.severity == "warning"
         assert "(checked)" in (home / ".claude" / "skills" / other / "SKILL.md").read_text("utf-8")
@@ -65,7 +56,7 @@ async def test_approving_shows_the_export_and_flags_a_hand_edited_skill(
         assert events[-1]["conflicts"] == [slug] and events[-1]["written"] == [other]  # the Events tab's rows
         await pilot.press("3")
         skills = app.query_one(SkillsPane)
-        await _wait(pilot, lambda: "hand-edited" in str(skills.table.get_cell(slug, "flag")))
+        await wait_until(pilot, lambda: "hand-edited" in str(skills.table.get_cell(slug, "flag")))
         assert "hand-edited" not in str(skills.table.get_cell(other, "flag"))
         skills.table.focus()
         skills.table.move_cursor(row=skills.table.get_row_index(slug))

@@ -17,20 +17,11 @@ from orkas_tui.tui.screens.text_view import TextView
 from orkas_tui.tui.widgets.proposals import ProposalsPane
 from tests.conftest import NOW
 from tests.modelserver import ModelServer, reply
-from tests.tui.conftest import SIZE, open_agent, settle
-
-
-async def _wait(pilot, predicate, rounds: int = 200) -> None:
-    for _ in range(rounds):
-        await settle(pilot)
-        if predicate():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("the condition never held")
+from tests.tui.conftest import SIZE, open_agent, settle, wait_until
 
 
 async def _poll(pilot, predicate, rounds: int = 200) -> None:
-    """Like _wait, without waiting for workers (a reflection worker is meant to be running)."""
+    """Like wait_until, without waiting for workers (a reflection worker is meant to be running)."""
     for _ in range(rounds):
         if predicate():
             return
@@ -49,16 +40,16 @@ async def test_reflect_now_against_a_local_model(app_factory, demo_ws: Path) -> 
         async with app.run_test(size=SIZE) as pilot:
             await open_agent(pilot, "coder")
             await pilot.press("2", "r")
-            await _wait(pilot, lambda: isinstance(app.screen, Choose))
+            await wait_until(pilot, lambda: isinstance(app.screen, Choose))
             assert "tokens" in app.screen.question and "test-model" in app.screen.question
             await pilot.click("#answer-bundle")  # the exact bundle, before anything is sent
             await pilot.pause()
             assert isinstance(app.screen, TextView) and "Use pnpm in the monorepo" not in app.screen.title_text
             assert len(server.requests) == 0
             await pilot.press("escape")
-            await _wait(pilot, lambda: isinstance(app.screen, Choose))
+            await wait_until(pilot, lambda: isinstance(app.screen, Choose))
             await pilot.click("#answer-send")
-            await _wait(pilot, lambda: any(p.summary == "Use pnpm everywhere" for p in app.views["coder"].proposals))
+            await wait_until(pilot, lambda: any(p.summary == "Use pnpm everywhere" for p in app.views["coder"].proposals))
             assert len(server.requests) == 1
             log = " ".join(line.plain for line in app.progress_lines)
             assert "bundle built" in log and "waiting for" in log and "validating" in log
@@ -90,11 +81,11 @@ async def test_approving_one_operation_changes_the_skill_and_logs_it(app_factory
         await open_agent(pilot, "coder")
         await pilot.press("4")
         pane = app.query_one(ProposalsPane)
-        await _wait(pilot, lambda: pane.ops.row_count == 2)
+        await wait_until(pilot, lambda: pane.ops.row_count == 2)
         pane.ops.focus()
         assert pane.current_op().index == 0
         await pilot.press("a")
-        await _wait(pilot, lambda: pane.current() is not None and pane.current().operations[0].status == "applied")
+        await wait_until(pilot, lambda: pane.current() is not None and pane.current().operations[0].status == "applied")
         assert pane.current().operations[1].status == "pending"
     assert "(checked by the test)" in store.get(slug).body
     events = (paths.events).read_text()
@@ -114,16 +105,16 @@ async def test_an_approved_patch_is_reverted_from_the_skill_history(app_factory,
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         app.open_skill("coder", slug)
-        await _wait(pilot, lambda: isinstance(app.screen, SkillEditor))
+        await wait_until(pilot, lambda: isinstance(app.screen, SkillEditor))
         editor = app.screen
         await pilot.press("f2")
-        await _wait(pilot, lambda: isinstance(app.screen, SkillHistory))
+        await wait_until(pilot, lambda: isinstance(app.screen, SkillHistory))
         await pilot.press("v")
-        await _wait(pilot, lambda: isinstance(app.screen, Choose))
+        await wait_until(pilot, lambda: isinstance(app.screen, Choose))
         await pilot.click("#answer-revert")
-        await _wait(pilot, lambda: path.read_text() == original)
+        await wait_until(pilot, lambda: path.read_text() == original)
         await pilot.press("escape")
-        await _wait(pilot, lambda: app.screen is editor and editor.skill.body in original)
+        await wait_until(pilot, lambda: app.screen is editor and editor.skill.body in original)
     assert '"type":"change_reverted"' in workspace.agent("coder").events.read_text()
 
 
@@ -135,7 +126,7 @@ async def test_a_reflection_in_progress_can_be_cancelled(app_factory, demo_ws: P
         async with app.run_test(size=SIZE) as pilot:
             await open_agent(pilot, "coder")
             await pilot.press("2", "r")
-            await _wait(pilot, lambda: isinstance(app.screen, Choose))
+            await wait_until(pilot, lambda: isinstance(app.screen, Choose))
             await pilot.click("#answer-send")
             await _poll(pilot, lambda: any("waiting for" in line.plain for line in app.progress_lines))
             await pilot.press("x")
@@ -157,7 +148,7 @@ async def test_a_slow_model_shows_stage_spinner_and_elapsed_seconds_and_x_cancel
         async with app.run_test(size=SIZE) as pilot:
             await open_agent(pilot, "coder")
             await pilot.press("r")
-            await _wait(pilot, lambda: isinstance(app.screen, Choose))
+            await wait_until(pilot, lambda: isinstance(app.screen, Choose))
             await pilot.click("#answer-send")
             await _poll(
                 pilot, lambda: app.activity is not None and app.activity.stage == "waiting" and app.activity.elapsed() >= 1
@@ -174,7 +165,7 @@ async def test_a_slow_model_shows_stage_spinner_and_elapsed_seconds_and_x_cancel
             assert "model" in str(status) and app.activity.spinner() in str(status)
             await pilot.press("x")
             await _poll(pilot, lambda: app.activity is None)
-            await _wait(pilot, lambda: any("cancelled" in n.message for n in app._notifications))
+            await wait_until(pilot, lambda: any("cancelled" in n.message for n in app._notifications))
             assert not app.query_one("#activity").display
             assert app.views["coder"].proposals == [] or all(p.summary != "late" for p in app.views["coder"].proposals)
 
@@ -194,9 +185,9 @@ async def test_the_skill_history_shows_each_changes_effect_beside_its_revert(app
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         app.open_skill("ops", "rollback-deployment")
-        await _wait(pilot, lambda: isinstance(app.screen, SkillEditor))
+        await wait_until(pilot, lambda: isinstance(app.screen, SkillEditor))
         await pilot.press("f2")
-        await _wait(pilot, lambda: isinstance(app.screen, SkillHistory) and app.screen.effects is not None)
+        await wait_until(pilot, lambda: isinstance(app.screen, SkillHistory) and app.screen.effects is not None)
         history = app.screen
         skill, agent = str(history.query_one("#history-effect").render()).split("\n")
         assert skill.startswith("Effect of ops.c1 over the 20 turns showing the skill before and after it: invocation")
@@ -214,7 +205,7 @@ async def test_the_bundle_view_lists_what_was_kept_per_triggering_turn(app_facto
     async with app.run_test(size=SIZE) as pilot:
         await open_agent(pilot, "ops")
         app.action_show_bundle()
-        await _wait(pilot, lambda: isinstance(app.screen, TextView))
+        await wait_until(pilot, lambda: isinstance(app.screen, TextView))
         text = app.screen.text
         assert text.startswith("── what the bundle holds ──\nparts: triggering turns ")
         assert "triggering turns: 10, 10 in the bundle, most recent first" in text
