@@ -130,6 +130,11 @@ class SkillIndex:
             ):
                 skill = existing  # the same skill: exported from here, or imported and unchanged on both sides
                 self.result.unchanged.append(slug)
+            elif key in self.exported:
+                # orkas-tui wrote this file: an edit there is a person's, which exports leave alone and the
+                # app flags with the way out; importing it back would fold the export's heading into the body
+                self.state[key] = {**before, **seen}
+                return slug, offered_since(key, self.state[key], self.exported)
             elif before.get("skill") == content_version(existing):
                 skill = self.store.edit(slug, description, body, existing.version, self.now)
                 self.result.updated.append(slug)
@@ -146,7 +151,7 @@ class SkillIndex:
         return slug, offered_since(key, self.state[key], self.exported)
 
 
-def offered_since(key: str, entry: dict[str, Any], exported: dict[str, datetime]) -> datetime | None:
+def offered_since(key: str, entry: dict[str, Any], exported: dict[str, datetime | None]) -> datetime | None:
     """Since when the ``SKILL.md`` at ``key`` (its resolved path) was offered: the earliest evidence that it existed.
 
     Evidence: the time ``orkas-tui export`` first wrote it (``exported``, from the export
@@ -178,18 +183,18 @@ def _merge(offers: list[Offer]) -> list[Offer]:
     return list(merged.items())
 
 
-def export_times(paths: AgentPaths) -> dict[str, datetime]:
-    """Each ``SKILL.md`` an export recorded with a time (``{"version", "at"}``), by resolved path, at its earliest ``at``.
+def export_times(paths: AgentPaths) -> dict[str, datetime | None]:
+    """Each ``SKILL.md`` an export wrote, by resolved path, at its earliest ``at`` (``{"version", "at"}``).
 
-    An older export state holds only the version: no time, so no evidence from it.
+    An older export state holds only the version: no time (``None``), so no evidence of when.
     """
-    times: dict[str, datetime] = {}
+    times: dict[str, datetime | None] = {}
     for state_path in sorted((paths.private / "exports").glob("*.json")):
         for path, entry in _load(state_path).items():
             at = parse_ts(entry.get("at")) if isinstance(entry, dict) else None
-            if at is not None:
-                key = str(Path(path).resolve())
-                times[key] = min(at, times.get(key, at))
+            key = str(Path(path).resolve())
+            known = times.get(key)
+            times[key] = at if known is None else known if at is None else min(at, known)
     return times
 
 

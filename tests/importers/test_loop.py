@@ -14,6 +14,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import re
 import subprocess
 import sys
 import tomllib
@@ -151,6 +152,12 @@ def test_claude_code_loop_closes_by_itself(home: Path, samples: Path, model: Mod
     claude_calls_its_hook(home, place(samples, home, HEAVY), "SessionEnd")
     assert skill_metrics(home, "claude")[SLUG]["impressions"] == 0
 
+    # A person edits the exported file: every later hook leaves it alone (the app flags it), never imports it back.
+    with skill_md.open("a") as handle:
+        handle.write("Also check the port.\n")
+    workspace_skill = home / ".orkas" / "agents" / "claude" / "skills" / f"{SLUG}.md"
+    kept = workspace_skill.read_text()
+
     def invoke(record: dict) -> dict:
         """The later session's first Bash call becomes the agent invoking the skill."""
         content = record.get("message", {}).get("content")
@@ -172,6 +179,8 @@ def test_claude_code_loop_closes_by_itself(home: Path, samples: Path, model: Mod
     later_copy(source, later, utc_now() + timedelta(minutes=1), invoke)
     claude_calls_its_hook(home, later, "SessionEnd")
 
+    assert re.sub(r"lastUsedAt: .*", "", workspace_skill.read_text()) == re.sub(r"lastUsedAt: .*", "", kept)
+    assert "Also check the port." in skill_md.read_text()
     rates = skill_metrics(home, "claude")[SLUG]
     later_turns = [
         t for t in cli_json(home, "status", "--agent", "claude")["agents"][0]["turns"] if later.stem in t["conversation"]
