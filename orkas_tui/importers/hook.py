@@ -76,8 +76,7 @@ def _run(root: Path, agent: str, fmt: str, files, settle: float) -> None:
     try:
         if not AGENT_ID.match(agent):
             raise Refused(f"not a valid agent id: {agent!r}")
-        if not root.exists():
-            (root / "agents").mkdir(parents=True)
+        (root / "agents").mkdir(parents=True, exist_ok=True)  # two first hooks may race to create it
         workspace = Workspace(root)
         paths = AgentPaths(workspace.agents_dir / agent)
         private = paths.private

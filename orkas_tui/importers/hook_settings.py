@@ -208,12 +208,14 @@ def claude_uninstall(path: Path) -> Edit:
     real, data, version = _read(path)
     settings = _load_json(real, data)
     hooks = _hook_groups(settings, real, create=False)
+    touched = False
     for event in list(hooks):
         groups = hooks[event]
         if not isinstance(groups, list) or not any(
             is_ours(command_words(e.get("command")), claude_code.NAME) for e in _entries(groups)
         ):
             continue
+        touched = True
         for group in groups:
             if isinstance(group, dict) and isinstance(group.get("hooks"), list):
                 group["hooks"] = [
@@ -224,7 +226,7 @@ def claude_uninstall(path: Path) -> Edit:
         hooks[event] = [g for g in groups if not (isinstance(g, dict) and g.get("hooks") == [])]
         if not hooks[event]:
             del hooks[event]
-    if "hooks" in settings and not hooks:
+    if touched and "hooks" in settings and not hooks:  # a person's own empty "hooks" stays
         del settings["hooks"]
     if data is None or settings == json.loads(data):
         return Edit(real, data, data or b"", version)
@@ -386,4 +388,10 @@ def link_agent(root: Path, agent: str, fmt: str) -> Edit:
         return Edit(path, data, data or b"", version)
     block = f'[agents.{agent}]\nformat = "{fmt}"\nexport_skills = {json.dumps(export_skills(fmt), ensure_ascii=False)}\n'
     sep = "" if not text else "\n" if text.endswith("\n") else "\n\n"
+    try:
+        linked = tomllib.loads(text + sep + block)["agents"][agent]
+    except (tomllib.TOMLDecodeError, KeyError, TypeError) as exc:  # e.g. an inline `agents = {...}` table
+        raise HookError(f"{path}: cannot add the agent link safely ({exc}); add by hand:\n{block}") from None
+    if linked.get("format") != fmt:
+        raise HookError(f"{path}: cannot add the agent link safely; add by hand:\n{block}")
     return Edit(path, data, (text + sep + block).encode(), version)

@@ -181,6 +181,25 @@ def test_invalid_settings_are_refused_and_left_untouched(home: Path, capsys: pyt
     assert not (home / ".orkas").exists()
 
 
+def test_a_link_that_would_break_orkas_toml_refuses_the_install(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = home / ".orkas"
+    (root / "agents").mkdir(parents=True)
+    toml = 'agents = { other = { format = "codex" } }\n'  # an inline table: a [agents.x] header would redeclare it
+    (root / "orkas.toml").write_text(toml)
+    settings = home / ".claude" / "settings.json"
+    settings.write_text('{"model": "opus"}\n')
+    assert main(["hooks", "install", "claude-code", "--agent", "me"]) == 2
+    assert "cannot add the agent link safely" in capsys.readouterr().err
+    assert (root / "orkas.toml").read_text() == toml and settings.read_text() == '{"model": "opus"}\n'
+
+
+def test_uninstall_leaves_a_persons_own_empty_hooks(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = home / ".claude" / "settings.json"
+    path.write_text('{"model": "opus", "hooks": {}}\n')
+    assert main(["hooks", "uninstall", "claude-code"]) == 0
+    assert path.read_text() == '{"model": "opus", "hooks": {}}\n' and "not installed" in capsys.readouterr().out
+
+
 def test_dry_run_prints_a_diff_and_writes_nothing(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = home / ".claude" / "settings.json"
     path.write_text('{\n  "model": "opus"\n}\n')

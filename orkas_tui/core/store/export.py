@@ -230,6 +230,14 @@ def export_linked(paths: AgentPaths, settings: Settings, now: datetime) -> Expor
         result = export_agent(paths, settings, link.format, link.export_skills, link.export_memory, now=now)
     except (ExportError, ConflictError, OSError) as exc:
         result = ExportResult(problems=[f"not exported to {link.export_skills}: {exc}"])
+    try:
+        _log_export(paths, link, result, now)
+    except OSError as exc:  # the change and the export are done; only their line in events.jsonl is missing
+        result.problems.append(f"{paths.events}: cannot be written ({exc.strerror or exc})")
+    return result
+
+
+def _log_export(paths: AgentPaths, link: AgentLink, result: ExportResult, now: datetime) -> None:
     log_event(
         paths,
         EXPORTED,
@@ -243,7 +251,6 @@ def export_linked(paths: AgentPaths, settings: Settings, now: datetime) -> Expor
         memory=result.memory or None,
         memory_status=result.memory_status or None,
     )
-    return result
 
 
 def way_out(agent: str, link: AgentLink) -> str:
