@@ -1,20 +1,22 @@
 """Command line: each command is a thin call into the core; text or ``--json`` out.
 
-Errors are one line on stderr and a non-zero exit, never a traceback.
+An error a person can act on (:class:`~orkas_tui.core.errors.OrkasError`, or the
+system's ``OSError``) is one line on stderr and exit 2. Anything else is a bug: its
+traceback is shown, with a line asking for a report, and the exit is 70 (EX_SOFTWARE).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import traceback
 from collections.abc import Sequence
 
-from orkas_tui.commands.io import CliError, add_workspace
-from orkas_tui.core.read.files import ConflictError
-from orkas_tui.core.read.settings import ConfigError
-from orkas_tui.core.read.workspace import WorkspaceError
+from orkas_tui.commands.io import add_workspace
+from orkas_tui.core.errors import OrkasError
 
-EXPECTED_ERRORS: tuple[type[BaseException], ...] = (CliError, ConfigError, WorkspaceError, ConflictError, OSError, ValueError)
+EXPECTED_ERRORS: tuple[type[BaseException], ...] = (OrkasError, OSError)
+BUG_EXIT = 70  # sysexits' EX_SOFTWARE: not the user's input, orkas-tui's own fault
 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
@@ -56,6 +58,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except EXPECTED_ERRORS as exc:
         print(f"orkas-tui: {exc}", file=sys.stderr)
         return 2
+    except Exception:
+        traceback.print_exc()
+        print(
+            "orkas-tui: this is a bug in orkas-tui, not a problem with your files: "
+            "please report it to the orkas-tui issue tracker with the traceback above and the command you ran",
+            file=sys.stderr,
+        )
+        return BUG_EXIT
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
+from orkas_tui.commands.io import CliError
 from orkas_tui.core.read.timefmt import utc_now
 from orkas_tui.core.read.workspace import Workspace, WorkspaceError, resolve_root
 from orkas_tui.core.store.first_run import create_workspace
@@ -30,7 +31,7 @@ def run_app(args: argparse.Namespace) -> int:
     from orkas_tui.tui.app import make_app
 
     if args.simulate and not args.demo:
-        raise ValueError("--simulate needs --demo (it appends made-up turns to the demo workspace)")
+        raise CliError("--simulate needs --demo (it appends made-up turns to the demo workspace)")
     if not args.demo:
         make_app(workspace=open_or_create(args.workspace, args.init, _ask_on_terminal)).run()
         return 0

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, BinaryIO
 
 import orjson
 
+from orkas_tui.core.errors import OrkasError
 from orkas_tui.core.read.timefmt import parse_ts, utc_now
 from orkas_tui.core.read.workspace import Workspace
 
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
     from orkas_tui.core.store.export import ExportResult
 
 
-class CliError(RuntimeError):
+class CliError(OrkasError, RuntimeError):
     """A problem to report on one line, with exit status 2."""
 
 

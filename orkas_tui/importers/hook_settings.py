@@ -29,6 +29,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from orkas_tui.core.errors import OrkasError
 from orkas_tui.core.read.files import atomic_write, read_versioned
 from orkas_tui.core.store.first_run import display_path
 from orkas_tui.importers import claude_code, codex
@@ -43,7 +44,7 @@ NOTIFY = re.compile(r"^notify[ \t]*=.*\n?", re.M)
 REPLACED = "# orkas-tui replaced: "
 
 
-class HookError(ValueError):
+class HookError(OrkasError, ValueError):
     """A settings file orkas-tui will not change: one line, exit 2, the file untouched."""
 
 

@@ -145,3 +145,23 @@ def test_bad_settings_are_one_line(demo_ws: Path) -> None:
 def test_demo_refuses_a_workspace_with_agents(demo_ws: Path) -> None:
     result = run("demo", str(demo_ws))
     assert result.returncode == 2 and "already holds agents" in result.stderr
+
+
+def test_a_bug_shows_its_traceback_and_asks_for_a_report(monkeypatch, capsys, tmp_path: Path) -> None:
+    """Only the project's own errors (and the system's) are one line: a bug must not pass for a user error."""
+    from orkas_tui.commands import status
+
+    def broken(args) -> int:
+        raise ValueError("an invariant broke")
+
+    monkeypatch.setattr(status, "run_status", broken)
+    assert main(["status", "--workspace", str(tmp_path)]) == 70
+    err = capsys.readouterr().err
+    assert "Traceback (most recent call last)" in err and "ValueError: an invariant broke" in err
+    assert "this is a bug in orkas-tui" in err and "please report it" in err
+
+
+def test_a_user_error_stays_one_line_without_a_traceback() -> None:
+    done = run("--simulate")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == "orkas-tui: --simulate needs --demo (it appends made-up turns to the demo workspace)\n"

@@ -30,10 +30,12 @@ from typing import overload
 
 import orjson
 
+from orkas_tui.core.errors import OrkasError
+
 LOCK_RETRY_S = 0.01  # between tries of a lock with a deadline
 
 
-class ConflictError(RuntimeError):
+class ConflictError(OrkasError, RuntimeError):
     """The file changed on disk since it was read; nothing was written."""
 
     def __init__(self, path: Path, message: str | None = None) -> None:

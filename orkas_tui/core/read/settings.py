@@ -26,6 +26,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Annotated, Any, Union, get_args, get_origin
 
+from orkas_tui.core.errors import OrkasError
 from orkas_tui.core.read.files import open_regular
 
 MAX_DURATION_S = 100 * 365 * 86400  # adding it to any time never overflows the calendar
@@ -33,7 +34,7 @@ AGENT_ID = re.compile(r"^[a-z0-9_-]{1,64}$")  # an agent's folder name; here so 
 EXPORT_FORMATS = ("claude-code", "codex")
 
 
-class ConfigError(ValueError):
+class ConfigError(OrkasError, ValueError):
     """A setting in ``orkas.toml`` (or given to ``Settings(...)``) has a value the program cannot use."""
 
 

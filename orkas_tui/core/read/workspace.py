@@ -12,13 +12,14 @@ from pathlib import Path
 
 import orjson
 
+from orkas_tui.core.errors import OrkasError
 from orkas_tui.core.read.files import OutsideWorkspace, atomic_write, confined, open_regular, read_json_object, register_root
 from orkas_tui.core.read.settings import AGENT_ID, Settings, load_settings
 
 SLUG = AGENT_ID
 
 
-class WorkspaceError(RuntimeError):
+class WorkspaceError(OrkasError, RuntimeError):
     """The workspace or an agent in it cannot be used; the message says why."""
 
 

@@ -16,6 +16,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from orkas_tui.core.errors import OrkasError
 from orkas_tui.core.read.settings import Settings
 
 TRANSIENT_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
@@ -23,7 +24,7 @@ NO_KEY = "orkas-no-key"
 POLL_S = 0.05
 
 
-class ModelError(RuntimeError):
+class ModelError(OrkasError, RuntimeError):
     """The model call failed; ``transient`` tells whether retrying later may help."""
 
     def __init__(self, message: str, transient: bool, attempts: int) -> None:

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import orjson
 
+from orkas_tui.core.errors import OrkasError
 from orkas_tui.core.read.files import ConflictError, atomic_write, file_lock, read_versioned, version_of
 from orkas_tui.core.read.settings import AgentLink, Settings
 from orkas_tui.core.read.timefmt import format_ts, utc_now
@@ -39,7 +40,7 @@ EXPORTED = "skill_exported"  # the system event an export after an applied chang
 UNCHANGED, WRITE, CONFLICT = "unchanged", "write", "conflict"
 
 
-class ExportError(ValueError):
+class ExportError(OrkasError, ValueError):
     """The export cannot be done as asked; nothing more was written."""
 
 

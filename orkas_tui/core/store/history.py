@@ -18,6 +18,7 @@ from typing import Any
 
 import orjson
 
+from orkas_tui.core.errors import OrkasError
 from orkas_tui.core.read.files import atomic_write, read_regular
 from orkas_tui.core.read.timefmt import format_ts
 from orkas_tui.core.read.workspace import AgentPaths, Workspace, WorkspaceError
@@ -26,7 +27,7 @@ from orkas_tui.core.store.journal import ACTIONS, reserved_changes, target_path,
 ID = re.compile(r"^([a-z0-9_-]{1,64})\.([pc])([0-9]{1,9})$")
 
 
-class HistoryError(ValueError):
+class HistoryError(OrkasError, ValueError):
     """A change cannot be found or reverted; nothing was written."""
 
 

@@ -22,6 +22,7 @@ from typing import NoReturn
 
 import orjson
 
+from orkas_tui.core.errors import OrkasError
 from orkas_tui.core.read.files import ConflictError, atomic_write, current_version, read_versioned, remove_file, version_of
 from orkas_tui.core.read.timefmt import parse_ts
 from orkas_tui.core.read.workspace import SLUG, AgentPaths
@@ -39,7 +40,7 @@ REMOVALS = ("delete_skill", "evict_skill")  # the actions that remove a skill fi
 CHANGE_ID = r"^[a-z0-9_-]{1,64}\.c[0-9]{1,9}$"
 
 
-class JournalError(ValueError):
+class JournalError(OrkasError, ValueError):
     """The journal cannot be used as written (damaged or tampered with); nothing was done."""
 
 

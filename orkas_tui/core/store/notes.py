@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from orkas_tui.core.errors import OrkasError
 from orkas_tui.core.read.files import atomic_write, read_versioned, version_of
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.workspace import AgentPaths
@@ -18,7 +19,7 @@ TITLES = {
 }
 
 
-class NoteError(ValueError):
+class NoteError(OrkasError, ValueError):
     """A note write was refused; nothing was written."""
 
 

@@ -18,6 +18,7 @@ from datetime import datetime
 
 import orjson
 
+from orkas_tui.core.errors import OrkasError
 from orkas_tui.core.read.files import read_versioned
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.workspace import SLUG, AgentPaths
@@ -30,7 +31,7 @@ from orkas_tui.core.store.skills import SkillError, SkillStore, eviction_candida
 _FENCE = re.compile(r"^\s*```(?:json)?\s*\n(.*)\n\s*```\s*$", re.DOTALL)
 
 
-class ReplyError(ValueError):
+class ReplyError(OrkasError, ValueError):
     """The reply is not the expected JSON object; nothing is written. ``errors`` lists every
     problem found (each operation that does not fit), so the model can be asked to fix them all."""
 

@@ -32,6 +32,7 @@ from typing import Any
 
 import orjson
 
+from orkas_tui.core.errors import OrkasError
 from orkas_tui.core.read.files import ConflictError, atomic_write, current_version, file_lock, read_regular, version_of
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.timefmt import format_ts
@@ -61,7 +62,7 @@ LAST_USED = re.compile(r"^lastUsedAt: .*$", re.MULTILINE)  # the front-matter li
 HELD = "left for approval: auto_apply deletes or evicts at most one skill per answer"
 
 
-class ProposalError(ValueError):
+class ProposalError(OrkasError, ValueError):
     """A proposal or one of its operations cannot be used as asked; nothing was written."""
 
 

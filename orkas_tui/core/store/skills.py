@@ -19,6 +19,7 @@ from pathlib import Path
 
 import orjson
 
+from orkas_tui.core.errors import OrkasError
 from orkas_tui.core.read.files import ConflictError, atomic_write, read_versioned, remove_file, version_of
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.timefmt import format_ts, parse_ts
@@ -37,7 +38,7 @@ _PLAIN_LINE = re.compile(
 _PLAIN_TEXT = re.compile("[\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]*")
 
 
-class SkillError(ValueError):
+class SkillError(OrkasError, ValueError):
     """A skill operation was refused; the message says why and nothing was written."""
 
 
