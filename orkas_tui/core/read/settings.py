@@ -199,7 +199,7 @@ DEFAULT_TRANSIENT_PATTERNS = (
     r"response ended prematurely",
 )
 
-# Our own secret rules, on top of detect-secrets' plugins (see core/redact.py). When a
+# Our own secret rules, on top of detect-secrets' plugins (see core/store/redact.py). When a
 # pattern has a group named ``secret``, only that group is replaced; else the whole match.
 # A credential-sounding name: one identifier, matched once (the look-ahead finds the word in it,
 # the atomic group takes the whole identifier and never gives it back: linear time, no ReDoS).

@@ -37,9 +37,9 @@ _WEAK_KEY = re.compile(
 )
 _EDGE = frozenset(" \t\r\n\"'=:`")
 _WEAK_NEEDLES = ("key", "auth", "access", "cred", "sig", "salt", "seed", "cookie", "session", "bearer")
-MIN_ENTROPY = 3.5
+MIN_ENTROPY = 3.5  # bits per character, as gitleaks' generic rule; English words and paths score lower
 _LINE = re.compile(r"[^\n]+")
-MAX_KEYWORD_LINE = 500  # longer lines are left to our own key rules, which are linear  # bits per character, as gitleaks' generic rule; English words and paths score lower
+MAX_KEYWORD_LINE = 500  # longer lines are left to our own key rules, which are linear
 
 
 class Redactor:
