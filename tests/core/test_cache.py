@@ -341,3 +341,26 @@ def test_reading_on_from_the_cache_in_several_blocks(tmp_path: Path, monkeypatch
     assert scan.save_cache()
     assert picture(scan) == cold(agent)
     assert warm(agent) == cold(agent)
+
+
+def test_the_skills_cache_outlives_a_theme_change_but_not_a_skill_setting(tmp_path: Path) -> None:
+    """Keyed on the skill settings the store reads, not on every setting (a theme or model change kept it before)."""
+    from datetime import UTC, datetime
+
+    from orkas_tui.core.store.skills import SkillStore
+
+    paths = AgentPaths(tmp_path / "agents" / "coder")
+    settings = Settings()
+    SkillStore(paths, settings).create(
+        "Deploy docs", "When deploying", "Always run make docs first.", datetime(2026, 11, 1, tzinfo=UTC)
+    )
+    names = sorted(os.listdir(paths.skills))
+    rows, _ = cache.skill_rows(paths, settings, names)
+    saved = paths.private / cache.SKILLS
+
+    def inode() -> int:
+        return os.stat(saved).st_ino  # every write of the cache is a rename: a new inode
+
+    first = inode()
+    assert cache.skill_rows(paths, replace(settings, theme="gruvbox"), names)[0] == rows and inode() == first
+    assert cache.skill_rows(paths, replace(settings, max_skills=10), names)[0] == rows and inode() != first

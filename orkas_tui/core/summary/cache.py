@@ -359,12 +359,14 @@ def still_matches(state: ConversationState, stat: os.stat_result) -> bool:
 def skill_rows(paths: AgentPaths, settings: Settings, names: list[str]) -> tuple[list[dict], list[str]]:
     """The agent's skill rows before any use is counted, and the skill problems (``names``: the
     readable files of ``skills/``, as just listed). Kept in ``.orkas/skills-cache.json`` while the
-    settings and every skill file's name, device, inode, size and mtime are what they were."""
+    skill settings and every skill file's name, device, inode, size and mtime are what they were
+    (a theme or a model change does not invalidate it)."""
     path = paths.private / SKILLS
     try:
         files = [name for name in names if SLUG.match(name[:-3])]  # what SkillStore.slugs() reads
         folder = str(paths.skills)
-        key = [VERSION, _digest(repr(settings)), [[name, *_identity(f"{folder}/{name}")] for name in files]]
+        skill_settings = [settings.max_skills, settings.max_skill_body_chars]  # what the skill store reads of them
+        key = [VERSION, skill_settings, [[name, *_identity(f"{folder}/{name}")] for name in files]]
     except OSError:
         key = None
     if key is not None:
