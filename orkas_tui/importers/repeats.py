@@ -20,7 +20,7 @@ from pathlib import Path
 
 import orjson
 
-from orkas_tui.core.read.files import read_versioned
+from orkas_tui.core.read.files import read_json_object
 
 MESSAGES = frozenset({"user", "assistant", "system"})
 
@@ -79,11 +79,7 @@ class SessionRecords:
 
 def saved_uuids(path: Path) -> list[str]:
     """The uuids a session's saved import state holds (none from a state that is unreadable or kept none)."""
-    try:
-        value = orjson.loads(read_versioned(path)[0] or b"")
-    except (OSError, orjson.JSONDecodeError):
-        return []
-    uuids = value.get("uuids") if isinstance(value, dict) else None
+    uuids = read_json_object(path).get("uuids")
     return [u for u in uuids if isinstance(u, str)] if isinstance(uuids, list) else []
 
 
