@@ -26,7 +26,7 @@ from orkas_tui.core.read.files import atomic_write, read_versioned
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.timefmt import format_ts, parse_ts
 from orkas_tui.core.read.workspace import SLUG, AgentPaths
-from orkas_tui.core.store.export import content_version, render_skill
+from orkas_tui.core.store.export import content_version, load_state, render_skill
 from orkas_tui.core.store.skills import SkillError, SkillStore, slugify
 from orkas_tui.importers import claude_code
 
@@ -73,7 +73,7 @@ class SkillIndex:
         self.fmt = fmt
         self.now = now
         self.state_path = paths.private / "imports" / "skills.json"
-        self.state = _load(self.state_path)
+        self.state = load_state(self.state_path)
         self.exported = export_times(paths)
         self.result = SkillImport()
         self.user = self._import_dirs(user_skill_dirs(fmt, home))
@@ -99,7 +99,7 @@ class SkillIndex:
                 offer = self._import_one(path)
                 if offer:
                     offers.append(offer)
-        if self.state != _load(self.state_path):
+        if self.state != load_state(self.state_path):
             atomic_write(self.state_path, orjson.dumps(self.state, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n")
         return _merge(offers)
 
@@ -190,7 +190,7 @@ def export_times(paths: AgentPaths) -> dict[str, datetime | None]:
     """
     times: dict[str, datetime | None] = {}
     for state_path in sorted((paths.private / "exports").glob("*.json")):
-        for path, entry in _load(state_path).items():
+        for path, entry in load_state(state_path).items():
             at = parse_ts(entry.get("at")) if isinstance(entry, dict) else None
             key = str(Path(path).resolve())
             known = times.get(key)
@@ -218,14 +218,6 @@ def parse_source(slug: str, data: bytes) -> tuple[str, str, str]:
     if not body:
         raise SkillError("empty body")
     return name, " ".join(description.split()) if isinstance(description, str) else "", body + "\n"
-
-
-def _load(path: Path) -> dict:
-    try:
-        value = orjson.loads(read_versioned(path)[0] or b"")  # confined, regular files only; missing: no JSON
-    except (FileNotFoundError, orjson.JSONDecodeError):
-        return {}
-    return value if isinstance(value, dict) else {}
 
 
 def mark_used(paths: AgentPaths, settings: Settings, last_read: dict[str, str]) -> list[str]:

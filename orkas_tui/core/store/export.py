@@ -146,14 +146,16 @@ def _export_locked(
     dest = dest.expanduser().resolve()
     lock_dir = paths.private / "exports"
     state_path = lock_dir / f"{target}.json"
-    state = _load(state_path)
+    state = load_state(state_path)
     skills, result.problems = SkillStore(paths, settings).load_all()
-    imported = _load(paths.private / "imports" / "skills.json")
+    imported = load_state(paths.private / "imports" / "skills.json")
     current = set()
     for skill in skills:
         path = dest / skill.slug / "SKILL.md"
         current.add(str(path))
-        _write_skill(path, render_skill(skill), state, force, result, lock_dir, _imported_from(imported, path, skill), at)
+        text = render_skill(skill)
+        source = _imported_from(imported, path, version_of(text.encode("utf-8")))
+        _write_skill(path, text, state, force, result, lock_dir, source, at)
     result.stale = sorted(p for p in state if p not in current and Path(p).is_relative_to(dest))
     memory = (memory or memory_path(target, dest)).expanduser()
     result.memory = str(memory)
@@ -168,7 +170,7 @@ def _export_locked(
     else:
         atomic_write(memory, updated, expected=version, lock_dir=lock_dir)
         result.memory_status = "created" if data is None else "updated"
-    if state != _load(state_path):
+    if state != load_state(state_path):
         atomic_write(state_path, orjson.dumps(state, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n")
     return result
 
@@ -271,8 +273,8 @@ def hand_edited(paths: AgentPaths, link: AgentLink, skills: Iterable[Skill]) -> 
     if link.export_skills is None:
         return {}
     dest = link.export_skills.expanduser().resolve()
-    state = _load(paths.private / "exports" / f"{link.format}.json")
-    imported = _load(paths.private / "imports" / "skills.json")
+    state = load_state(paths.private / "exports" / f"{link.format}.json")
+    imported = load_state(paths.private / "imports" / "skills.json")
     found = {}
     for skill in skills:
         path = dest / skill.slug / "SKILL.md"
@@ -281,18 +283,23 @@ def hand_edited(paths: AgentPaths, link: AgentLink, skills: Iterable[Skill]) -> 
         except OSError:
             continue  # not a regular file: the export reports it
         rendered = version_of(render_skill(skill).encode("utf-8"))
-        if decide(version, rendered, recorded_version(state.get(str(path))), _imported_from(imported, path, skill)) == CONFLICT:
+        if (
+            decide(version, rendered, recorded_version(state.get(str(path))), _imported_from(imported, path, rendered))
+            == CONFLICT
+        ):
             found[skill.slug] = str(path)
     return found
 
 
-def _imported_from(imported: dict, path: Path, skill: Skill) -> str | None:
-    """The version of ``path`` that ``skill`` was imported from, if the skill is unchanged since (``None`` otherwise)."""
+def _imported_from(imported: dict, path: Path, content: str) -> str | None:
+    """The version of ``path`` a skill was imported from, if the skill (its :func:`content_version`, ``content``)
+    is unchanged since (``None`` otherwise); the caller has rendered the skill already."""
     entry = imported.get(str(path))
-    return entry.get("source") if isinstance(entry, dict) and entry.get("skill") == content_version(skill) else None
+    return entry.get("source") if isinstance(entry, dict) and entry.get("skill") == content else None
 
 
-def _load(path: Path) -> dict:
+def load_state(path: Path) -> dict:
+    """An export or import state file; missing or corrupt reads as empty, any other read error is raised."""
     try:
         value = orjson.loads(read_versioned(path)[0] or b"")  # confined, regular files only; missing: no JSON
     except (FileNotFoundError, orjson.JSONDecodeError):
