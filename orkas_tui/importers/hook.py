@@ -27,6 +27,7 @@ from pathlib import Path
 
 import orjson
 
+from orkas_tui.core.read.files import confined
 from orkas_tui.core.read.settings import ConfigError
 from orkas_tui.core.read.timefmt import utc_now
 from orkas_tui.core.read.workspace import AGENT_ID, AgentPaths, Workspace, WorkspaceError
@@ -226,13 +227,13 @@ def _start_cycle(workspace: Workspace) -> str | None:
     if now < next_cycle_at(last_cycle_at(workspace), now, workspace.settings.schedule.cycle_interval):
         return None
     workspace.private.mkdir(parents=True, exist_ok=True)
-    fd = os.open(workspace.private / "cycle.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    fd = os.open(confined(workspace.private / "cycle.lock"), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             return "already running"
-        with open(workspace.private / "cycle.log", "ab") as out:  # the cycle's own report, for whoever looks
+        with open(confined(workspace.private / "cycle.log"), "ab") as out:  # the cycle's report; never through a link out
             subprocess.Popen(
                 [sys.executable, "-m", "orkas_tui", "--workspace", str(workspace.root), "cycle"],
                 stdin=subprocess.DEVNULL,

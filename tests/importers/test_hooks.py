@@ -455,6 +455,18 @@ def test_a_due_cycle_starts_detached_once(home: Path, samples: Path) -> None:
     assert "cycle at" in (root / ".orkas" / "cycle.log").read_text()
 
 
+def test_a_cycle_log_linked_out_of_the_workspace_is_never_written(home: Path, samples: Path, tmp_path: Path) -> None:
+    root = home / ".orkas"
+    (root / ".orkas").mkdir(parents=True)
+    (root / "orkas.toml").write_text('[model]\nname = "openai/fake"\napi_base = "http://127.0.0.1:9"\nmax_retries = 0\n')
+    outside = tmp_path / "outside.log"
+    outside.write_text("mine\n")
+    (root / ".orkas" / "cycle.log").symlink_to(outside)
+    assert hook(home, stop_json(place(samples, home, SHORT))).returncode == 0
+    assert outside.read_text() == "mine\n"
+    assert "cycle.log: links outside the workspace" in log(home)[-1]["message"]
+
+
 def test_no_model_no_cycle(home: Path, samples: Path) -> None:
     session = place(samples, home, BIG)
     assert hook(home, stop_json(session)).returncode == 0
