@@ -6,8 +6,8 @@ import argparse
 
 from orkas_tui.commands.io import add_json, add_now, add_workspace, now_arg, open_workspace, print_export, print_json
 from orkas_tui.core.reflect.effects import measure_effects
+from orkas_tui.core.store.changes import revert_change
 from orkas_tui.core.store.history import list_changes
-from orkas_tui.core.store.proposals import revert_change
 from orkas_tui.core.summary.scan import refreshed
 from orkas_tui.core.textfmt import table
 

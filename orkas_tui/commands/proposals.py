@@ -15,7 +15,8 @@ from orkas_tui.commands.io import (
     print_export,
     print_json,
 )
-from orkas_tui.core.store.proposals import Proposal, approve, edit_operation, list_proposals, load_proposal, reject
+from orkas_tui.core.store.changes import approve, edit_operation, reject
+from orkas_tui.core.store.proposals import Proposal, list_proposals, load_proposal
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -9,8 +9,8 @@ from orkas_tui.commands.io import CliError, add_json, add_now, add_workspace, no
 from orkas_tui.commands.status_json import write_status
 from orkas_tui.core.read.timefmt import format_ts
 from orkas_tui.core.reflect.queue import agent_facts, failure_backoff, last_cycle_at, plan_facts
+from orkas_tui.core.store.changes import recover_workspace
 from orkas_tui.core.store.notes import SelfNotes, prompt_block
-from orkas_tui.core.store.proposals import recover_workspace
 from orkas_tui.core.store.skills import SkillStore
 from orkas_tui.core.summary.cache import NO_USE, skill_rows
 from orkas_tui.core.summary.report import compose_status, last_reflection, with_use

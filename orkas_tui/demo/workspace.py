@@ -18,7 +18,8 @@ from orkas_tui.core.read.files import atomic_write
 from orkas_tui.core.read.timefmt import UTC, format_ts
 from orkas_tui.core.read.workspace import Workspace, write_state
 from orkas_tui.core.runtime import AgentRuntime, Conversation
-from orkas_tui.core.store.proposals import approve, create_proposal
+from orkas_tui.core.store.changes import approve
+from orkas_tui.core.store.proposals import create_proposal
 from orkas_tui.core.store.skills import slugify
 from orkas_tui.core.store.system_events import log_event
 

@@ -31,7 +31,7 @@ from orkas_tui.core.read.files import confined
 from orkas_tui.core.read.settings import ConfigError
 from orkas_tui.core.read.timefmt import utc_now
 from orkas_tui.core.read.workspace import AGENT_ID, AgentPaths, Workspace, WorkspaceError
-from orkas_tui.core.store.proposals import apply_lock
+from orkas_tui.core.store.journal import apply_lock
 from orkas_tui.importers import claude_code, codex
 from orkas_tui.importers.hook_log import append_log
 from orkas_tui.importers.run import DEFAULT_SETTLE, import_files, refusal

@@ -30,9 +30,9 @@ from orkas_tui.core.read.settings import ConfigError, Settings, load_settings
 from orkas_tui.core.read.timefmt import utc_now
 from orkas_tui.core.read.workspace import Workspace
 from orkas_tui.core.reflect.queue import QueuePlan
+from orkas_tui.core.store.changes import recover_workspace
 from orkas_tui.core.store.first_run import display_path, next_steps
 from orkas_tui.core.store.notes import NOTES, Note, NoteError
-from orkas_tui.core.store.proposals import recover_workspace
 from orkas_tui.core.store.skills import Skill, SkillError
 from orkas_tui.core.store.user_edits import save_note
 from orkas_tui.tui.collector import YOUNG_S, Collector

@@ -28,8 +28,9 @@ from orkas_tui.core.reflect.reflection import (
     prepare,
     reflect,
 )
+from orkas_tui.core.store.changes import approve, edit_operation, reject
 from orkas_tui.core.store.history import HistoryError
-from orkas_tui.core.store.proposals import ProposalError, approve, edit_operation, reject
+from orkas_tui.core.store.proposals import PROPOSALS, ProposalError
 from orkas_tui.tui.exported import export_notice
 from orkas_tui.tui.screens.confirm import Choose
 from orkas_tui.tui.screens.op_editor import OpEditor
@@ -341,12 +342,12 @@ class ReflectionActions(_Base):
         except (ProposalError, HistoryError, OSError) as exc:
             message, severity = str(exc), "error"
         self.call_from_thread(self.notify, message, title=proposal_id, severity=severity, timeout=10)
-        self.call_from_thread(self.load, {proposal_id.split(".", 1)[0]: {"private", "skills", "self", "events"}})
+        self.call_from_thread(self.load, {PROPOSALS.parse(proposal_id).agent: {"private", "skills", "self", "events"}})
 
     @work(thread=True, group="decide")
     def _apply_decision(self, action: str, proposal_id: str, index: int | None) -> None:
         now = self.now()
-        agent = proposal_id.split(".", 1)[0]
+        agent = PROPOSALS.parse(proposal_id).agent
         try:
             if action == "reject_one":
                 reject(self.workspace, proposal_id, now, index)

@@ -16,7 +16,7 @@ import pytest
 from orkas_tui.cli import main
 from orkas_tui.core.read.files import ConflictError
 from orkas_tui.core.read.workspace import AgentPaths
-from orkas_tui.core.store.proposals import apply_lock
+from orkas_tui.core.store.journal import apply_lock
 from orkas_tui.importers.hook_log import read_log
 from orkas_tui.importers.hook_settings import _members, claude_install
 

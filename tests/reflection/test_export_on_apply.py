@@ -9,8 +9,9 @@ import orjson
 import pytest
 
 from orkas_tui.core.reflect.reflection import reflect
+from orkas_tui.core.store.changes import approve, revert_change
 from orkas_tui.core.store.export import EXPORTED, hand_edited, markers
-from orkas_tui.core.store.proposals import approve, create_proposal, revert_change
+from orkas_tui.core.store.proposals import create_proposal
 from orkas_tui.core.store.skills import SkillStore
 from orkas_tui.core.store.user_edits import delete_skill, edit_skill
 from tests.modelserver import reply

@@ -10,17 +10,10 @@ import pytest
 
 from orkas_tui.core.read.timefmt import format_ts
 from orkas_tui.core.read.workspace import Workspace
+from orkas_tui.core.store.changes import approve, edit_operation, reject, revert_change
 from orkas_tui.core.store.history import HistoryError, list_changes
 from orkas_tui.core.store.operations import check_operations
-from orkas_tui.core.store.proposals import (
-    ProposalError,
-    approve,
-    create_proposal,
-    edit_operation,
-    load_proposal,
-    reject,
-    revert_change,
-)
+from orkas_tui.core.store.proposals import ProposalError, create_proposal, load_proposal
 from orkas_tui.core.store.skills import SkillError, SkillStore
 from tests.reflection.conftest import NOW, configure, run_cli, write_skill
 

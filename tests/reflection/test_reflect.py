@@ -16,8 +16,9 @@ from orkas_tui.core.read.timefmt import format_ts
 from orkas_tui.core.read.workspace import read_state
 from orkas_tui.core.reflect.queue import workspace_queue
 from orkas_tui.core.reflect.reflection import reflect
+from orkas_tui.core.store.changes import approve
 from orkas_tui.core.store.history import list_changes
-from orkas_tui.core.store.proposals import approve, list_proposals
+from orkas_tui.core.store.proposals import list_proposals
 from orkas_tui.core.store.skills import SkillStore
 from tests.modelserver import Step, error, reply
 from tests.reflection.conftest import NOW, configure, run_cli, set_reflected, trigger_turn, write_skill
@@ -114,7 +115,7 @@ def test_default_is_a_proposal_and_approving_twice_applies_once(coder, server, c
 
 
 def test_concurrent_approvals_apply_each_operation_once(coder, server):
-    from orkas_tui.core.store.proposals import approve
+    from orkas_tui.core.store.changes import approve
 
     server.steps = [reply(GOOD)]
     ws = configure(coder, server)

@@ -23,17 +23,10 @@ import pytest
 
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.workspace import AgentPaths, Workspace, read_state
+from orkas_tui.core.store.changes import approve, recover_agent, reject, revert_change
 from orkas_tui.core.store.history import list_changes
 from orkas_tui.core.store.notes import SelfNotes
-from orkas_tui.core.store.proposals import (
-    ProposalError,
-    approve,
-    create_proposal,
-    load_proposal,
-    recover_agent,
-    reject,
-    revert_change,
-)
+from orkas_tui.core.store.proposals import ProposalError, create_proposal, load_proposal
 from orkas_tui.core.store.skills import SkillStore
 from tests.trust.workers import START, VERSIONS, known_bodies, known_files
 

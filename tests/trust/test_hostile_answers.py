@@ -16,9 +16,9 @@ from orkas_tui.core.read.workspace import AgentPaths, Workspace, read_state
 from orkas_tui.core.reflect.cycle import run_cycle
 from orkas_tui.core.reflect.reflection import reflect
 from orkas_tui.core.store.answer import answer_schema
+from orkas_tui.core.store.changes import approve
 from orkas_tui.core.store.guard import MAX_REPLY_CHARS
 from orkas_tui.core.store.operations import ReplyError, check_operations, parse_reply
-from orkas_tui.core.store.proposals import approve
 from orkas_tui.core.store.skills import SkillStore
 from tests.modelserver import ModelServer, reply
 from tests.reflection.conftest import NOW, configure, set_reflected, trigger_turn, write_skill

@@ -94,7 +94,7 @@ def approve_then_die(root: str, proposal_id: str) -> None:
     """Approve a proposal but die (as by SIGKILL: no cleanup) right after the first file is written."""
     import orkas_tui.core.store.operations as operations
     from orkas_tui.core.read.workspace import Workspace
-    from orkas_tui.core.store.proposals import approve
+    from orkas_tui.core.store.changes import approve
 
     def die(*_args, **_kwargs):
         os._exit(9)

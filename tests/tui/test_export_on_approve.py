@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from orkas_tui.core.read.workspace import Workspace
-from orkas_tui.core.store.proposals import approve, create_proposal
+from orkas_tui.core.store.changes import approve
+from orkas_tui.core.store.proposals import create_proposal
 from orkas_tui.core.store.skills import SkillStore
 from orkas_tui.tui.widgets.proposals import ProposalsPane
 from orkas_tui.tui.widgets.skills import SkillsPane

@@ -7,7 +7,8 @@ import re
 from pathlib import Path
 
 from orkas_tui.core.read.workspace import Workspace
-from orkas_tui.core.store.proposals import approve, create_proposal, list_proposals
+from orkas_tui.core.store.changes import approve
+from orkas_tui.core.store.proposals import create_proposal, list_proposals
 from orkas_tui.core.store.skills import SkillStore
 from orkas_tui.demo.proposal import add_demo_proposal
 from orkas_tui.tui.screens.confirm import Choose

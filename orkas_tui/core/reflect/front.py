@@ -401,7 +401,7 @@ def recent_effects(effects: dict[str, Effect], since: datetime | None) -> list[E
         for e in effects.values()
         if recent(parse_ts(e.change.at)) or recent(parse_ts(e.change.reverted_at)) or recent(e.completed_at())
     ]
-    return sorted(chosen, key=lambda e: int(e.change.id.rsplit(".c", 1)[1]), reverse=True)  # ids grow with time
+    return sorted(chosen, key=lambda e: e.change.ref.number, reverse=True)  # ids grow with time
 
 
 def change_line(effect: Effect) -> str:

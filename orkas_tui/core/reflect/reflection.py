@@ -46,9 +46,11 @@ from orkas_tui.core.reflect.llm import (
 )
 from orkas_tui.core.reflect.prompt import Prompt, build_prompt
 from orkas_tui.core.store.answer import response_format
+from orkas_tui.core.store.changes import AUTO_APPLY_REMOVALS, apply_pending, recover_agent
 from orkas_tui.core.store.guard import MAX_REPLY_CHARS
+from orkas_tui.core.store.journal import apply_lock
 from orkas_tui.core.store.operations import ReplyError, parse_reply
-from orkas_tui.core.store.proposals import AUTO_APPLY_REMOVALS, INVALID, apply_lock, apply_pending, create_proposal, recover_agent
+from orkas_tui.core.store.proposals import INVALID, create_proposal
 from orkas_tui.core.store.system_events import log_event
 from orkas_tui.core.summary.report import last_reflection
 from orkas_tui.core.summary.scan import AgentScan

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
@@ -23,7 +24,15 @@ from typing import NoReturn
 import orjson
 
 from orkas_tui.core.errors import OrkasError
-from orkas_tui.core.read.files import ConflictError, atomic_write, current_version, read_versioned, remove_file, version_of
+from orkas_tui.core.read.files import (
+    ConflictError,
+    atomic_write,
+    current_version,
+    file_lock,
+    read_versioned,
+    remove_file,
+    version_of,
+)
 from orkas_tui.core.read.timefmt import parse_ts
 from orkas_tui.core.read.workspace import SLUG, AgentPaths
 from orkas_tui.core.store.notes import NOTES
@@ -75,6 +84,17 @@ def target_path(paths: AgentPaths, kind: str, target: str) -> Path:
 
 def journal_path(paths: AgentPaths) -> Path:
     return paths.private / "journal.json"
+
+
+@contextlib.contextmanager
+def apply_lock(paths: AgentPaths, deadline: float | None = None) -> Iterator[None]:
+    """Serialises every write of applied changes, proposals and history for one agent.
+
+    ``deadline``: see :func:`file_lock` (a hook's import waits for an approve only that long).
+    """
+    paths.require_safe()  # a linked-out or special folder or events.jsonl: refused before anything is touched
+    with file_lock(paths.private / "apply.lock", deadline=deadline):
+        yield
 
 
 def begin(paths: AgentPaths, intent: dict, steps: list[Step]) -> dict:

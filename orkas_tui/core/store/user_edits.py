@@ -19,8 +19,8 @@ from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.workspace import AgentPaths
 from orkas_tui.core.store.export import export_linked
 from orkas_tui.core.store.history import Change, record_change
+from orkas_tui.core.store.journal import apply_lock
 from orkas_tui.core.store.notes import NOTES, SelfNotes
-from orkas_tui.core.store.proposals import apply_lock
 from orkas_tui.core.store.skills import Skill, SkillError, SkillStore, parse_skill
 from orkas_tui.core.store.system_events import log_event
 

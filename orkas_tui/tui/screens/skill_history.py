@@ -20,9 +20,9 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Static
 
 from orkas_tui.core.reflect.effects import REVERTED, Effect, SkillEffect, measure_effects
+from orkas_tui.core.store.changes import revert_change
 from orkas_tui.core.store.export import ExportResult
 from orkas_tui.core.store.history import Change, HistoryError
-from orkas_tui.core.store.proposals import revert_change
 from orkas_tui.core.textfmt import rate
 from orkas_tui.tui.exported import export_notice
 from orkas_tui.tui.screens.confirm import Choose
@@ -113,7 +113,7 @@ class SkillHistory(ModalScreen[bool]):
         table.sync(
             {
                 cid: [
-                    Cell(cid, sort=int(cid.rsplit(".c", 1)[1])),
+                    Cell(cid, sort=c.ref.number),
                     Cell(c.at, sort=c.at),
                     Cell(c.action, sort=c.action),
                     Cell(c.by, sort=c.by),

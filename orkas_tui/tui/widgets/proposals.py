@@ -27,7 +27,7 @@ STATUS_STYLE = {"pending": "bold yellow", "applied": "green", "rejected": "dim",
 
 
 def proposal_cells(p: Proposal) -> list[Cell]:
-    number = int(p.id.rsplit(".p", 1)[1])
+    number = p.ref.number
     pending = sum(1 for o in p.operations if o.status == PENDING)
     return [
         Cell(p.id, sort=number),
