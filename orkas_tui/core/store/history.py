@@ -13,7 +13,7 @@ from pathlib import Path
 
 from orkas_tui.core.errors import OrkasError
 from orkas_tui.core.read.timefmt import format_ts
-from orkas_tui.core.read.workspace import AgentPaths, Workspace
+from orkas_tui.core.read.workspace import AgentPaths
 from orkas_tui.core.store.journal import ACTIONS, reserved_changes, target_path, target_problem
 from orkas_tui.core.store.records import Record, RecordId, RecordStore
 
@@ -68,10 +68,5 @@ def mark_reverted(paths: AgentPaths, change: Change, at: str) -> Change:
     return change
 
 
-def list_changes(paths: AgentPaths) -> list[Change]:
-    """Every recorded change of one agent, oldest first (damaged entries are left out)."""
-    return CHANGES.list(paths)
-
-
-def load_change(workspace: Workspace, change_id: str) -> tuple[AgentPaths, Change]:
-    return CHANGES.load(workspace, change_id)
+list_changes = CHANGES.list  # every readable change of one agent, oldest first
+load_change = CHANGES.load  # a change by its id, with its agent's paths

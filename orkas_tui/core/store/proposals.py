@@ -18,7 +18,7 @@ import msgspec
 from orkas_tui.core.errors import OrkasError
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.timefmt import format_ts
-from orkas_tui.core.read.workspace import AgentPaths, Workspace
+from orkas_tui.core.read.workspace import AgentPaths
 from orkas_tui.core.store.journal import apply_lock
 from orkas_tui.core.store.records import ID, Record, RecordId, RecordStore
 
@@ -100,10 +100,5 @@ def create_proposal(
     return proposal
 
 
-def list_proposals(paths: AgentPaths) -> list[Proposal]:
-    """Every readable proposal of one agent, oldest first (damaged ones are left out: never acted on)."""
-    return PROPOSALS.list(paths)
-
-
-def load_proposal(workspace: Workspace, proposal_id: str) -> tuple[AgentPaths, Proposal]:
-    return PROPOSALS.load(workspace, proposal_id)
+list_proposals = PROPOSALS.list  # every readable proposal of one agent, oldest first
+load_proposal = PROPOSALS.load  # a proposal by its id, with its agent's paths
