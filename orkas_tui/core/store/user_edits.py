@@ -3,7 +3,7 @@
 Each save is checked first (a skill keeps a name and a description and front matter that
 parses; a note stays under its cap) and refused with the reason, nothing written. A save
 that goes through writes the file under the agent's apply lock and records one change
-(``by: "user"``) with its before and after text, so :func:`~orkas_tui.core.store.history.revert`
+(``by: "user"``) with its before and after text, so :func:`~orkas_tui.core.store.changes.revert_change`
 undoes it exactly as it undoes an applied proposal. An agent linked in ``orkas.toml`` is
 then exported, as after an approval (:func:`~orkas_tui.core.store.export.export_linked`):
 what the person wrote is what the linked agent reads next; the result is in events.jsonl.
