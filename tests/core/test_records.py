@@ -30,6 +30,7 @@ def change(paths: AgentPaths, **fields) -> None:
 def test_an_id_knows_its_agent_letter_and_number() -> None:
     ref = RecordId.parse("my-agent_2.p17")
     assert ref == RecordId("my-agent_2", "p", 17) and ref.stem == "p17" and str(ref) == "my-agent_2.p17"
+    assert RecordId.parse("a1.p3", "p") == RecordId("a1", "p", 3) and RecordId.parse("a1.p3", "c") is None
     assert [RecordId.parse(t) for t in ("a1", "a1.x1", "A1.p1", "a1.p", "a1.p1.json", None, 7)] == [None] * 7
     with pytest.raises(ProposalError, match=r"not a proposal id: 'a1\.c1' \(like coder\.p1\)"):
         PROPOSALS.parse("a1.c1")

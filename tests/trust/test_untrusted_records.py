@@ -113,6 +113,10 @@ def test_a_pending_operation_of_the_wrong_shape_is_a_failed_operation(applied: P
         '{"kind": "apply", "at": "2026-11-30T09:00:00Z", "by": "x", '
         '"proposal": "a1.p1", "op_index": 0, "steps": [{"action": "create_skill", "kind": "skill", '
         '"target": "../../x", "before": null, "after": "x", "change": "", "event": null}]}',
+        '{"kind": "revert", "at": "2026-11-30T09:00:00Z", "by": "x", "revert": "a1.p1", "steps": [{"action": '
+        '"update_self", "kind": "note", "target": "profile", "before": "- careful\\n", "after": "", "change": "", "event": null}]}',
+        '{"kind": "apply", "at": "2026-11-30T09:00:00Z", "by": "x", "proposal": "a1.p1", "op_index": 0, "steps": [{"action": '
+        '"update_self", "kind": "note", "target": "profile", "before": "- careful\\n", "after": "", "change": "../c9", "event": null}]}',
     ],
 )
 def test_a_damaged_journal_stops_approve_and_revert_but_not_status(applied: Path, journal: str) -> None:

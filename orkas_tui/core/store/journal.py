@@ -14,7 +14,6 @@ and the proposal agree, so a kill at any moment leaves it to be finished.
 from __future__ import annotations
 
 import contextlib
-import re
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from datetime import datetime
@@ -36,6 +35,7 @@ from orkas_tui.core.read.files import (
 from orkas_tui.core.read.timefmt import parse_ts
 from orkas_tui.core.read.workspace import SLUG, AgentPaths
 from orkas_tui.core.store.notes import NOTES
+from orkas_tui.core.store.records import RecordId
 
 ACTIONS = (
     "create_skill",
@@ -46,7 +46,6 @@ ACTIONS = (
     "edit_skill",
 )  # edit_skill: a person's edit (core/user_edits.py)
 REMOVALS = ("delete_skill", "evict_skill")  # the actions that remove a skill file
-CHANGE_ID = r"^[a-z0-9_-]{1,64}\.c[0-9]{1,9}$"
 
 
 class JournalError(OrkasError, ValueError):
@@ -201,7 +200,7 @@ def _checked(record: object) -> dict:
     if kind == "apply":
         need(isinstance(record.get("proposal"), str) and type(record.get("op_index")) is int, "no proposal operation")
     else:
-        need(isinstance(record.get("revert"), str) and re.match(CHANGE_ID, record["revert"]) is not None, "no change to revert")
+        need(RecordId.parse(record.get("revert"), "c") is not None, "no change to revert")
     steps = record.get("steps")
     if not (isinstance(steps, list) and 0 < len(steps) <= 2):
         _damaged("no steps")
@@ -215,7 +214,7 @@ def _checked(record: object) -> dict:
         need(problem is None, problem or "")
         need(all(step[k] is None or isinstance(step[k], str) for k in ("before", "after")), "a step's text")
         need(
-            isinstance(step["change"], str) and (step["change"] == "" or re.match(CHANGE_ID, step["change"]) is not None),
+            step["change"] == "" or RecordId.parse(step["change"], "c") is not None,
             "a step's change id",
         )
         need(

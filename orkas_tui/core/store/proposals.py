@@ -20,7 +20,7 @@ from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.timefmt import format_ts
 from orkas_tui.core.read.workspace import AgentPaths
 from orkas_tui.core.store.journal import apply_lock
-from orkas_tui.core.store.records import ID, Record, RecordId, RecordStore
+from orkas_tui.core.store.records import Record, RecordId, RecordStore
 
 PENDING, APPLIED, REJECTED, INVALID = "pending", "applied", "rejected", "invalid"
 LEGACY_APPLYING = "applying"  # written before the journal existed; read as pending
@@ -43,7 +43,7 @@ class ProposedOp(msgspec.Struct, kw_only=True):
             self.status = PENDING
         if self.status not in (PENDING, APPLIED, REJECTED, INVALID):
             raise ValueError(f"operation {self.index} has an unknown status")
-        if not all(ID.match(c) for c in self.changes):
+        if not all(RecordId.parse(c, "c") for c in self.changes):
             raise ValueError(f"operation {self.index} has malformed change ids")
 
 

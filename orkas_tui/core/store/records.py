@@ -34,10 +34,10 @@ class RecordId:
     number: int
 
     @classmethod
-    def parse(cls, text: object) -> RecordId | None:
-        """The id ``text`` names, or ``None`` when it is not one."""
+    def parse(cls, text: object, letter: str | None = None) -> RecordId | None:
+        """The id ``text`` names (of the records of ``letter``, if given), or ``None`` when it is not one."""
         m = ID.match(text) if isinstance(text, str) else None
-        return cls(m.group(1), m.group(2), int(m.group(3))) if m else None
+        return cls(m.group(1), m.group(2), int(m.group(3))) if m and letter in (None, m.group(2)) else None
 
     @property
     def stem(self) -> str:
@@ -82,8 +82,8 @@ class RecordStore(Generic[R]):
 
     def parse(self, text: str) -> RecordId:
         """The id ``text`` names; ``error`` unless it is one of this store's."""
-        ref = RecordId.parse(text)
-        if ref is None or ref.letter != self.letter:
+        ref = RecordId.parse(text, self.letter)
+        if ref is None:
             raise self.error(f"not a {self.noun} id: {text!r} (like coder.{self.letter}1)")
         return ref
 
