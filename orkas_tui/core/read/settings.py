@@ -21,6 +21,7 @@ import os
 import re
 import tomllib
 from datetime import timedelta
+from functools import cache
 from pathlib import Path
 from types import UnionType
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
@@ -441,6 +442,7 @@ def _appended(struct: Any, field: str, extra: tuple[Any, ...]) -> Any:
     return msgspec.structs.replace(struct, **{head: _appended(current, rest, extra) if rest else current + extra})
 
 
+@cache  # msgspec.structs.fields evaluates the annotations at each call
 def _field_type(model: Any, field: str) -> Any:
     head, _, rest = field.partition(".")
     kind = next(info.type for info in msgspec.structs.fields(model) if info.name == head)
