@@ -341,6 +341,7 @@ export_memory = "~/AGENTS.md"
         ('[agents.a]\nformat = "cursor"', "agents.a.format: must be one of claude-code, codex, not 'cursor'"),
         ("[agents.a]\nexport_skills = 3", "agents.a.export_skills: must be a path, not 3"),
         ('[agents.a]\nexport_memory = ""', "agents.a.export_memory: must be a path, not ''"),
+        ('[agents.a]\nexport_memory = "~nobody-here/AGENTS.md"', "agents.a.export_memory: '~nobody-here/AGENTS.md': no home"),
         ("agents = 1", "agents: must be a table"),
         ("[agents]\na = 1", "agents.a: must be a table ([agents.a]), not 1"),
     ],

@@ -471,7 +471,10 @@ def _decode(kind: type, value: Any) -> Any:
     if kind is Path:
         if not isinstance(value, (str, Path)) or not str(value):
             raise TypeError(f"must be a path, not {_show(value)}")
-        return Path(value).expanduser()  # "~/.claude/skills" is the user's
+        try:
+            return Path(value).expanduser()  # "~/.claude/skills" is the user's
+        except RuntimeError:  # "~someone" who has no home here
+            raise ValueError(f"{_show(value)}: no home directory for its ~") from None
     raise NotImplementedError
 
 
