@@ -52,7 +52,7 @@ def print_export(workspace: Workspace, agent: str, export: ExportResult | None) 
 
 def warn_settings(workspace: Workspace) -> None:
     """Name each unknown key or table of orkas.toml on stderr, one line each."""
-    for warning in workspace.settings.warnings:
+    for warning in workspace.settings_warnings:
         print(f"orkas-tui: warning: {warning}", file=sys.stderr)
 
 

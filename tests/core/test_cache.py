@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import os
 import zlib
-from dataclasses import replace
 from pathlib import Path
 
 import orjson
 import pytest
+from msgspec.structs import replace
 
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.workspace import AgentPaths

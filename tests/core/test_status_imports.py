@@ -37,7 +37,7 @@ HEAVY = (
     "orkas_tui.core.store.operations",
     "orkas_tui.core.store.guard",
     "orkas_tui.core.store.redact",
-    "pydantic",  # settings are plain dataclasses; pydantic's plugin loader alone pulled in what follows
+    "pydantic",  # the answer schema only; pydantic's plugin loader alone pulled in what follows
     "pydantic_core",
     "importlib.metadata",
     "email",

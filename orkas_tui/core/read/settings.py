@@ -1,135 +1,68 @@
 """Typed settings read from ``orkas.toml``: every key, its default and its allowed range, here once.
 
-The dataclasses below are the only place a default or a range is written: a
-field's type carries its bounds (``Annotated[int, Between(1, 1_000)]``), and one
-small checker reads them both for a key of the file and for ``Settings(...)`` in
-code. They are stdlib dataclasses, not pydantic: importing pydantic cost about
-100 ms of the 0.5 s start-up budget of every command. Nor msgspec Structs: a field
-can be left out of equality and repr (``warnings``), and a whole number of any size
-reaches its range check. ``LAYOUT`` maps each key of the file to the setting it
-fills. Reading a file:
+The settings are frozen msgspec Structs, the type the rest of the core already decodes
+with: a field's type carries its bounds (``Annotated[int, Meta(ge=1, le=1_000)]``) and
+one ``msgspec.convert`` checks the whole file, whole numbers of any size included. The
+file's tables are not the Structs' shape (``[skills] max_skills`` fills
+``Settings.max_skills``, ``[corrections] extra`` appends): ``LAYOUT`` maps each key of the
+file to the field it fills. Reading a file:
 
-- an unknown key or table is named in :attr:`Settings.warnings` with a "did you
-  mean", and the rest still loads (the command line prints the warnings on stderr);
-- a value of the wrong type, or outside its range, raises :class:`ConfigError`:
-  one line naming the file, the key, the value and what is allowed.
+- an unknown key or table becomes a warning with a "did you mean", returned beside the
+  settings (never part of their equality), and the rest still loads (the command line
+  prints the warnings on stderr);
+- a value of the wrong type, or outside its range, raises :class:`ConfigError`: one line
+  naming the file, the key (``bundle.max_tokens``), the value and what is allowed.
+
+``Settings(...)`` in code is not checked: mypy checks its types, and a test checks that
+every default is within its bounds.
 """
 
-import dataclasses
-import difflib
 import os
 import re
 import tomllib
-import types
-from collections.abc import Callable
 from datetime import timedelta
+from functools import cache
 from pathlib import Path
-from typing import Annotated, Any, Union, get_args, get_origin
+from types import UnionType
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
+
+import msgspec
+from msgspec import Meta
 
 from orkas_tui.core.errors import OrkasError
 from orkas_tui.core.read.files import open_regular
 
 MAX_DURATION_S = 100 * 365 * 86400  # adding it to any time never overflows the calendar
 AGENT_ID = re.compile(r"^[a-z0-9_-]{1,64}$")  # an agent's folder name; here so [agents.<id>] is checked with it
-EXPORT_FORMATS = ("claude-code", "codex")
 
 
 class ConfigError(OrkasError, ValueError):
-    """A setting in ``orkas.toml`` (or given to ``Settings(...)``) has a value the program cannot use."""
+    """A setting in ``orkas.toml`` has a value the program cannot use."""
 
 
-class Refused(ValueError):
-    """One value refused: why, and where inside it (``[2]``, a list's item), for :class:`ConfigError`'s line."""
+class Duration(timedelta):
+    """Seconds (a number) or a text like ``"12h30m"``, ``"4h"``, ``"7d"``, from ``LEAST`` to 100 years."""
 
-    def __init__(self, reason: str, where: str = "") -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.where = where
+    LEAST = timedelta(0)
 
 
-Check = Callable[[Any], Any]  # a bound in a field's Annotated type: returns the value or raises Refused
+class Interval(Duration):
+    """The daemon's cycle: a duration of at least a minute."""
+
+    LEAST = timedelta(minutes=1)
 
 
-def Between(low: float, high: float) -> Check:  # capitalised: it reads as a type's bound below
-    """The range of a number: ``Annotated[int, Between(1, 1_000)]``."""
+class Pattern(str):
+    """A regular expression: it must compile."""
 
-    def between(value: float) -> float:
-        if not (low <= value <= high):  # also refuses NaN
-            raise Refused(f"{_show(value)} is out of range (allowed {_number(low)} to {_number(high)})")
-        return value
-
-    return between
+    __slots__ = ()
 
 
-def AtLeast(minimum: timedelta) -> Check:  # capitalised: it reads as a type's bound below
-    """The lower bound of a duration: ``Annotated[timedelta, AtLeast(timedelta(minutes=1))]``."""
-
-    def at_least(value: timedelta) -> timedelta:
-        if value < minimum:
-            raise Refused(f"{_show(value)} is out of range (allowed {_human(minimum)} to 100 years)")
-        return value
-
-    return at_least
-
-
-def _number(value: float) -> str:
-    return f"{int(value):,}" if float(value).is_integer() else f"{value:,}"
-
-
-def _non_empty(value: str) -> str:
-    if not value:
-        raise Refused("must not be empty")
-    return value
-
-
-def _regexes(value: tuple[str, ...]) -> tuple[str, ...]:
-    for item in value:
-        try:
-            re.compile(item)
-        except re.error as exc:
-            raise Refused(f"{_show(item)} is not a valid regular expression ({exc})") from None
-    return value
-
-
-_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)\s*([dhms])", re.IGNORECASE)
-_UNIT_SECONDS = {"d": 86400, "h": 3600, "m": 60, "s": 1}
-_NOT_A_DURATION = 'must be a duration like "12h30m", "4h", "7d" or seconds, not {}'
-
-
-def _duration(value: Any) -> timedelta:
-    """Seconds (a number) or a text like ``"12h30m"``, ``"4h"``, ``"7d"``, from 0 to 100 years."""
-    if isinstance(value, timedelta):
-        seconds: float = value.total_seconds()
-    elif isinstance(value, str):
-        text, total, pos = value.replace(" ", ""), 0.0, 0
-        for match in _DURATION_PART.finditer(text):
-            if match.start() != pos:
-                break
-            total += float(match.group(1)) * _UNIT_SECONDS[match.group(2).lower()]
-            pos = match.end()
-        if not text or pos != len(text):
-            raise Refused(_NOT_A_DURATION.format(_show(value)))
-        seconds = total
-    elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        seconds = value
-    else:
-        raise Refused(_NOT_A_DURATION.format(_show(value)))
-    if not (0 <= seconds <= MAX_DURATION_S):
-        raise Refused(f"{_show(value)} is out of range (allowed 0s to 100 years)")
-    return value if isinstance(value, timedelta) else timedelta(seconds=seconds)
-
-
-def _export_format(value: str) -> str:
-    if value not in EXPORT_FORMATS:
-        raise Refused(f"{_show(value)} is not a format orkas-tui exports to (allowed {', '.join(EXPORT_FORMATS)})")
-    return value
-
-
-Text = Annotated[str, _non_empty]
+Text = Annotated[str, Meta(min_length=1)]
 Phrases = tuple[Text, ...]
-Regexes = Annotated[tuple[Text, ...], _regexes]
-Weight = Annotated[float, Between(0.0, 10.0)]
-Duration = timedelta  # read by _duration: seconds or "12h30m", 0 to 100 years
+Patterns = tuple[Pattern, ...]
+Weight = Annotated[float, Meta(ge=0.0, le=10.0)]
+ExportFormat = Literal["claude-code", "codex"]
 
 SIGNAL_NAMES = ("user_correction", "skill_ineffective", "error_recovery", "known_weakness", "complex_task")
 
@@ -277,107 +210,83 @@ DEFAULT_REDACT_PATTERNS = (
 )
 
 
-class Checked:
-    """Checks every field given to the constructor against its type and bounds (a default is
-    trusted: it is written here, and a test checks it); a whole number given for a number
-    becomes a float."""
-
-    def __post_init__(self) -> None:
-        for field in dataclasses.fields(self):  # type: ignore[arg-type]  # every subclass is a dataclass
-            value = getattr(self, field.name)
-            if value is field.default:
-                continue
-            try:
-                checked = convert(field.type, value)
-            except Refused as exc:
-                raise ConfigError(f"{type(self).__name__}.{field.name}{exc.where}: {exc.reason}") from None
-            if checked is not value:
-                object.__setattr__(self, field.name, checked)
+def _patterns(texts: tuple[str, ...]) -> Patterns:
+    return tuple(map(Pattern, texts))
 
 
-@dataclasses.dataclass(frozen=True)
-class ScheduleSettings(Checked):
+class ScheduleSettings(msgspec.Struct, frozen=True):
     """When the daemon reflects: how often, how long after the last reflection, how many agents a cycle."""
 
-    cycle_interval: Annotated[Duration, AtLeast(timedelta(minutes=1))] = timedelta(hours=12, minutes=30)
-    cooldown: Duration = timedelta(hours=4)
-    force_after: Duration = timedelta(days=7)
-    max_agents_per_cycle: Annotated[int, Between(1, 1_000)] = 5
+    cycle_interval: Interval = Interval(hours=12, minutes=30)
+    cooldown: Duration = Duration(hours=4)
+    force_after: Duration = Duration(days=7)
+    max_agents_per_cycle: Annotated[int, Meta(ge=1, le=1_000)] = 5
 
 
-@dataclasses.dataclass(frozen=True)
-class BundleSettings(Checked):
+class BundleSettings(msgspec.Struct, frozen=True):
     """What one reflection sends the model: its token budget, how much of each conversation, what is redacted."""
 
-    max_tokens: Annotated[int, Between(500, 1_000_000)] = 12_000
-    max_conversations: Annotated[int, Between(1, 1_000)] = 5
-    tool_output_chars: Annotated[int, Between(40, 1_000_000)] = 600
-    redact_patterns: Regexes = DEFAULT_REDACT_PATTERNS
+    max_tokens: Annotated[int, Meta(ge=500, le=1_000_000)] = 12_000
+    max_conversations: Annotated[int, Meta(ge=1, le=1_000)] = 5
+    tool_output_chars: Annotated[int, Meta(ge=40, le=1_000_000)] = 600
+    redact_patterns: Patterns = _patterns(DEFAULT_REDACT_PATTERNS)
 
 
-@dataclasses.dataclass(frozen=True)
-class ModelSettings(Checked):
+class ModelSettings(msgspec.Struct, frozen=True):
     """The model a reflection calls through litellm, and how long and how often it is tried."""
 
     name: Text | None = None
     api_base: Text | None = None
     api_key_env: Text | None = None
-    timeout_s: Annotated[float, Between(0.1, 86_400.0)] = 120.0
-    max_retries: Annotated[int, Between(0, 20)] = 2
-    retry_backoff_s: Annotated[float, Between(0.0, 3_600.0)] = 2.0
+    timeout_s: Annotated[float, Meta(ge=0.1, le=86_400.0)] = 120.0
+    max_retries: Annotated[int, Meta(ge=0, le=20)] = 2
+    retry_backoff_s: Annotated[float, Meta(ge=0.0, le=3_600.0)] = 2.0
 
 
-@dataclasses.dataclass(frozen=True)
-class AgentLink(Checked):
+class AgentLink(msgspec.Struct, frozen=True):
     """``[agents.<id>]``: where a linked Claude Code or Codex reads what this agent learned.
 
     With ``export_skills`` set, every applied change is exported there at once
     (``export_memory``: the CLAUDE.md / AGENTS.md for the notes block; unset, the export's default).
     """
 
-    format: Annotated[str, _export_format] = "claude-code"
+    format: ExportFormat = "claude-code"
     export_skills: Path | None = None
     export_memory: Path | None = None
 
 
-@dataclasses.dataclass(frozen=True)
-class Settings(Checked):
-    """Every setting of ``orkas.toml``; ``source`` is the file read, ``warnings`` its unknown keys."""
+class Settings(msgspec.Struct, frozen=True):
+    """Every setting of ``orkas.toml``; ``source`` is the file read."""
 
-    threshold: Annotated[float, Between(0.0, 50.0)] = 0.7
-    weights: dict[str, Weight] = dataclasses.field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
-    complex_min_tool_calls: Annotated[int, Between(1, 10_000)] = 8
-    max_line_bytes: Annotated[int, Between(1024, 1 << 40)] = (
+    threshold: Annotated[float, Meta(ge=0.0, le=50.0)] = 0.7
+    weights: dict[str, Weight] = msgspec.field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
+    complex_min_tool_calls: Annotated[int, Meta(ge=1, le=10_000)] = 8
+    max_line_bytes: Annotated[int, Meta(ge=1024, le=1 << 40)] = (
         8 * 1024 * 1024
     )  # a longer conversation or events line is reported and skipped
     correction_phrases: Phrases = DEFAULT_CORRECTION_PHRASES
-    transient_statuses: tuple[Annotated[int, Between(100, 599)], ...] = DEFAULT_TRANSIENT_STATUSES
-    transient_patterns: Regexes = DEFAULT_TRANSIENT_PATTERNS
-    max_skills: Annotated[int, Between(1, 10_000)] = 200
-    max_skill_body_chars: Annotated[int, Between(100, 1_000_000)] = 20_000
-    profile_cap: Annotated[int, Between(1, 100_000)] = 2_000
-    strategies_cap: Annotated[int, Between(1, 100_000)] = 2_000
+    transient_statuses: tuple[Annotated[int, Meta(ge=100, le=599)], ...] = DEFAULT_TRANSIENT_STATUSES
+    transient_patterns: Patterns = _patterns(DEFAULT_TRANSIENT_PATTERNS)
+    max_skills: Annotated[int, Meta(ge=1, le=10_000)] = 200
+    max_skill_body_chars: Annotated[int, Meta(ge=100, le=1_000_000)] = 20_000
+    profile_cap: Annotated[int, Meta(ge=1, le=100_000)] = 2_000
+    strategies_cap: Annotated[int, Meta(ge=1, le=100_000)] = 2_000
     auto_apply: bool = False
-    effect_window: Annotated[int, Between(1, 10_000)] = 20  # turns before and after an applied change whose rates are compared
-    schedule: ScheduleSettings = dataclasses.field(default_factory=ScheduleSettings)
-    bundle: BundleSettings = dataclasses.field(default_factory=BundleSettings)
-    model: ModelSettings = dataclasses.field(default_factory=ModelSettings)
-    keys: dict[str, Text] = dataclasses.field(default_factory=dict)
-    agents: dict[str, AgentLink] = dataclasses.field(default_factory=dict)
+    # the turns before and after an applied change whose rates are compared
+    effect_window: Annotated[int, Meta(ge=1, le=10_000)] = 20
+    schedule: ScheduleSettings = msgspec.field(default_factory=ScheduleSettings)
+    bundle: BundleSettings = msgspec.field(default_factory=BundleSettings)
+    model: ModelSettings = msgspec.field(default_factory=ModelSettings)
+    keys: dict[str, Text] = msgspec.field(default_factory=dict)
+    agents: dict[str, AgentLink] = msgspec.field(default_factory=dict)
     theme: Text | None = None
     source: Path | None = None
-    warnings: tuple[str, ...] = dataclasses.field(default=(), repr=False, compare=False)
 
     def note_cap(self, note: str) -> int:
         return self.profile_cap if note == "profile" else self.strategies_cap
 
 
-# Each key of orkas.toml -> (model, field). "+" appends to what the plain key gives.
-SECTIONS: dict[str, type[ScheduleSettings] | type[BundleSettings] | type[ModelSettings]] = {
-    "schedule": ScheduleSettings,
-    "bundle": BundleSettings,
-    "model": ModelSettings,
-}
+# Each key of orkas.toml -> the field it fills (dotted: inside a section). "+" appends to what the plain key gives.
 LAYOUT: dict[str, str] = {
     "threshold": "threshold",
     "complex_min_tool_calls": "complex_min_tool_calls",
@@ -411,20 +320,26 @@ LAYOUT: dict[str, str] = {
     "reflection.auto_apply": "auto_apply",
     "reflection.effect_window": "effect_window",
 }
+KEY_OF = {field: key for key, field in LAYOUT.items() if not field.startswith("+")}  # a refused field's key in the file
 FREE_TABLES = {"keys"}  # any key name: each value is a key binding
-AGENT_KEYS = [field.name for field in dataclasses.fields(AgentLink)]  # [agents.<id>]: one table per agent id
+AGENT_KEYS = list(AgentLink.__struct_fields__)  # [agents.<id>]: one table per agent id
 TABLES = sorted({key.split(".")[0] for key in LAYOUT if "." in key} | FREE_TABLES | {"agents"})
 TOP_KEYS = sorted(key for key in LAYOUT if "." not in key)
 
 
 def load_settings(root: Path) -> Settings:
-    """Read ``<root>/orkas.toml``; a missing file means all defaults."""
+    """The settings of ``<root>/orkas.toml``, for a caller that shows no warnings (see :func:`read_settings`)."""
+    return read_settings(root)[0]
+
+
+def read_settings(root: Path) -> tuple[Settings, tuple[str, ...]]:
+    """Read ``<root>/orkas.toml`` (a missing file means all defaults): its settings and its warnings."""
     path = root / "orkas.toml"
     try:
         with open_regular(os.path.realpath(path)) as handle:  # a link (dotfiles) is followed; a FIFO is refused
             raw = handle.read()
     except FileNotFoundError:
-        return Settings()
+        return Settings(), ()
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read ({exc.strerror})") from exc
     try:
@@ -434,9 +349,13 @@ def load_settings(root: Path) -> Settings:
     return parse_settings(data, path)
 
 
-def parse_settings(data: dict[str, Any], path: Path) -> Settings:
-    """Settings from a parsed ``orkas.toml``; unknown keys become warnings, bad values a ConfigError."""
-    values: dict[str, Any] = {}
+def parse_settings(data: dict[str, Any], path: Path) -> tuple[Settings, tuple[str, ...]]:
+    """Settings from a parsed ``orkas.toml`` and a warning for each unknown key; a bad value raises ConfigError.
+
+    The file is laid out in the Structs' shape (``LAYOUT``) and converted at once; each "+" key
+    is converted on its own and appended.
+    """
+    shaped: dict[str, Any] = {"source": path}
     extras: dict[str, Any] = {}
     warnings: list[str] = []
     for key, value in data.items():
@@ -444,28 +363,33 @@ def parse_settings(data: dict[str, Any], path: Path) -> Settings:
             if not isinstance(value, dict):
                 raise ConfigError(f"{path}: {key}: must be a table ([{key}]), not {_show(value)}")
             if key == "agents":
-                values[key] = {name: _agent_link(path, name, item, warnings) for name, item in value.items()}
-                continue
-            for name, item in value.items():
-                dotted = f"{key}.{name}"
-                if key in FREE_TABLES:
-                    values[dotted] = _check(path, dotted, Text, item)
-                elif dotted in LAYOUT:
-                    _take(path, dotted, item, values, extras)
-                else:
-                    known = [k.split(".", 1)[1] for k in LAYOUT if k.startswith(key + ".")]
-                    warnings.append(_unknown(path, f"key {dotted}", name, known, f"{key}."))
+                shaped[key] = {name: _agent_table(path, name, item, warnings) for name, item in value.items()}
+            elif key in FREE_TABLES:
+                shaped[key] = value
+            else:
+                for name, item in value.items():
+                    if f"{key}.{name}" in LAYOUT:
+                        _place(f"{key}.{name}", item, shaped, extras)
+                    else:
+                        known = [k.split(".", 1)[1] for k in LAYOUT if k.startswith(key + ".")]
+                        warnings.append(_unknown(path, f"key {key}.{name}", name, known, f"{key}."))
         elif key in LAYOUT:
-            _take(path, key, value, values, extras)
+            _place(key, value, shaped, extras)
         else:
             candidates = TOP_KEYS + [f"[{t}]" for t in TABLES]
             what = f"table [{key}]" if isinstance(value, dict) else f"key {key}"
             warnings.append(_unknown(path, what, f"[{key}]" if isinstance(value, dict) else key, candidates))
-    return _build(values, extras, path, tuple(warnings))
+    if "weights" in shaped:  # [weights] names only the signals it changes
+        shaped["weights"] = {**DEFAULT_WEIGHTS, **shaped["weights"]}
+    settings = _checked(shaped, Settings, path, "")
+    for key, value in extras.items():
+        field = LAYOUT[key].lstrip("+")
+        settings = _appended(settings, field, _checked(value, _field_type(Settings, field), path, key))
+    return settings, tuple(warnings)
 
 
-def _agent_link(path: Path, agent: str, table: Any, warnings: list[str]) -> AgentLink:
-    """One ``[agents.<id>]`` table: the id must be an agent's, the values checked, unknown keys warned."""
+def _agent_table(path: Path, agent: str, table: Any, warnings: list[str]) -> dict[str, Any]:
+    """One ``[agents.<id>]`` table: the id must be an agent's; unknown keys are warned and left out."""
     where = f"agents.{agent}"
     if not AGENT_ID.match(agent):
         raise ConfigError(
@@ -473,142 +397,179 @@ def _agent_link(path: Path, agent: str, table: Any, warnings: list[str]) -> Agen
         )
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: {where}: must be a table ([{where}]), not {_show(table)}")
-    fields: dict[str, Any] = {}
-    for name, item in table.items():
-        if name in AGENT_KEYS:
-            kind = next(field.type for field in dataclasses.fields(AgentLink) if field.name == name)
-            fields[name] = _check(path, f"{where}.{name}", kind, item)
-        else:
+    for name in table:
+        if name not in AGENT_KEYS:
             warnings.append(_unknown(path, f"key {where}.{name}", name, AGENT_KEYS, f"{where}."))
-    return AgentLink(**fields)
+    return {name: item for name, item in table.items() if name in AGENT_KEYS}
 
 
-def _take(path: Path, key: str, value: Any, values: dict[str, Any], extras: dict[str, Any]) -> None:
-    target = LAYOUT[key]
-    checked = _check(path, key, _field_type(target.lstrip("+")), _as_tuple(value))
-    (extras if target.startswith("+") else values)[key] = checked
+def _place(key: str, value: Any, shaped: dict[str, Any], extras: dict[str, Any]) -> None:
+    """Put the value of the file's ``key`` where ``LAYOUT`` says; a "+" key waits in ``extras``."""
+    field = LAYOUT[key]
+    if field.startswith("+"):
+        extras[key] = value
+        return
+    *sections, name = field.split(".")
+    for section in sections:
+        shaped = shaped.setdefault(section, {})
+    shaped[name] = value
 
 
-def _build(values: dict[str, Any], extras: dict[str, Any], path: Path, warnings: tuple[str, ...]) -> Settings:
-    fields: dict[str, Any] = {"weights": dict(DEFAULT_WEIGHTS), "keys": {}, "agents": values.pop("agents", {})}
-    sections: dict[str, dict[str, Any]] = {name: {} for name in SECTIONS}
-    for key, value in values.items():
-        target = LAYOUT.get(key, key)
-        head, _, rest = target.partition(".")
-        if head in ("weights", "keys"):
-            fields[head][rest] = value
-        elif head in SECTIONS:
-            sections[head][rest] = value
-        else:
-            fields[target] = value
-    for key, value in extras.items():
-        head, _, rest = LAYOUT[key].lstrip("+").partition(".")
-        if head in SECTIONS:
-            base = sections[head].get(rest, getattr(SECTIONS[head](), rest))
-            sections[head][rest] = base + value
-        else:
-            fields[head] = fields.get(head, getattr(Settings(), head)) + value
-    return Settings(
-        **fields,
-        schedule=ScheduleSettings(**sections["schedule"]),
-        bundle=BundleSettings(**sections["bundle"]),
-        model=ModelSettings(**sections["model"]),
-        source=path,
-        warnings=warnings,
-    )
-
-
-def _check(path: Path, key: str, kind: Any, value: Any) -> Any:
+def _checked(value: Any, kind: Any, path: Path, key: str) -> Any:
+    """``value`` converted to ``kind``, or a ConfigError naming the file and the key (``key``: the one
+    ``value`` is under; empty for the whole file)."""
     try:
-        return convert(kind, value)
-    except Refused as exc:
-        raise ConfigError(f"{path}: {key}{exc.where}: {exc.reason}") from None
+        return convert(value, kind)
+    except msgspec.ValidationError as exc:
+        steps, reason = _refused(exc, value, kind)
+        names = ".".join(step for step in steps if not step.startswith("["))
+        where = key or KEY_OF.get(names, names)
+        raise ConfigError(f"{path}: {where}{''.join(s for s in steps if s.startswith('['))}: {reason}") from None
 
 
-TYPE_WORDS: dict[Any, str] = {
-    bool: "true or false",
-    int: "a whole number",
-    float: "a number",
-    str: "text",
-    tuple: "a list",
-    dict: "a table",
-    Path: "a path",
-}
-
-
-def convert(kind: Any, value: Any) -> Any:
-    """``value`` as the field type ``kind`` says, its bounds checked, or :class:`Refused`.
+def convert(value: Any, kind: Any) -> Any:
+    """``value`` (as TOML gives it) as the type ``kind``, its bounds checked; else msgspec's ValidationError.
 
     Strict, as TOML gives types: no text is read as a number, no number as true or false;
     only a whole number is taken where a number is expected (and becomes a float).
     """
-    origin = get_origin(kind)
-    if origin is Annotated:
-        base, *checks = get_args(kind)
-        value = convert(base, value)
-        for check in checks:
-            value = check(value)
-        return value
-    if origin is Union or origin is types.UnionType:
-        arms = [arm for arm in get_args(kind) if arm is not type(None)]
-        if value is None and len(arms) < len(get_args(kind)):
-            return None
-        (arm,) = arms  # only "X | None" is written above
-        return convert(arm, value)
-    if origin is tuple:
-        _expect(tuple, value)
-        (item, _) = get_args(kind)  # tuple[X, ...]
-        return tuple(_item(f"[{index}]", item, element) for index, element in enumerate(value))
-    if origin is dict:
-        _expect(dict, value)
-        key_kind, item = get_args(kind)
-        return {convert(key_kind, name): _item("", item, element) for name, element in value.items()}
-    if kind is timedelta:
-        return _duration(value)
-    if kind is Path and isinstance(value, (str, Path)) and str(value):
-        return Path(value).expanduser()  # "~/.claude/skills" is the user's
-    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+    return msgspec.convert(value, kind, dec_hook=_decode)
+
+
+def _appended(struct: Any, field: str, extra: tuple[Any, ...]) -> Any:
+    head, _, rest = field.partition(".")
+    current = getattr(struct, head)
+    return msgspec.structs.replace(struct, **{head: _appended(current, rest, extra) if rest else current + extra})
+
+
+@cache  # msgspec.structs.fields evaluates the annotations at each call
+def _field_type(model: Any, field: str) -> Any:
+    head, _, rest = field.partition(".")
+    kind = next(info.type for info in msgspec.structs.fields(model) if info.name == head)
+    return _field_type(kind, rest) if rest else kind
+
+
+_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)\s*([dhms])", re.IGNORECASE)
+_UNIT_SECONDS = {"d": 86400, "h": 3600, "m": 60, "s": 1}
+_NOT_A_DURATION = 'must be a duration like "12h30m", "4h", "7d" or seconds, not {}'
+
+
+def _decode(kind: type, value: Any) -> Any:
+    """msgspec's hook for the types it does not know: durations, regular expressions and paths."""
+    if issubclass(kind, Duration):
+        return _duration(kind, value)
+    if kind is Pattern:
+        if not isinstance(value, str):
+            raise TypeError(f"must be text, not {_show(value)}")
+        if not value:
+            raise ValueError("must not be empty")
         try:
-            return float(value)
-        except OverflowError:  # a whole number too large for a float
-            pass
-    _expect(kind, value)
-    return value
+            re.compile(value)
+        except re.error as exc:
+            raise ValueError(f"{_show(value)} is not a valid regular expression ({exc})") from None
+        return Pattern(value)
+    if kind is Path:
+        if not isinstance(value, (str, Path)) or not str(value):
+            raise TypeError(f"must be a path, not {_show(value)}")
+        try:
+            return Path(value).expanduser()  # "~/.claude/skills" is the user's
+        except RuntimeError:  # "~someone" who has no home here
+            raise ValueError(f"{_show(value)}: no home directory for its ~") from None
+    raise NotImplementedError
 
 
-def _expect(kind: type, value: Any) -> None:
-    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
-        raise Refused(f"must be {TYPE_WORDS.get(kind, kind.__name__)}, not {_show(value)}")  # a section: its class
+def _duration(kind: type[Duration], value: Any) -> Duration:
+    """Seconds (a number) or a text like ``"12h30m"``, from ``kind.LEAST`` to 100 years."""
+    if isinstance(value, str):
+        text, seconds, pos = value.replace(" ", ""), 0.0, 0
+        for match in _DURATION_PART.finditer(text):
+            if match.start() != pos:
+                break
+            seconds += float(match.group(1)) * _UNIT_SECONDS[match.group(2).lower()]
+            pos = match.end()
+        if not text or pos != len(text):
+            raise ValueError(_NOT_A_DURATION.format(_show(value)))
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        seconds = value
+    else:
+        raise TypeError(_NOT_A_DURATION.format(_show(value)))
+    if not (kind.LEAST.total_seconds() <= seconds <= MAX_DURATION_S):  # also refuses NaN
+        raise ValueError(f"{_show(value)} is out of range (allowed {_human(kind.LEAST)} to 100 years)")
+    return kind(seconds=seconds)
 
 
-def _item(where: str, kind: Any, value: Any) -> Any:
+_STEP = re.compile(r"\.(\w+)|\[(\d+|\.\.\.)\]")  # msgspec's path: ".field", "[index]", "[...]" (a table's value)
+_OUT_OF_RANGE = re.compile(r"Expected `\w+` [<>]=|Number out of range")
+_WORDS = {
+    "int": "a whole number",
+    "float": "a number",
+    "str": "text",
+    "bool": "true or false",
+    "array": "a list",
+    "object": "a table",
+}
+
+
+def _refused(error: msgspec.ValidationError, value: Any, kind: Any) -> tuple[list[str], str]:
+    """Where inside ``value`` msgspec refused it (``["bundle", "max_tokens"]``, ``["transient_statuses", "[1]"]``)
+    and why, in the words docs/rules.md uses: the value, and what is allowed."""
+    message, at, path = str(error).rpartition(" - at `$")
+    if not at:  # refused as a whole (a "+" key's value)
+        message, path = path, ""
+    steps: list[str] = []
+    for name, index in _STEP.findall(path):
+        kind = _bare(kind)
+        if name:
+            kind = _field_type(kind, name)
+        elif index == "...":  # msgspec does not say which key of a table: the first whose value is refused
+            kind = get_args(kind)[1]
+            name = next(key for key, item in value.items() if not _valid(item, kind))
+        else:
+            kind = get_args(kind)[0]
+        value = value[int(index)] if index.isdigit() else value[name]
+        steps.append(f"[{index}]" if index.isdigit() else name)
+    if message.startswith("Expected `") and ", got `" in message:
+        expected = message.split("`")[1].split(" | ")[0]
+        return steps, f"must be {_WORDS.get(expected, expected)}, not {_show(value)}"
+    if message.startswith("Expected `str` of length >= 1"):
+        return steps, "must not be empty"
+    if message.startswith("Invalid enum value"):
+        return steps, f"must be one of {', '.join(get_args(_bare(kind)))}, not {_show(value)}"
+    if _OUT_OF_RANGE.match(message):
+        low, high = next((arg.ge, arg.le) for arg in get_args(kind)[1:] if isinstance(arg, msgspec.Meta))
+        assert low is not None and high is not None  # every number here has both bounds
+        return steps, f"{_show(value)} is out of range (allowed {_number(low)} to {_number(high)})"
+    return steps, message  # _decode's own words
+
+
+def _valid(value: Any, kind: Any) -> bool:
     try:
-        return convert(kind, value)
-    except Refused as exc:
-        raise Refused(exc.reason, where + exc.where) from None
+        convert(value, kind)
+    except msgspec.ValidationError:
+        return False
+    return True
 
 
-def _field_type(target: str) -> Any:
-    head, _, rest = target.partition(".")
-    if head == "weights":
-        return Weight
-    model, name = (SECTIONS[head], rest) if head in SECTIONS else (Settings, head)
-    return next(field.type for field in dataclasses.fields(model) if field.name == name)
+def _bare(kind: Any) -> Any:
+    """``kind`` without its bounds and without ``| None``: the type a step of a path goes into."""
+    while get_origin(kind) in (Annotated, Union, UnionType):
+        kind = next(arg for arg in get_args(kind) if arg is not type(None))
+    return kind
 
 
-def _as_tuple(value: Any) -> Any:
-    return tuple(value) if isinstance(value, list) else value
+def _number(value: float) -> str:
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:,}"
 
 
 def _unknown(path: Path, what: str, name: str, candidates: list[str], prefix: str = "") -> str:
+    import difflib  # only when a key is unknown
+
     guess = difflib.get_close_matches(name, candidates, n=1, cutoff=0.6)
     hint = f" (did you mean {prefix}{guess[0]}?)" if guess else ""
     return f"{path}: unknown {what}{hint}; ignored"
 
 
 def _show(value: Any) -> str:
-    if isinstance(value, timedelta):
-        return _human(value)
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 

@@ -26,7 +26,7 @@ from orkas_tui.core.read.settings import Settings
 CHUNK = 4 * 1024 * 1024
 HEAD = 64
 BOM = b"\xef\xbb\xbf"
-MAX_LINE = Settings.max_line_bytes
+MAX_LINE = Settings().max_line_bytes
 
 
 @dataclass(frozen=True, slots=True)

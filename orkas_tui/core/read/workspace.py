@@ -14,7 +14,7 @@ import orjson
 
 from orkas_tui.core.errors import OrkasError
 from orkas_tui.core.read.files import OutsideWorkspace, atomic_write, confined, open_regular, read_json_object, register_root
-from orkas_tui.core.read.settings import AGENT_ID, Settings, load_settings
+from orkas_tui.core.read.settings import AGENT_ID, Settings, read_settings
 
 SLUG = AGENT_ID
 
@@ -291,13 +291,22 @@ class Workspace:
         return cls(root)
 
     @cached_property
+    def _read_settings(self) -> tuple[Settings, tuple[str, ...]]:
+        return (self._settings, ()) if self._settings is not None else read_settings(self.root)
+
+    @property
     def settings(self) -> Settings:
-        return self._settings if self._settings is not None else load_settings(self.root)
+        return self._read_settings[0]
+
+    @property
+    def settings_warnings(self) -> tuple[str, ...]:
+        """The unknown keys of ``orkas.toml``, each named with a guess (the command line prints them)."""
+        return self._read_settings[1]
 
     def use_settings(self, settings: Settings) -> None:
         """Use ``settings`` from now on: the app reloads ``orkas.toml`` while it runs."""
         self._settings = settings
-        self.__dict__.pop("settings", None)
+        self.__dict__.pop("_read_settings", None)
 
     @property
     def agents_dir(self) -> Path:
