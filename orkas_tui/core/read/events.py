@@ -58,6 +58,14 @@ class Event(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     trigger: str | None = None
     parent: str | None = None
     subagent: str | None = None
+    # an imported failure's facts, read by the transient rule (core/observe/transient.py)
+    vocabulary: str | None = None
+    error_kind: str | None = None
+    http_status: Int | None = None
+    retried: bool | None = None
+    rejected: bool | None = None
+    interrupted: bool | None = None
+    collateral: bool | None = None
 
 
 _FIELDS = frozenset(Event.__struct_fields__)
