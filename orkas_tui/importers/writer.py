@@ -4,16 +4,17 @@ One :class:`ConversationWriter` per imported session. Its whole state is a plain
 dict (saved between imports) so an import can stop after any line and the next
 one continues exactly there. Events are buffered and appended in one write per
 import, after which the caller saves the state. A failure is written with what the
-transcript says about it (its ``vocabulary``, and whether the user rejected or
-interrupted the call, another call's error cancelled it, the agent retried, its error
-kind and HTTP status); whether it is transient is the core rule's to say, when it is read.
+transcript says of it (its ``failure``: the agent's ``vocabulary``, and whether the user
+rejected or interrupted the call, another call's error cancelled it, the agent retried,
+its error kind and HTTP status); whether it is transient is the core rule's to say, when
+it is read.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -232,13 +233,19 @@ class ConversationWriter:
         """A call the person stopped: recorded as a failed result that teaches nothing."""
         self.tool_error(ts, call_id, "interrupted by the user", interrupted=True)
 
-    def tool_error(self, ts: str | None, call_id: str, message: str, **facts: object) -> None:
-        """A failed result and what the transcript says of it (``rejected``, ``collateral``, ``exit_code``...)."""
+    def tool_error(self, ts: str | None, call_id: str, message: str, exit_code: int | None = None, **facts: bool) -> None:
+        """A failed result and what the transcript says of it (``rejected``, ``interrupted``, ``collateral``)."""
         self.ensure_turn(ts)
-        fields: dict[str, object] = {"id": call_id, "ok": False, "error": self._cut(message), "vocabulary": self.vocabulary}
-        fields.update((key, value) for key, value in facts.items() if value is not None)
+        fields: dict[str, object] = {"id": call_id, "ok": False, "error": self._cut(message)}
+        if exit_code is not None:
+            fields["exit_code"] = exit_code
+        fields["failure"] = self._failure(facts)
         self.emit(ts, "tool_result", **fields)
         self._count(tool_failure(self.rule, fields)[2].transient)
+
+    def _failure(self, facts: Mapping[str, object]) -> dict[str, object]:
+        """The ``failure`` object: the vocabulary, then the facts known (keys sorted: a saved state sorts them)."""
+        return {"vocabulary": self.vocabulary, **{key: facts[key] for key in sorted(facts) if facts[key] not in (None, False)}}
 
     def _count(self, transient: bool) -> None:
         if transient:
@@ -251,12 +258,7 @@ class ConversationWriter:
         if not self.open:
             self.skip("API error outside a turn")
         else:
-            self.state["error"] = {
-                "error": message[:OUTPUT_LIMIT],
-                "http_status": status,
-                "error_kind": kind,
-                "retried": retried or None,
-            }
+            self.state["error"] = {"error": message[:OUTPUT_LIMIT], "http_status": status, "kind": kind, "retried": retried}
 
     def recover(self) -> None:
         self.state["error"] = None
@@ -277,10 +279,12 @@ class ConversationWriter:
         error = self.state["error"]
         if self.state["aborted"]:
             fields["status"] = "aborted"
-        elif error:  # a state saved by an older import holds its verdict (transient, reason): kept as written
-            fields["status"] = "error"
-            fields.update((key, value) for key, value in sorted(error.items()) if value is not None)  # as saved: keys sorted
-            fields["vocabulary"] = self.vocabulary
+        elif error:
+            if "transient" in error:  # saved by an older import, with its verdict: kept as written
+                fields.update(status="error", **error)
+            else:
+                facts = {key: value for key, value in error.items() if key != "error"}
+                fields.update(status="error", error=error["error"], failure=self._failure(facts))
             failure = end_failure(self.rule, fields)
             self._count(failure is not None and failure[1].transient)
         self.emit(ts, "turn_end", **fields)

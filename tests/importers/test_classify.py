@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from orkas_tui.core.observe.transient import ErrorFacts, TransientRule
+from orkas_tui.core.observe.transient import TransientRule
+from orkas_tui.core.read.events import Failure
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.importers.codex import codex_error_kind
 from orkas_tui.importers.tools import exit_code, no_match, rejection_feedback, skill_reads
@@ -46,7 +47,7 @@ CASES = [
 
 @pytest.mark.parametrize(("message", "status", "vocabulary", "kind", "retried", "transient"), CASES)
 def test_verdicts(message, status, vocabulary, kind, retried, transient):
-    facts = ErrorFacts(vocabulary, kind, retried)
+    facts = Failure(vocabulary, kind, retried=retried)
     assert TransientRule.from_settings(Settings()).classify(message, status, None, facts).transient is transient
 
 

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import astuple
 
+import msgspec
+import orjson
 import pytest
 
 from orkas_tui.cli import main
 from orkas_tui.core.observe import transient
-from orkas_tui.core.observe.transient import COLLATERAL, INTERRUPTED, REJECTED, ErrorFacts, TransientRule
+from orkas_tui.core.observe.transient import COLLATERAL, INTERRUPTED, REJECTED, TransientRule
 from orkas_tui.core.observe.turns import end_failure, tool_failure
 from orkas_tui.core.observe.vocabularies import VOCABULARIES
+from orkas_tui.core.read.events import Failure, decode_lines
 from orkas_tui.core.read.settings import DEFAULT_TRANSIENT_PATTERNS, DEFAULT_TRANSIENT_STATUSES, Settings
 from orkas_tui.importers import claude_code, codex
 from orkas_tui.importers.run import import_files
@@ -36,9 +38,15 @@ WORDS = {
 }
 
 
+def _pair(verdict) -> tuple[bool, str]:
+    return verdict.transient, verdict.reason
+
+
 def test_every_importer_writes_a_vocabulary_the_rule_knows():
     assert {claude_code.NAME, codex.NAME} == set(VOCABULARIES)
-    assert all(astuple(vocabulary) in transient.VERSION[1] for vocabulary in VOCABULARIES.values())  # in the cache key
+    assert all(
+        msgspec.structs.astuple(vocabulary) in transient.VERSION[1] for vocabulary in VOCABULARIES.values()
+    )  # in the cache key
 
 
 @pytest.mark.parametrize("name", sorted(VOCABULARIES))
@@ -54,48 +62,53 @@ def test_no_agent_word_repeats_a_default(name):
 def test_each_fact_has_its_reason():
     judge = RULE.classify
     cases = {
-        ErrorFacts("claude-code", rejected=True): (True, REJECTED),
-        ErrorFacts("codex", interrupted=True): (True, INTERRUPTED),
-        ErrorFacts("claude-code", collateral=True): (True, COLLATERAL),
-        ErrorFacts("claude-code", retried=True): (True, "Claude Code retried it (retry metadata)"),
-        ErrorFacts("codex", kind="server_overloaded"): (True, "Codex error kind server_overloaded is transient"),
-        ErrorFacts("codex", kind="usage_limit_exceeded"): (False, "Codex error kind usage_limit_exceeded is real"),
-        ErrorFacts("future-agent", collateral=True): (True, COLLATERAL),
+        Failure("claude-code", rejected=True): (True, REJECTED),
+        Failure("codex", interrupted=True): (True, INTERRUPTED),
+        Failure("claude-code", collateral=True): (True, COLLATERAL),
+        Failure("claude-code", retried=True): (True, "Claude Code retried it (retry metadata)"),
+        Failure("codex", kind="server_overloaded"): (True, "Codex error kind server_overloaded is transient"),
+        Failure("codex", kind="usage_limit_exceeded"): (False, "Codex error kind usage_limit_exceeded is real"),
+        Failure("future-agent", collateral=True): (True, COLLATERAL),
     }
     for facts, (verdict, reason) in cases.items():
-        assert astuple(judge("boom", None, None, facts)) == (verdict, reason)
-    assert astuple(judge("quota exceeded, rate limit", None, None, ErrorFacts("codex"))) == (
+        assert _pair(judge("boom", None, None, facts)) == (verdict, reason)
+    assert _pair(judge("quota exceeded, rate limit", None, None, Failure("codex"))) == (
         False,
         "real: usage cap or authentication failure 'quota'",
     )
-    assert astuple(judge("API Error: 403", None, None, ErrorFacts("claude-code"))) == (
+    assert _pair(judge("API Error: 403", None, None, Failure("claude-code"))) == (
         False,
         "real: HTTP status 403 is an authentication or permission failure",
     )
-    assert astuple(judge("API Error: 501 Not Implemented", None, None, ErrorFacts("claude-code"))) == (False, "real: status 501")
+    assert _pair(judge("API Error: 501 Not Implemented", None, None, Failure("claude-code"))) == (False, "real: status 501")
 
 
 def test_a_runtime_event_is_judged_by_the_spec_alone():
     """Without ``vocabulary`` an event's extra fields are not facts: flag, status, patterns, else real."""
-    native = {"type": "tool_result", "ok": False, "error": "quota exceeded, rate limit", "collateral": True, "error_kind": "x"}
-    assert astuple(tool_failure(RULE, native)[2]) == (True, "message matches network/limit pattern 'rate limit'")
-    imported = {**native, "vocabulary": "codex"}
-    assert tool_failure(RULE, imported)[2].transient is True  # collateral
-    del imported["collateral"]
-    assert astuple(tool_failure(RULE, imported)[2]) == (False, "real: usage cap or authentication failure 'quota'")
+    native = {"type": "tool_result", "ok": False, "error": "quota exceeded, rate limit", "collateral": True}
+    assert _pair(tool_failure(RULE, native)[2]) == (True, "message matches network/limit pattern 'rate limit'")
+    imported = {**native, "failure": {"vocabulary": "codex", "collateral": True}}
+    assert tool_failure(RULE, imported)[2].transient is True
+    imported["failure"] = {"vocabulary": "codex"}
+    assert _pair(tool_failure(RULE, imported)[2]) == (False, "real: usage cap or authentication failure 'quota'")
+    imported["failure"] = {"collateral": True}  # no vocabulary: not a failure object, the spec's order
+    assert tool_failure(RULE, imported)[2].transient is True  # (the pattern)
     end = {"type": "turn_end", "status": "error", "error": "upstream", "http_status": 503}
     assert end_failure(RULE, end)[1].transient is False  # a runtime's turn end has no HTTP status
-    assert astuple(end_failure(RULE, {**end, "vocabulary": "codex"})[1]) == (True, "HTTP status 503 is transient")
+    failed = {**end, "failure": {"vocabulary": "codex", "http_status": 503}}
+    assert _pair(end_failure(RULE, failed)[1]) == (True, "HTTP status 503 is transient")
+    (event,) = decode_lines([orjson.dumps(failed)])  # the typed path reads the same
+    assert _pair(end_failure(RULE, event)[1]) == (True, "HTTP status 503 is transient")
 
 
 def test_an_event_an_older_importer_judged_keeps_its_verdict_and_shows_its_reason():
     old = {"type": "tool_result", "ok": False, "error": "cancelled: a sibling tool call errored", "transient": True}
     old |= {"reason": COLLATERAL, "collateral": True}
-    assert astuple(tool_failure(RULE, old)[2]) == (True, COLLATERAL)
+    assert _pair(tool_failure(RULE, old)[2]) == (True, COLLATERAL)
     end = {"type": "turn_end", "status": "error", "error": "Overloaded", "transient": False, "reason": "whatever it said"}
-    assert astuple(end_failure(RULE, end)[1]) == (False, "whatever it said")
+    assert _pair(end_failure(RULE, end)[1]) == (False, "whatever it said")
     del end["reason"]
-    assert astuple(end_failure(RULE, end)[1]) == (False, "marked not transient by the runtime")
+    assert _pair(end_failure(RULE, end)[1]) == (False, "marked not transient by the runtime")
 
 
 def status_errors(root, capsys) -> list[dict]:

@@ -44,12 +44,12 @@ def _truth(scan: AgentScan) -> tuple[list[str], list[str]]:
             for e in events:
                 if e.get("type") == "tool_result" and e.get("ok") is not True:
                     message = e.get("error") if isinstance(e.get("error"), str) else e.get("output")
-                    if not rule.classify(message, e.get("status"), e.get("transient"), error_facts(e.get)).transient:
+                    if not rule.classify(message, e.get("status"), e.get("transient"), error_facts(e.get("failure"))).transient:
                         errors.append(one_line(message or ""))
                 elif (
                     e.get("type") == "turn_end"
                     and e.get("status") == "error"
-                    and not rule.classify(e.get("error"), e.get("http_status"), e.get("transient"), error_facts(e.get)).transient
+                    and not rule.classify(e.get("error"), None, e.get("transient"), error_facts(e.get("failure"))).transient
                 ):
                     errors.append(one_line(e.get("error") or ""))
     return prompts, errors

@@ -4,9 +4,9 @@ Order (spec), for an event a runtime wrote: an explicit ``transient`` flag wins;
 HTTP status in the transient set; else a network/limit pattern in the message; else the
 error is real.
 
-An imported event carries no verdict but what its importer knew (:class:`ErrorFacts`) and
-the agent whose words it uses (``vocabulary``, see
-:mod:`orkas_tui.core.observe.vocabularies`). Its order: a call the user rejected or
+An imported event carries no verdict but what its importer knew (its ``failure``, a
+:class:`~orkas_tui.core.read.events.Failure`), which names the agent whose words apply
+(``vocabulary``, see :mod:`orkas_tui.core.observe.vocabularies`). Its order: a call the user rejected or
 interrupted, or one cancelled by another call's error, is transient; then the agent's
 real error kinds, its transient kinds; then its statuses and words for a usage cap or an
 authentication failure (real); then a request the agent retried (transient); then the
@@ -17,11 +17,13 @@ carries the reason, so the UI can say *why* an error counted; docs/rules.md list
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
+import msgspec
+
 from orkas_tui.core.observe.vocabularies import CONTENT, VOCABULARIES, Vocabulary
+from orkas_tui.core.read.events import Failure
 from orkas_tui.core.read.settings import Settings
 
 # The rule's version, with every word of the agents' vocabularies: caches of verdicts include it in
@@ -39,20 +41,7 @@ class ErrorVerdict:
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
-class ErrorFacts:
-    """What an importer knew about a failure (never a verdict); ``vocabulary`` names the agent's words."""
-
-    vocabulary: str
-    kind: str | None = None
-    retried: bool = False
-    rejected: bool = False
-    interrupted: bool = False
-    collateral: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class _Agent:
+class _Agent(msgspec.Struct, frozen=True):
     """A vocabulary compiled together with the settings' statuses and patterns."""
 
     label: str
@@ -78,7 +67,7 @@ class TransientRule:
         return _cached_rule(settings.transient_statuses, settings.transient_patterns)
 
     def classify(
-        self, message: object, status: object = None, flag: object = None, facts: ErrorFacts | None = None, written: object = None
+        self, message: object, status: object = None, flag: object = None, facts: Failure | None = None, written: object = None
     ) -> ErrorVerdict:
         """The verdict on one error; ``written``: the reason an event gave with its explicit flag."""
         if flag is True or flag is False:
@@ -101,7 +90,7 @@ class TransientRule:
         return self._judge_agent(agent, text, code, facts)
 
     @staticmethod
-    def _judge_agent(agent: _Agent, text: str, code: int | None, facts: ErrorFacts) -> ErrorVerdict:
+    def _judge_agent(agent: _Agent, text: str, code: int | None, facts: Failure) -> ErrorVerdict:
         kind = facts.kind
         if kind in agent.real_kinds:
             return ErrorVerdict(False, f"{agent.label} error kind {kind} is real")
@@ -150,19 +139,15 @@ def _judge(text: str, code: int | None, statuses: frozenset[int], patterns: list
     )
 
 
-def error_facts(get: Callable[[str], object]) -> ErrorFacts | None:
-    """An event's facts (``get``: its field by name), read only when it names its ``vocabulary``: an importer wrote it."""
-    vocabulary, kind = get("vocabulary"), get("error_kind")
-    if not isinstance(vocabulary, str):
+def error_facts(value: object) -> Failure | None:
+    """An event's ``failure`` (typed, or as a dict from a line the typed decoder refused); ``None``
+    when there is none or it is not such an object: the event is then judged as a runtime's."""
+    if isinstance(value, Failure) or value is None:
+        return value
+    try:
+        return msgspec.convert(value, Failure)
+    except msgspec.ValidationError:
         return None
-    return ErrorFacts(
-        vocabulary,
-        kind if isinstance(kind, str) else None,
-        get("retried") is True,
-        get("rejected") is True,
-        get("interrupted") is True,
-        get("collateral") is True,
-    )
 
 
 @lru_cache(maxsize=8)

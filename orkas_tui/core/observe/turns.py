@@ -96,21 +96,24 @@ def tool_failure(rule: TransientRule, event: Event | dict) -> tuple[str, int | N
     get = _getter(event)
     error = get("error")
     message = error if isinstance(error, str) else (_short(get("output")) or "tool failed")
+    facts = error_facts(get("failure"))
     code = _status(get("status"))
-    return message, code, rule.classify(message, code, _flag(get("transient")), error_facts(get), get("reason"))
+    if code is None and facts is not None:
+        code = _status(facts.http_status)
+    return message, code, rule.classify(message, code, _flag(get("transient")), facts, get("reason"))
 
 
 def end_failure(rule: TransientRule, event: Event | dict) -> tuple[str, ErrorVerdict] | None:
     """A turn end as it is scored: ``None`` when it ended ok or aborted, else (an unknown status is
     an error) its message and the transient rule's verdict. Only an imported end has an HTTP status
-    (``http_status``: its ``status`` is the turn's)."""
-    get = _getter(event)
-    if get("status") in ("ok", "aborted"):
+    (its ``failure.http_status``: its ``status`` is the turn's)."""
+    if (event.get("status") if isinstance(event, dict) else event.status) in ("ok", "aborted"):
         return None
+    get = _getter(event)
     error = get("error")
     message = error if isinstance(error, str) else "turn ended in error"
-    facts = error_facts(get)
-    code = _status(get("http_status")) if facts is not None else None
+    facts = error_facts(get("failure"))
+    code = _status(facts.http_status) if facts is not None else None
     return message, rule.classify(message, code, _flag(get("transient")), facts, get("reason"))
 
 

@@ -12,11 +12,10 @@ judges imported events without importing the importers.
 
 from __future__ import annotations
 
-from dataclasses import astuple, dataclass
+import msgspec
 
 
-@dataclass(frozen=True, slots=True)
-class Vocabulary:
+class Vocabulary(msgspec.Struct, frozen=True):
     """One agent's words; ``name`` is its importer's format name, which each imported failure carries."""
 
     name: str
@@ -110,4 +109,4 @@ CODEX = Vocabulary(
 
 VOCABULARIES = {vocabulary.name: vocabulary for vocabulary in (CLAUDE_CODE, CODEX)}
 # every word of every vocabulary: caches of verdicts hold it in their fingerprint, so editing a word re-judges
-CONTENT = [astuple(vocabulary) for vocabulary in VOCABULARIES.values()]
+CONTENT = [msgspec.structs.astuple(vocabulary) for vocabulary in VOCABULARIES.values()]
