@@ -255,18 +255,14 @@ class Parser:
             return
         name, command = self.w.call_info(call_id)
         if text.startswith(tools.REJECTED):
-            self.w.tool_error(
-                ts, call_id, "rejected by the user", True, "the user rejected the call; not a tool failure", rejected=True
-            )
+            self.w.tool_error(ts, call_id, "rejected by the user", rejected=True)
             feedback = tools.rejection_feedback(text)
             if feedback:
                 self.w.user_feedback(ts, feedback, call_id)
         elif tools.INTERRUPTED in text:
             self.w.tool_interrupted(ts, call_id)
         elif tools.SIBLING in text.lower():
-            self.w.tool_error(
-                ts, call_id, "cancelled: a sibling tool call errored", True, "collateral of another call's error", collateral=True
-            )
+            self.w.tool_error(ts, call_id, "cancelled: a sibling tool call errored", collateral=True)
         elif tools.no_match(command, tools.exit_code(text), text):
             self.w.tool_ok(ts, call_id, text)
         else:

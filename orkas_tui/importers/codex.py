@@ -12,12 +12,12 @@ context (``<environment_context>``, AGENTS.md) as user messages, so turns start 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import orjson
 
 from orkas_tui.importers import tools
-from orkas_tui.importers.classify import codex_error_kind
 from orkas_tui.importers.writer import ConversationWriter
 
 NAME = "codex"
@@ -182,9 +182,7 @@ class Parser:
         _name, command = self.w.call_info(call_id)
         lowered = text.lower()
         if "rejected by user" in lowered or "declined by user" in lowered:
-            self.w.tool_error(
-                ts, call_id, "rejected by the user", True, "the user rejected the call; not a tool failure", rejected=True
-            )
+            self.w.tool_error(ts, call_id, "rejected by the user", rejected=True)
         elif "aborted by user" in lowered:
             self.w.tool_interrupted(ts, call_id)
         elif text.startswith("Script failed"):
@@ -233,3 +231,22 @@ def _text(content: object) -> str:
     if not isinstance(content, list):
         return ""
     return "\n".join(b["text"] for b in content if isinstance(b, dict) and isinstance(b.get("text"), str))
+
+
+def codex_error_kind(info: object) -> tuple[str | None, int | None]:
+    """``codex_error_info`` is a bare kind (``"internal_server_error"``) or ``{kind: {http_status_code}}``.
+
+    Rollouts write snake_case; the app-server protocol writes camelCase: both are read.
+    """
+    if isinstance(info, str):
+        return _snake(info), None
+    if isinstance(info, dict) and len(info) == 1:
+        kind, detail = next(iter(info.items()))
+        detail = detail if isinstance(detail, dict) else {}
+        status = detail.get("http_status_code", detail.get("httpStatusCode"))
+        return _snake(str(kind)), status if isinstance(status, int) and not isinstance(status, bool) else None
+    return None, None
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()

@@ -26,11 +26,11 @@ from typing import Any
 import orjson
 
 from orkas_tui.core.observe.corrections import CorrectionMatcher, matcher_for
+from orkas_tui.core.observe.transient import TransientRule
 from orkas_tui.core.read.files import atomic_write_all, confined, file_lock, open_regular, read_versioned, sync_files
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.workspace import AgentPaths
 from orkas_tui.importers import claude_code, codex
-from orkas_tui.importers.classify import ErrorClassifier
 from orkas_tui.importers.repeats import ImportedRecords, SessionRecords, uuids_before
 from orkas_tui.importers.skills import mark_used
 from orkas_tui.importers.writer import ConversationWriter, ImportStats, new_state
@@ -139,7 +139,7 @@ def import_files(
     module = FORMATS[fmt]
     files = list(files)
     context = _Context(
-        ErrorClassifier(settings),
+        TransientRule.from_settings(settings),
         matcher_for(settings.correction_phrases),
         index,
         settle,
@@ -167,7 +167,7 @@ def import_files(
 
 @dataclass(frozen=True)
 class _Context:
-    classifier: ErrorClassifier
+    rule: TransientRule
     matcher: CorrectionMatcher
     index: Callable[[str | None, str | None], list[str]] | None
     settle: float
@@ -267,7 +267,7 @@ def _import_locked(
     if stat.st_size < record["offset"]:
         stats.problems.append(f"{path}: shorter than the {record['offset']} bytes already imported; left as imported")
         return
-    writer = ConversationWriter(conv_path, record["parser"], context.classifier, stats, context.matcher, context.index)
+    writer = ConversationWriter(conv_path, record["parser"], context.rule, module.NAME, stats, context.matcher, context.index)
     checker = None
     if module is claude_code and not claude_code.is_subagent(path):  # a resumed session repeats records: skip them
         own = record["uuids"] if "uuids" in record else uuids_before(path, record["offset"])

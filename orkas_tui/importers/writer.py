@@ -1,16 +1,20 @@
-"""Spec events out of a foreign transcript, with every verdict written explicitly.
+"""Spec events out of a foreign transcript: facts, never a verdict.
 
 One :class:`ConversationWriter` per imported session. Its whole state is a plain
 dict (saved between imports) so an import can stop after any line and the next
 one continues exactly there. Events are buffered and appended in one write per
-import, after which the caller saves the state.
+import, after which the caller saves the state. A failure is written with what the
+transcript says of it (its ``failure``: the agent's ``vocabulary``, and whether the user
+rejected or interrupted the call, another call's error cancelled it, the agent retried,
+its error kind and HTTP status); whether it is transient is the core rule's to say, when
+it is read.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -18,9 +22,10 @@ from pathlib import Path
 import orjson
 
 from orkas_tui.core.observe.corrections import CorrectionMatcher
+from orkas_tui.core.observe.transient import TransientRule
+from orkas_tui.core.observe.turns import end_failure, tool_failure
 from orkas_tui.core.read.files import append_bytes
 from orkas_tui.core.read.timefmt import format_ts, parse_ts
-from orkas_tui.importers.classify import ErrorClassifier
 
 OUTPUT_LIMIT = 2_000
 MILLIS_Z = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", re.ASCII)
@@ -106,20 +111,23 @@ def new_state() -> dict:
 
 
 class ConversationWriter:
-    """``index`` gives the skills offered to a session started in a folder (``None``: unknown folder) at a turn's start."""
+    """``index`` gives the skills offered to a session started in a folder (``None``: unknown folder) at a turn's start;
+    ``vocabulary`` names the agent's words for the transient rule (its format's name); ``rule`` only counts the errors."""
 
     def __init__(
         self,
         path: Path,
         state: dict,
-        classifier: ErrorClassifier,
+        rule: TransientRule,
+        vocabulary: str,
         stats: ImportStats,
         matcher: CorrectionMatcher | None = None,
         index: Callable[[str | None, str | None], list[str]] | None = None,
     ) -> None:
         self.path = path
         self.state = state
-        self.classifier = classifier
+        self.rule = rule
+        self.vocabulary = vocabulary
         self.stats = stats
         self.matcher = matcher
         self.index = index
@@ -223,35 +231,23 @@ class ConversationWriter:
 
     def tool_interrupted(self, ts: str | None, call_id: str) -> None:
         """A call the person stopped: recorded as a failed result that teaches nothing."""
-        self.tool_error(
-            ts, call_id, "interrupted by the user", True, "the user interrupted the call; not a tool failure", interrupted=True
-        )
+        self.tool_error(ts, call_id, "interrupted by the user", interrupted=True)
 
-    def tool_error(
-        self,
-        ts: str | None,
-        call_id: str,
-        message: str,
-        transient: bool | None = None,
-        reason: str | None = None,
-        status: int | None = None,
-        **extra: object,
-    ) -> None:
-        """A failed result; ``transient`` given means not the tool's own failure (``reason`` says why)."""
+    def tool_error(self, ts: str | None, call_id: str, message: str, exit_code: int | None = None, **facts: bool) -> None:
+        """A failed result and what the transcript says of it (``rejected``, ``interrupted``, ``collateral``)."""
         self.ensure_turn(ts)
-        if transient is None:
-            verdict = self.classifier.classify(message, status)
-            transient, reason = verdict.transient, verdict.reason
-        fields: dict[str, object] = {
-            "id": call_id,
-            "ok": False,
-            "error": self._cut(message),
-            "transient": transient,
-            "reason": reason,
-        }
-        if status is not None:
-            fields["status"] = status
-        self.emit(ts, "tool_result", **fields, **{k: v for k, v in extra.items() if v is not None})
+        fields: dict[str, object] = {"id": call_id, "ok": False, "error": self._cut(message)}
+        if exit_code is not None:
+            fields["exit_code"] = exit_code
+        fields["failure"] = self._failure(facts)
+        self.emit(ts, "tool_result", **fields)
+        self._count(tool_failure(self.rule, fields)[2].transient)
+
+    def _failure(self, facts: Mapping[str, object]) -> dict[str, object]:
+        """The ``failure`` object: the vocabulary, then the facts known (keys sorted: a saved state sorts them)."""
+        return {"vocabulary": self.vocabulary, **{key: facts[key] for key in sorted(facts) if facts[key] not in (None, False)}}
+
+    def _count(self, transient: bool) -> None:
         if transient:
             self.stats.transient_errors += 1
         else:
@@ -262,8 +258,7 @@ class ConversationWriter:
         if not self.open:
             self.skip("API error outside a turn")
         else:
-            verdict = self.classifier.classify(message, status, kind, retried)
-            self.state["error"] = {"error": message[:OUTPUT_LIMIT], "transient": verdict.transient, "reason": verdict.reason}
+            self.state["error"] = {"error": message[:OUTPUT_LIMIT], "http_status": status, "kind": kind, "retried": retried}
 
     def recover(self) -> None:
         self.state["error"] = None
@@ -285,11 +280,13 @@ class ConversationWriter:
         if self.state["aborted"]:
             fields["status"] = "aborted"
         elif error:
-            fields.update(status="error", error=error["error"], transient=error["transient"], reason=error["reason"])
-            if error["transient"]:
-                self.stats.transient_errors += 1
+            if "transient" in error:  # saved by an older import, with its verdict: kept as written
+                fields.update(status="error", **error)
             else:
-                self.stats.real_errors += 1
+                facts = {key: value for key, value in error.items() if key != "error"}
+                fields.update(status="error", error=error["error"], failure=self._failure(facts))
+            failure = end_failure(self.rule, fields)
+            self._count(failure is not None and failure[1].transient)
         self.emit(ts, "turn_end", **fields)
         self.state.update(open=None, calls={}, error=None, aborted=False)
 

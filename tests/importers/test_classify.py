@@ -1,46 +1,54 @@
-"""The agents' error vocabulary: transient when waiting helps, real when it cannot."""
+"""The agents' error vocabularies under the one transient rule: transient when waiting helps, real when it cannot."""
 
 from __future__ import annotations
 
 import pytest
 
+from orkas_tui.core.observe.transient import TransientRule
+from orkas_tui.core.read.events import Failure
 from orkas_tui.core.read.settings import Settings
-from orkas_tui.importers.classify import ErrorClassifier, codex_error_kind
+from orkas_tui.importers.codex import codex_error_kind
 from orkas_tui.importers.tools import exit_code, no_match, rejection_feedback, skill_reads
 
+CC, CX = "claude-code", "codex"
 CASES = [
-    ('API Error: 529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}', None, None, False, True),
-    ("API Error: 500 Internal server error", None, None, False, True),
-    ("API Error: Connection error.", None, None, False, True),
-    ("API Error (Request timed out.)", None, None, False, True),
-    ("API Error: 429 rate_limit_error", None, None, False, True),
-    ("stream disconnected before completion: error sending request", None, None, False, True),
-    ("something odd", None, None, True, True),
-    ("Claude AI usage limit reached|1767261600", None, None, False, False),
-    ("API Error: 401 invalid x-api-key · Please run /login", None, None, False, False),
-    ("OAuth token has expired. Please obtain a new token", 401, None, True, False),
-    ("You've hit your usage limit. Upgrade to Pro", None, "usage_limit_exceeded", True, False),
-    ("error", None, "context_window_exceeded", False, False),
-    ("exceeded retry limit, last status: 502", 502, "response_too_many_failed_attempts", False, True),
-    ("unexpected status 500", 500, "internal_server_error", False, True),
-    ("make: *** No rule to make target 'docs'.", None, None, False, False),
+    ('API Error: 529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}', None, CC, None, False, True),
+    ("API Error: 529", None, CC, None, False, True),  # Anthropic's own status for "overloaded"
+    ("API Error: 500 Internal server error", None, CC, None, False, True),
+    ("API Error: Connection error.", None, CC, None, False, True),
+    ("API Error (Request timed out.)", None, CC, None, False, True),
+    ("API Error: 429 rate_limit_error", None, CC, None, False, True),
+    ("stream disconnected before completion: error sending request", None, CX, None, False, True),
+    ("something odd", None, CC, None, True, True),
+    ("Claude AI usage limit reached|1767261600", None, CC, None, False, False),
+    ("API Error: 401 invalid x-api-key · Please run /login", None, CC, None, False, False),
+    ("OAuth token has expired. Please obtain a new token", 401, CC, None, True, False),
+    ("You've hit your usage limit. Upgrade to Pro", None, CX, "usage_limit_exceeded", True, False),
+    ("error", None, CX, "context_window_exceeded", False, False),
+    ("exceeded retry limit, last status: 502", 502, CX, "response_too_many_failed_attempts", False, True),
+    ("unexpected status 500", 500, CX, "internal_server_error", False, True),
+    ("make: *** No rule to make target 'docs'.", None, CC, None, False, False),
     # Claude Code API error records: the ``error`` code and ``apiErrorStatus``
-    ("You've hit your session limit · resets 9:50pm (Asia/Saigon)", 429, "rate_limit", False, False),
-    ("Server is temporarily limiting requests (not your usage limit). Retry in 156s.", 429, "rate_limit", False, True),
-    ("API Error: 529 Overloaded. This is a server-side issue", 529, "server_error", False, True),
-    ("Please run /login · API Error: 401 OAuth access token has expired.", 401, "authentication_failed", False, False),
-    ("API Error: Connection closed mid-response", None, None, False, True),
-    ("Credit balance is too low", None, "billing_error", False, False),
+    ("You've hit your session limit · resets 9:50pm (Asia/Saigon)", 429, CC, "rate_limit", False, False),
+    ("Server is temporarily limiting requests (not your usage limit). Retry in 156s.", 429, CC, "rate_limit", False, True),
+    ("API Error: 529 Overloaded. This is a server-side issue", 529, CC, "server_error", False, True),
+    ("Please run /login · API Error: 401 OAuth access token has expired.", 401, CC, "authentication_failed", False, False),
+    ("API Error: Connection closed mid-response", None, CC, None, False, True),
+    ("Credit balance is too low", None, CC, "billing_error", False, False),
     # Codex kinds, snake_case (rollouts) as codex_error_kind returns them
-    ("server overloaded", None, "server_overloaded", False, True),
-    ("budget", None, "session_budget_exceeded", False, False),
-    ("temporary capacity", None, "other", False, False),
+    ("server overloaded", None, CX, "server_overloaded", False, True),
+    ("budget", None, CX, "session_budget_exceeded", False, False),
+    ("temporary capacity", None, CX, "other", False, False),
+    # 501 and 505 are real, as for any runtime: only the settings' statuses (and 529 for Claude Code) are transient
+    ("API Error: 501 Not Implemented", None, CC, None, False, False),
+    ("HTTP Version Not Supported", 505, CX, None, False, False),
 ]
 
 
-@pytest.mark.parametrize(("message", "status", "kind", "retried", "transient"), CASES)
-def test_verdicts(message, status, kind, retried, transient):
-    assert ErrorClassifier(Settings()).classify(message, status, kind, retried).transient is transient
+@pytest.mark.parametrize(("message", "status", "vocabulary", "kind", "retried", "transient"), CASES)
+def test_verdicts(message, status, vocabulary, kind, retried, transient):
+    facts = Failure(vocabulary, kind, retried=retried)
+    assert TransientRule.from_settings(Settings()).classify(message, status, None, facts).transient is transient
 
 
 def test_codex_error_info_shapes():

@@ -5,7 +5,8 @@ a few lines of plain JSON reading here (no importer code), and the two must agre
 tool calls imported == distinct ``tool_use`` ids of the thread; failed results
 written == its ``is_error: true`` results. Of those, a call cancelled because a
 sibling call errored ("Sibling tool call errored"), a call the user rejected and a
-call cut by an interrupt are written failed with ``transient: true`` (they are not
+call cut by an interrupt are written failed with that fact (``collateral``,
+``rejected``, ``interrupted``), which the transient rule judges transient (they are not
 the tool's failure); every other ``is_error`` result is a real error.
 
 The hand counts kept from before, for the two small Claude Code samples and the
@@ -20,6 +21,8 @@ from pathlib import Path
 import orjson
 import pytest
 
+from orkas_tui.core.observe.transient import TransientRule
+from orkas_tui.core.observe.turns import tool_failure
 from orkas_tui.core.summary.scan import AgentScan
 from orkas_tui.importers.run import discover, import_files
 from tests.importers.conftest import BIG_SESSION
@@ -95,7 +98,8 @@ def test_every_call_and_error_of_a_claude_thread_is_imported(samples, workspace,
     assert calls == expected["call_ids"] and stats.tool_calls == expected["calls"]
     assert {e["id"] for e in results} == expected["result_ids"] and len(results) == expected["results"]
     assert len(failed) == expected["failed"]
-    assert sum(e["transient"] for e in failed) == expected["excused"]
+    rule = TransientRule.from_settings(workspace.settings)
+    assert sum(tool_failure(rule, e)[2].transient for e in failed) == expected["excused"]
     assert (stats.real_errors, stats.transient_errors) == (expected["failed"] - expected["excused"], expected["excused"])
     assert (stats.malformed, dict(stats.unknown), stats.problems) == (0, {}, [])
     depth = 0  # every event of agent work lies inside a turn

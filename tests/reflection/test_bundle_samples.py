@@ -7,7 +7,7 @@ import orjson
 
 from orkas_tui.cli import main
 from orkas_tui.core.observe.signals import score_turn, weakness_tools
-from orkas_tui.core.observe.transient import TransientRule
+from orkas_tui.core.observe.transient import TransientRule, error_facts
 from orkas_tui.core.read.workspace import Workspace
 from orkas_tui.core.reflect.bundle import build_bundle
 from orkas_tui.core.reflect.evidence import one_line
@@ -44,12 +44,12 @@ def _truth(scan: AgentScan) -> tuple[list[str], list[str]]:
             for e in events:
                 if e.get("type") == "tool_result" and e.get("ok") is not True:
                     message = e.get("error") if isinstance(e.get("error"), str) else e.get("output")
-                    if not rule.classify(message, e.get("status"), e.get("transient")).transient:
+                    if not rule.classify(message, e.get("status"), e.get("transient"), error_facts(e.get("failure"))).transient:
                         errors.append(one_line(message or ""))
                 elif (
                     e.get("type") == "turn_end"
                     and e.get("status") == "error"
-                    and not rule.classify(e.get("error"), None, e.get("transient")).transient
+                    and not rule.classify(e.get("error"), None, e.get("transient"), error_facts(e.get("failure"))).transient
                 ):
                     errors.append(one_line(e.get("error") or ""))
     return prompts, errors

@@ -9,11 +9,13 @@ profile never needs the files read again.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 
 from orkas_tui.core.observe.corrections import CorrectionMatcher
-from orkas_tui.core.observe.transient import ErrorVerdict, TransientRule
+from orkas_tui.core.observe.transient import ErrorVerdict, TransientRule, error_facts
 from orkas_tui.core.read.events import Event, decode_stream
 from orkas_tui.core.read.timefmt import _fromisoformat, parse_ts
 
@@ -87,24 +89,36 @@ def _flag(value: object) -> bool | None:
     return value if isinstance(value, bool) else None
 
 
-def tool_failure(
-    rule: TransientRule, error: object, output: object, status: object, flag: object
-) -> tuple[str, int | None, ErrorVerdict]:
+def tool_failure(rule: TransientRule, event: Event | dict) -> tuple[str, int | None, ErrorVerdict]:
     """A failed tool result as it is scored: its message (the error, else the head of its output),
     its HTTP status and the transient rule's verdict. The bundle and the evidence judge with this
     too, so what they call transient is what the score counted as transient."""
-    message = error if isinstance(error, str) else (_short(output) or "tool failed")
-    code = _status(status)
-    return message, code, rule.classify(message, code, _flag(flag))
+    get = _getter(event)
+    error = get("error")
+    message = error if isinstance(error, str) else (_short(get("output")) or "tool failed")
+    facts = error_facts(get("failure"))
+    code = _status(get("status"))
+    if code is None and facts is not None:
+        code = _status(facts.http_status)
+    return message, code, rule.classify(message, code, _flag(get("transient")), facts, get("reason"))
 
 
-def end_failure(rule: TransientRule, status: object, error: object, flag: object) -> tuple[str, ErrorVerdict] | None:
+def end_failure(rule: TransientRule, event: Event | dict) -> tuple[str, ErrorVerdict] | None:
     """A turn end as it is scored: ``None`` when it ended ok or aborted, else (an unknown status is
-    an error) its message and the transient rule's verdict."""
-    if status in ("ok", "aborted"):
+    an error) its message and the transient rule's verdict. Only an imported end has an HTTP status
+    (its ``failure.http_status``: its ``status`` is the turn's)."""
+    if (event.get("status") if isinstance(event, dict) else event.status) in ("ok", "aborted"):
         return None
+    get = _getter(event)
+    error = get("error")
     message = error if isinstance(error, str) else "turn ended in error"
-    return message, rule.classify(message, None, _flag(flag))
+    facts = error_facts(get("failure"))
+    code = _status(facts.http_status) if facts is not None else None
+    return message, rule.classify(message, code, _flag(get("transient")), facts, get("reason"))
+
+
+def _getter(event: Event | dict) -> Callable[[str], object]:
+    return event.get if isinstance(event, dict) else partial(getattr, event)
 
 
 class ConversationObserver:
@@ -282,7 +296,7 @@ class ConversationObserver:
             _add_read(turn, args.get("name"))
 
     def _tool_error(self, turn: TurnRecord, event: Event) -> None:
-        message, status, verdict = tool_failure(self.rule, event.error, event.output, event.status, event.transient)
+        message, status, verdict = tool_failure(self.rule, event)
         call_id = event.id
         source = self.tool_names.get(call_id, "?") if isinstance(call_id, str) else "?"
         turn.errors.append(ObservedError(source, _short(message), status, verdict.transient, verdict.reason))
@@ -291,7 +305,7 @@ class ConversationObserver:
         status = event.status
         turn.status = status if status in ENDED else "error"
         turn.ended_at = ts if isinstance(ts, str) else turn.started_at
-        if (failure := end_failure(self.rule, status, event.error, event.transient)) is not None:
+        if (failure := end_failure(self.rule, event)) is not None:
             message, verdict = failure
             turn.end_error = ObservedError("turn", _short(message), None, verdict.transient, verdict.reason)
             turn.errors.append(turn.end_error)

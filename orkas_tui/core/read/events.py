@@ -58,6 +58,20 @@ class Event(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     trigger: str | None = None
     parent: str | None = None
     subagent: str | None = None
+    failure: Failure | None = None  # what an importer knew of a failed result or turn end
+
+
+class Failure(msgspec.Struct, frozen=True, forbid_unknown_fields=True, gc=False):
+    """What an importer knew of a failure, written in place of a verdict: the transient rule
+    (``core/observe/transient.py``) judges it, with the words of the agent ``vocabulary`` names."""
+
+    vocabulary: str
+    kind: str | None = None  # the agent's error kind or code
+    http_status: Int | None = None
+    retried: bool = False  # the agent retried the request
+    rejected: bool = False  # the user rejected the call
+    interrupted: bool = False  # the user's interrupt cut the call short
+    collateral: bool = False  # another call's error cancelled this one
 
 
 _FIELDS = frozenset(Event.__struct_fields__)

@@ -163,7 +163,7 @@ def _describe(event: dict, rule: TransientRule) -> tuple[str, str | None]:
         if event.get("ok") is True:
             return f"ok (call {event.get('id')})", output
         status = event.get("status")
-        _, _, verdict = tool_failure(rule, event.get("error"), event.get("output"), status, event.get("transient"))
+        _, _, verdict = tool_failure(rule, event)
         label = "TRANSIENT error (the environment's, not the agent's)" if verdict.transient else "error"
         code = f" status {status}" if isinstance(status, int) else ""
         return f"{label}{code} (call {event.get('id')}): {event.get('error', '')}", output
@@ -171,7 +171,7 @@ def _describe(event: dict, rule: TransientRule) -> tuple[str, str | None]:
         return str(event.get("skill")), None
     if kind == "turn_end":
         text = f"turn {event.get('turn')} ended {event.get('status')}"
-        if ended := end_failure(rule, event.get("status"), event.get("error"), event.get("transient")):
+        if ended := end_failure(rule, event):
             text += f" with a {'TRANSIENT (environment) ' if ended[1].transient else ''}error: {event.get('error', '')}"
         return text, None
     if kind == "output_edited":

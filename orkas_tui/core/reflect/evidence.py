@@ -130,9 +130,9 @@ def _failed(event: dict, rule: TransientRule) -> bool | None:
     ``None`` for anything else."""
     kind, get = event.get("type"), event.get
     if kind == "tool_result" and get("ok") is not True:
-        _, _, verdict = tool_failure(rule, get("error"), get("output"), get("status"), get("transient"))
+        _, _, verdict = tool_failure(rule, event)
         return verdict.transient
-    if kind == "turn_end" and (ended := end_failure(rule, get("status"), get("error"), get("transient"))):
+    if kind == "turn_end" and (ended := end_failure(rule, event)):
         return ended[1].transient
     return None
 
