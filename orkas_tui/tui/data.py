@@ -16,7 +16,7 @@ from datetime import datetime
 from orkas_tui.core.observe.skill_metrics import SkillMetrics
 from orkas_tui.core.read.tail import JsonlTail
 from orkas_tui.core.read.workspace import AgentMeta, AgentPaths, Workspace, read_agent_meta
-from orkas_tui.core.reflect.queue import QueuePlan, agent_facts, failure_backoff, last_cycle_at, plan_facts
+from orkas_tui.core.reflect.queue import QueuePlan, Standing, last_cycle_at, plan_for
 from orkas_tui.core.store.export import hand_edited, way_out
 from orkas_tui.core.store.history import Change, list_changes
 from orkas_tui.core.store.notes import NOTES, Note, SelfNotes, prompt_block
@@ -192,20 +192,10 @@ class WorkspaceData:
         Only agents re-read since the last plan have their history weighed again (every
         turn scored): after one appended turn that is one agent, not the workspace.
         """
-        facts = []
+        standings: list[Standing] = []
         for agent_id, data in self.agents.items():
             if agent_id not in self._history:
                 last = last_reflection(data.scan.paths)
                 self._history[agent_id] = (last, data.scan.facts(last))
-            last, history = self._history[agent_id]
-            facts.append(
-                agent_facts(
-                    agent_id,
-                    last,
-                    history,
-                    now,
-                    self.workspace.settings,
-                    failure_backoff(data.scan.paths, self.workspace.settings),
-                )
-            )
-        return plan_facts(facts, now, self.workspace.settings, last_cycle_at(self.workspace))
+            standings.append((data.scan.paths, *self._history[agent_id]))
+        return plan_for(standings, now, self.workspace.settings, last_cycle_at(self.workspace))
