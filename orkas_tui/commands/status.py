@@ -8,7 +8,7 @@ import sys
 from orkas_tui.commands.io import CliError, add_json, add_now, add_workspace, now_arg, open_workspace, write_json
 from orkas_tui.commands.status_json import write_status
 from orkas_tui.core.read.timefmt import format_ts
-from orkas_tui.core.reflect.queue import agent_facts, failure_backoff, last_cycle_at, plan_facts
+from orkas_tui.core.reflect.queue import last_cycle_at, plan_for
 from orkas_tui.core.store.changes import recover_workspace
 from orkas_tui.core.store.notes import SelfNotes, prompt_block
 from orkas_tui.core.store.skills import SkillStore
@@ -69,11 +69,8 @@ def workspace_status(
         settings,
         jobs,
     )
-    plan = plan_facts(
-        [
-            agent_facts(p.id, last, scan.facts(last), now, settings, failure_backoff(p, settings))
-            for (p, _, last, _), scan in zip(listed, scans, strict=True)
-        ],
+    plan = plan_for(
+        [(p, last, scan.facts(last)) for (p, _, last, _), scan in zip(listed, scans, strict=True)],
         now,
         settings,
         last_cycle_at(workspace),

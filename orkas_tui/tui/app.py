@@ -3,8 +3,9 @@
 Data flows one way: a file changes, the watcher names the agent and the area, a
 thread worker re-reads just that (new bytes only) and hands an :class:`AgentView`
 to the UI, which updates table rows by key. A person's intent (save a note, edit a
-skill) is a call into the core from a thread worker; its result comes back through
-the same load path.
+skill, approve an operation) is a message (:mod:`orkas_tui.tui.messages`) posted where
+it is expressed; the app alone runs its core call in a thread worker, and the result
+comes back through the same load path.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from __future__ import annotations
 import gc
 from collections.abc import Callable, Iterable
 from contextlib import nullcontext
-from dataclasses import replace
 from datetime import datetime
 from pathlib import Path, PurePath
 
@@ -30,16 +30,20 @@ from orkas_tui.core.read.settings import ConfigError, Settings, load_settings
 from orkas_tui.core.read.timefmt import utc_now
 from orkas_tui.core.read.workspace import Workspace
 from orkas_tui.core.reflect.queue import QueuePlan
-from orkas_tui.core.store.changes import recover_workspace
+from orkas_tui.core.store.changes import approve, edit_operation, recover_workspace, reject
 from orkas_tui.core.store.first_run import display_path, next_steps
-from orkas_tui.core.store.notes import NOTES, Note, NoteError
-from orkas_tui.core.store.skills import Skill, SkillError
-from orkas_tui.core.store.user_edits import save_note
+from orkas_tui.core.store.history import HistoryError
+from orkas_tui.core.store.notes import NOTES, NoteError
+from orkas_tui.core.store.proposals import PROPOSALS, ProposalError
+from orkas_tui.core.store.skills import BrokenSkill, SkillError
+from orkas_tui.core.store.user_edits import delete_skill, edit_skill, save_note, save_skill_text
+from orkas_tui.tui import messages
 from orkas_tui.tui.collector import YOUNG_S, Collector
 from orkas_tui.tui.data import AREAS, AgentView, WorkspaceData
+from orkas_tui.tui.exported import export_notice
 from orkas_tui.tui.keymap import check_keymap
 from orkas_tui.tui.palette import AgentsAndSkills
-from orkas_tui.tui.reflection_actions import ReflectionActions
+from orkas_tui.tui.reflections import Reflections
 from orkas_tui.tui.screens.confirm import Choose, changed_on_disk
 from orkas_tui.tui.screens.help import HelpScreen
 from orkas_tui.tui.screens.op_editor import OpEditor
@@ -88,7 +92,7 @@ def _bindings(declared: Iterable[BindingType]) -> list[Binding]:
     return [b for b in declared if isinstance(b, Binding)]
 
 
-class OrkasApp(ReflectionActions, App[None]):
+class OrkasApp(App[None]):
     TITLE = "orkas-tui"
     CSS_PATH = style_paths()
     COMMANDS = App.COMMANDS | {AgentsAndSkills}
@@ -138,6 +142,7 @@ class OrkasApp(ReflectionActions, App[None]):
         self._save_timer: Timer | None = None
         self._tiny = False
         self.rebound: dict[str, str] = {}  # the [keys] entries in effect
+        self.reflections = Reflections(self)
 
     def now(self) -> datetime:
         return self.clock()
@@ -376,7 +381,7 @@ class OrkasApp(ReflectionActions, App[None]):
         for agent_id in gone:
             self.views.pop(agent_id, None)
         self.views.update(views)
-        self._show_sidebar(pending)
+        self.show_sidebar(pending)
         if self.agent not in self.views:
             self.agent = None
             if self.views:
@@ -393,7 +398,7 @@ class OrkasApp(ReflectionActions, App[None]):
             return
         self.plan = plan
         self.query_one(QueuePane).show(plan, self.settings, self.now())
-        self._show_sidebar(())
+        self.show_sidebar(())
         self.loaded = True
         self._show_empty_state()
 
@@ -429,18 +434,18 @@ class OrkasApp(ReflectionActions, App[None]):
         """Quitting: the widgets a late worker result would update are gone (a result then is dropped)."""
         return not self.screen_stack or not self.screen_stack[0].query("#sidebar")
 
-    def _show_sidebar(self, pending: Iterable[str]) -> None:
+    def show_sidebar(self, pending: Iterable[str]) -> None:
         now = self.now()
         badges = {aid: badge(self.plan.decision(aid), now) for aid in self.views} if self.plan else {}
-        if self.activity is not None:
-            badges[self.activity.agent] = self.activity.badge()
+        if (activity := self.reflections.activity) is not None:
+            badges[activity.agent] = activity.badge()
         self.query_one(Sidebar).show(self.views, badges, now, [a for a in pending if a not in self.views])
 
     def _tell_skill_editors(self, view: AgentView) -> None:
-        versions = {row.skill.slug: row.skill.version for row in view.skills}
+        skills = {row.skill.slug: row.skill for row in view.skills}
         for screen in self.screen_stack:
             if isinstance(screen, SkillEditor) and screen.agent == view.id:
-                screen.disk_changed(versions.get(screen.skill.slug))
+                screen.disk_changed(skills.get(screen.slug))
 
     def select_agent(self, agent: str) -> None:
         if agent == self.agent or agent not in self.views:
@@ -526,6 +531,24 @@ class OrkasApp(ReflectionActions, App[None]):
         sidebar = self.query_one(Sidebar)
         sidebar.display = not sidebar.display
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Cancel is offered (and shown in the footer) only while a reflection runs."""
+        if action == "cancel_reflection":
+            return self.reflections.cancel_event is not None
+        return True
+
+    def action_reflect_now(self) -> None:
+        self.reflections.reflect_now()
+
+    def action_run_cycle(self) -> None:
+        self.reflections.run_cycle()
+
+    def action_cancel_reflection(self) -> None:
+        self.reflections.cancel()
+
+    def action_show_bundle(self) -> None:
+        self.reflections.show_bundle()
+
     def action_reload(self) -> None:
         """F5: orkas.toml and every agent, read again."""
         if self.reload_settings(force=True) is not None:
@@ -552,8 +575,8 @@ class OrkasApp(ReflectionActions, App[None]):
 
     def _leave(self) -> None:
         """Exit; a running reflection is cancelled first (it writes nothing when cancelled)."""
-        if self.cancel_event is not None:
-            self.cancel_event.set()
+        if (cancel := self.reflections.cancel_event) is not None:
+            cancel.set()
         if self._save_timer is not None:  # new bytes read since the last save
             self._save_timer.stop()
             with self.data.lock:
@@ -562,94 +585,198 @@ class OrkasApp(ReflectionActions, App[None]):
 
     def unsaved_edits(self) -> list[str]:
         edits = [f"self/{note}.md" for note in self.query_one(SelfPane).dirty_notes()]
-        edits += [f"skills/{s.skill.slug}.md" for s in self.screen_stack if isinstance(s, SkillEditor) and s.dirty]
+        edits += [f"skills/{s.slug}.md" for s in self.screen_stack if isinstance(s, SkillEditor) and s.dirty]
         return edits
 
-    # skills ---------------------------------------------------------------
+    # intents: each one a core call in a thread worker; the result comes back as a re-read ----
 
-    @on(SkillsPane.OpenSkill)
-    def _open_skill(self, event: SkillsPane.OpenSkill) -> None:
+    @on(messages.OpenSkill)
+    def _open_skill(self, event: messages.OpenSkill) -> None:
         self.open_skill(event.agent, event.slug)
 
     @work(thread=True, group="skill-io")
     def open_skill(self, agent: str, slug: str) -> None:
         store = self.data.agents[agent].store
-        broken = None
-        try:
-            skill = store.get(slug)
-        except SkillError as exc:  # a file that does not parse opens as its whole text, to be fixed
+        opened = store.open(slug)
+        if isinstance(opened, BrokenSkill):  # a file that does not parse opens as its whole text, to be fixed
             try:
-                data, version = read_versioned(store.paths.skill(slug))
+                data, version = read_versioned(opened.path)
             except OSError:
                 data = None
             if data is None:
-                self.call_from_thread(self.notify, str(exc), severity="error")
+                self.call_from_thread(self.notify, opened.problem, severity="error")
                 return
-            broken = str(exc)
-            skill = Skill(slug, slug, "", "", "", 0, None, data.decode("utf-8", "replace"), version)
+            text = data.decode("utf-8", "replace")
+        else:
+            text, version = opened.body, opened.version
         self.call_from_thread(
             self.push_screen,
-            SkillEditor(agent, store, skill, broken),
+            SkillEditor(agent, store, opened, text, version),
             lambda _: self.reload_agent(agent, "skills", "events", "private"),
         )
 
-    # self notes -----------------------------------------------------------
+    @on(messages.SaveSkill)
+    def _save_skill(self, event: messages.SaveSkill) -> None:
+        self.run_worker(lambda: self._write_skill(event), thread=True, group="skill-io")
 
-    @on(SelfPane.SaveNote)
-    def _save_note(self, event: SelfPane.SaveNote) -> None:
-        self.save_note(event.agent, event.note, event.text, event.expected, force=False)
-
-    @work(thread=True, group="note-io")
-    def save_note(self, agent: str, note: str, text: str, expected: str | None, force: bool) -> None:
-        notes = self.data.agents[agent].notes
+    def _write_skill(self, event: messages.SaveSkill) -> None:
+        store = self.data.agents[event.agent].store
+        paths, settings, slug = store.paths, store.settings, event.slug
         try:
-            version, _ = save_note(notes.paths, notes.settings, note, text, expected, self.now(), force=force)
+            if event.whole_file:
+                save_skill_text(paths, settings, slug, event.body, event.expected, self.now(), force=event.force)
+            else:
+                edit_skill(paths, settings, slug, event.description, event.body, event.expected, self.now(), force=event.force)
+        except ConflictError:
+            self.call_from_thread(self._ask_skill_conflict, event)
+            return
+        except (SkillError, OSError) as exc:
+            self.call_from_thread(self.notify, str(exc), title="Not saved", severity="error", timeout=8)
+            return
+        done = "fixed and saved" if event.whole_file else "saved"
+        self.call_from_thread(self.notify, f"{slug}.md {done}; F2 shows it in the history (revertable)", title="Skill")
+        self.call_from_thread(self.reload_agent, event.agent, "skills", "events", "private")
+
+    def _ask_skill_conflict(self, event: messages.SaveSkill) -> None:
+        def answer(choice: str | None) -> None:
+            if choice == "overwrite":
+                again = messages.SaveSkill(
+                    event.agent, event.slug, event.description, event.body, event.expected, event.whole_file, force=True
+                )
+                self.post_message(again)
+            elif choice == "reload":
+                for editor in self._skill_editors(event.agent, event.slug):
+                    editor.discard()
+                self.reload_agent(event.agent, "skills")
+
+        self.reload_agent(event.agent, "skills")  # the editor hears of the change on disk
+        self.push_screen(changed_on_disk(f"{event.slug}.md", " (your edits are lost)"), answer)
+
+    def _skill_editors(self, agent: str, slug: str) -> list[SkillEditor]:
+        return [s for s in self.screen_stack if isinstance(s, SkillEditor) and (s.agent, s.slug) == (agent, slug)]
+
+    @on(messages.DeleteSkill)
+    def _delete_skill(self, event: messages.DeleteSkill) -> None:
+        self.run_worker(lambda: self._remove_skill(event), thread=True, group="skill-io")
+
+    def _remove_skill(self, event: messages.DeleteSkill) -> None:
+        store = self.data.agents[event.agent].store
+        try:
+            delete_skill(store.paths, store.settings, event.slug, event.expected, self.now())
+        except ConflictError:
+            message = f"{event.slug}.md changed on disk; not deleted. Reload it first."
+            self.call_from_thread(self.notify, message, severity="error", timeout=8)
+            return
+        except (SkillError, OSError) as exc:
+            self.call_from_thread(self.notify, str(exc), severity="error")
+            return
+        self.call_from_thread(self._skill_deleted, event.agent, event.slug)
+
+    def _skill_deleted(self, agent: str, slug: str) -> None:
+        self.notify(f"{slug} deleted", title="Skill")
+        for editor in self._skill_editors(agent, slug):
+            editor.dismiss(None)
+
+    @on(messages.SaveNote)
+    def _save_note(self, event: messages.SaveNote) -> None:
+        self.run_worker(lambda: self._write_note(event), thread=True, group="note-io")
+
+    def _write_note(self, event: messages.SaveNote) -> None:
+        notes = self.data.agents[event.agent].notes
+        try:
+            save_note(notes.paths, notes.settings, event.note, event.text, event.expected, self.now(), force=event.force)
         except NoteError as exc:
             self.call_from_thread(self.notify, str(exc), title="Not saved", severity="error", timeout=10)
             return
         except ConflictError:
-            self.call_from_thread(self._ask_note_conflict, agent, note, text)
+            self.call_from_thread(self._ask_note_conflict, event)
             return
-        self.call_from_thread(self._note_saved, agent, Note(note, text, version))
+        saved = f"{event.note}.md saved (recorded in history: `orkas-tui history {event.agent}`, revertable)"
+        self.call_from_thread(self.notify, saved, title="Self")
+        self.call_from_thread(self.reload_agent, event.agent, "self", "events", "private")
 
-    def _note_saved(self, agent: str, saved: Note) -> None:
-        pane = self.query_one(SelfPane)
-        if pane.agent == agent:
-            editor = pane.editor(saved.note)
-            editor.loaded = saved
-            editor.changed_on_disk = False
-            editor.update_count()
-        self.notify(f"{saved.note}.md saved (recorded in history: `orkas-tui history {agent}`, revertable)", title="Self")
-        self.reload_agent(agent, "self", "events", "private")
-
-    def _ask_note_conflict(self, agent: str, note: str, text: str) -> None:
+    def _ask_note_conflict(self, event: messages.SaveNote) -> None:
         def answer(choice: str | None) -> None:
             if choice == "overwrite":
-                self.save_note(agent, note, text, None, force=True)
+                self.post_message(messages.SaveNote(event.agent, event.note, event.text, None, force=True))
             elif choice == "reload":
-                self._discard_note(note)
+                self._discard_note(event.agent, event.note)
 
-        self.push_screen(changed_on_disk(f"self/{note}.md"), answer)
+        self.push_screen(changed_on_disk(f"self/{event.note}.md"), answer)
 
-    def action_reload_note(self, note: str) -> None:
-        editor = self.query_one(SelfPane).editor(note)
+    @on(messages.RevertNote)
+    def _revert_note(self, event: messages.RevertNote) -> None:
+        editor = self.query_one(SelfPane).editor(event.note)
         if not editor.dirty and not editor.changed_on_disk:
             return
         self.push_screen(
             Choose(
-                f"Discard your edits to {note}.md and reload it from disk?",
+                f"Discard your edits to {event.note}.md and reload it from disk?",
                 [("keep", "Keep editing"), ("reload", "Reload")],
                 danger="reload",
             ),
-            lambda choice: self._discard_note(note) if choice == "reload" else None,
+            lambda choice: self._discard_note(event.agent, event.note) if choice == "reload" else None,
         )
 
-    def _discard_note(self, note: str) -> None:
-        editor = self.query_one(SelfPane).editor(note)
-        editor.area.load_text(editor.loaded.text)
-        if self.agent:
-            editor.loaded = replace(editor.loaded, version="")  # forces the next view to load
-            self.reload_agent(self.agent, "self")
+    def _discard_note(self, agent: str, note: str) -> None:
+        pane = self.query_one(SelfPane)
+        if pane.agent == agent:
+            pane.discard(note)
+            self.reload_agent(agent, "self")
+
+    @on(messages.EditOperation)
+    def _edit_operation(self, event: messages.EditOperation) -> None:
+        proposal_id, index = event.proposal.id, event.index
+        op = event.proposal.operations[index].op
+
+        def edited(fields: dict) -> Callable[[], tuple[str, str]]:
+            def call() -> tuple[str, str]:
+                edit_operation(self.workspace, proposal_id, index, fields)
+                return f"operation {index} updated; approve it with a", "information"
+
+            return call
+
+        self.push_screen(
+            OpEditor(
+                f"{proposal_id} operation {index} (ctrl+s to save, then approve with a)", op if isinstance(op, dict) else {}
+            ),
+            lambda fields: self._decide(proposal_id, edited(fields)) if fields else None,
+        )
+
+    @on(messages.RejectProposal)
+    def _reject(self, event: messages.RejectProposal) -> None:
+        def call() -> tuple[str, str]:
+            reject(self.workspace, event.proposal_id, self.now(), event.index)
+            return f"operation {event.index} rejected", "information"
+
+        self._decide(event.proposal_id, call)
+
+    @on(messages.ApproveProposal)
+    def _approve(self, event: messages.ApproveProposal) -> None:
+        def call() -> tuple[str, str]:
+            _, result = approve(self.workspace, event.proposal_id, self.now(), event.index)
+            message = f"applied {len(result.applied)} change(s)"
+            exported, look = export_notice(result.export)
+            if exported:
+                message += f"; {exported}"
+            if result.failed:
+                message += "; not applied: " + "; ".join(result.failed)
+            return message, "warning" if result.failed or look else "information"
+
+        self._decide(event.proposal_id, call)
+
+    def _decide(self, proposal_id: str, call: Callable[[], tuple[str, str]]) -> None:
+        """Run a decision on a proposal in a thread worker, say how it went, read the agent again."""
+
+        def worker() -> None:
+            try:
+                message, severity = call()
+            except (ProposalError, HistoryError, OSError) as exc:
+                message, severity = str(exc), "error"
+            self.call_from_thread(self.notify, message, title=proposal_id, severity=severity, timeout=10)
+            self.call_from_thread(self.load, {PROPOSALS.parse(proposal_id).agent: {"private", "skills", "self", "events"}})
+
+        self.run_worker(worker, thread=True, group="decide")
 
     # palette --------------------------------------------------------------
 

@@ -16,12 +16,12 @@ from datetime import datetime
 from orkas_tui.core.observe.skill_metrics import SkillMetrics
 from orkas_tui.core.read.tail import JsonlTail
 from orkas_tui.core.read.workspace import AgentMeta, AgentPaths, Workspace, read_agent_meta
-from orkas_tui.core.reflect.queue import QueuePlan, agent_facts, failure_backoff, last_cycle_at, plan_facts
+from orkas_tui.core.reflect.queue import QueuePlan, Standing, last_cycle_at, plan_for
 from orkas_tui.core.store.export import hand_edited, way_out
 from orkas_tui.core.store.history import Change, list_changes
 from orkas_tui.core.store.notes import NOTES, Note, SelfNotes, prompt_block
 from orkas_tui.core.store.proposals import Proposal, list_proposals
-from orkas_tui.core.store.skills import Skill, SkillStore
+from orkas_tui.core.store.skills import BrokenSkill, Skill, SkillStore
 from orkas_tui.core.summary.report import HistoryFacts, ScoredTurn, SkillRow, last_reflection
 from orkas_tui.core.summary.scan import AgentScan
 from orkas_tui.importers.hook_log import read_log
@@ -40,8 +40,7 @@ class AgentView:
     last_reflection: datetime | None
     turns: list[ScoredTurn]
     skills: list[SkillRow]
-    skill_problems: list[str]
-    broken_skills: dict[str, str]  # slug -> why its file does not parse: listed, and opened to be fixed
+    broken_skills: dict[str, BrokenSkill]  # the files that do not parse: listed, and opened to be fixed
     events: list[tuple[int, dict]]
     hook_log: list[tuple[int, dict]]  # the hooks' runs and problems: shown with the events, never sent to the model
     notes: dict[str, Note]
@@ -70,8 +69,7 @@ class AgentData:
         self._events_tail = JsonlTail(paths.events)
         self._events: deque[tuple[int, dict]] = deque(maxlen=EVENTS_KEPT)
         self._skills: list[Skill] = []
-        self._skill_problems: list[str] = []
-        self._broken: dict[str, str] = {}
+        self._broken: dict[str, BrokenSkill] = {}
         self._notes: dict[str, Note] = {}
         self._meta = AgentMeta()
         self._proposals: list[Proposal] = []
@@ -102,13 +100,8 @@ class AgentData:
                 self._events.clear()
             self._events.extend((line.start, line.event) for line in lines if line.event is not None)
         if "skills" in areas:
-            self._skills, self._skill_problems = self.store.load_all()
-            loaded = {skill.slug for skill in self._skills}
-            self._broken = {
-                slug: next((p for p in self._skill_problems if p.startswith(f"{slug}.md")), "cannot be read")
-                for slug in self.store.slugs()
-                if slug not in loaded
-            }
+            files = self.store.read_all()
+            self._skills, self._broken = files.skills, {b.slug: b for b in files.broken}
         if "meta" in areas:
             self._meta = read_agent_meta(self.paths)
         if "private" in areas:
@@ -127,7 +120,6 @@ class AgentData:
             last_reflection=last_reflection(self.scan.paths),
             turns=self.scan.scored_turns(),
             skills=[SkillRow(s, use.get(s.slug) or SkillMetrics()) for s in self._skills],
-            skill_problems=list(self._skill_problems),
             broken_skills=dict(self._broken),
             events=list(self._events),
             hook_log=list(self._hook_log),
@@ -192,20 +184,10 @@ class WorkspaceData:
         Only agents re-read since the last plan have their history weighed again (every
         turn scored): after one appended turn that is one agent, not the workspace.
         """
-        facts = []
+        standings: list[Standing] = []
         for agent_id, data in self.agents.items():
             if agent_id not in self._history:
                 last = last_reflection(data.scan.paths)
                 self._history[agent_id] = (last, data.scan.facts(last))
-            last, history = self._history[agent_id]
-            facts.append(
-                agent_facts(
-                    agent_id,
-                    last,
-                    history,
-                    now,
-                    self.workspace.settings,
-                    failure_backoff(data.scan.paths, self.workspace.settings),
-                )
-            )
-        return plan_facts(facts, now, self.workspace.settings, last_cycle_at(self.workspace))
+            standings.append((data.scan.paths, *self._history[agent_id]))
+        return plan_for(standings, now, self.workspace.settings, last_cycle_at(self.workspace))

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from datetime import datetime
 
-import orjson
 from rich.console import Group
 from rich.text import Text
 
 from orkas_tui.core.observe.signals import RULES, rule_text
+from orkas_tui.core.observe.transient import TransientRule
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.tail import read_span
 from orkas_tui.core.read.workspace import AgentPaths
+from orkas_tui.core.reflect.describe import describe
 from orkas_tui.core.summary.report import ScoredTurn
 from orkas_tui.tui.cells import clock_time
 
@@ -54,9 +55,11 @@ def explain(row: ScoredTurn, settings: Settings, now: datetime) -> Text:
     return out
 
 
-def transcript(paths: AgentPaths, row: ScoredTurn, now: datetime) -> Text:
-    """The turn's events, read from its byte span (file I/O: call from a worker)."""
+def transcript(paths: AgentPaths, row: ScoredTurn, settings: Settings, now: datetime) -> Text:
+    """The turn's events, read from its byte span (file I/O: call from a worker), each described
+    as the bundle describes it; a failure says whether it counted as transient, and why."""
     r = row.record
+    rule = TransientRule.from_settings(settings)
     events = read_span(paths.conversations / f"{r.conversation}.jsonl", r.start, r.end)
     out = Text()
     for event in events:
@@ -66,33 +69,15 @@ def transcript(paths: AgentPaths, row: ScoredTurn, now: datetime) -> Text:
         kind = event.get("type", "?")
         out.append(f"{clock_time(event.get('ts'), now):>11}  ", style="dim")
         out.append(f"{kind:12} ", style=_KIND_STYLE.get(kind, "cyan"))
-        out.append(_summary(event) + "\n")
+        said = describe(event, rule)
+        out.append(_cut(said.text if said.output is None else f"{said.text} → {said.output}"))
+        if said.error is not None:
+            out.append(f"  [{'transient' if said.error.transient else 'real'}: {said.error.reason}]", style="dim")
+        out.append("\n")
     return out
 
 
 _KIND_STYLE = {"user": "bold green", "assistant": "bold blue", "turn_end": "magenta", "turn_start": "magenta"}
-
-
-def _summary(event: dict) -> str:
-    kind = event.get("type")
-    if kind in ("user", "assistant"):
-        return _cut(event.get("text"))
-    if kind == "tool_call":
-        args = event.get("args")
-        return f"{event.get('name')} {_cut(orjson.dumps(args).decode() if args else '')}"
-    if kind == "tool_result":
-        if event.get("ok") is True:
-            return "ok " + _cut(event.get("output") or "")
-        status = event.get("status")
-        return f"FAILED{f' {status}' if status else ''}: {_cut(event.get('error') or event.get('output'))}"
-    if kind == "turn_end":
-        return f"{event.get('status')} {_cut(event.get('error') or '')}".strip()
-    if kind == "skill_read":
-        return str(event.get("skill"))
-    if kind == "turn_start":
-        return f"{event.get('turn')} ({len(event.get('skills_indexed') or [])} skills indexed)"
-    rest = {k: v for k, v in event.items() if k not in ("ts", "type")}
-    return _cut(orjson.dumps(rest).decode())
 
 
 def _cut(value: object) -> str:
@@ -103,4 +88,4 @@ def _cut(value: object) -> str:
 
 def detail(paths: AgentPaths, row: ScoredTurn, settings: Settings, now: datetime) -> Group:
     head = Text("\nTranscript\n", style="bold underline")
-    return Group(explain(row, settings, now), head, transcript(paths, row, now))
+    return Group(explain(row, settings, now), head, transcript(paths, row, settings, now))

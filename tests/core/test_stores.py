@@ -13,7 +13,7 @@ from orkas_tui.core.read.files import ConflictError
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.workspace import AgentPaths
 from orkas_tui.core.store.notes import NoteError, SelfNotes, prompt_block
-from orkas_tui.core.store.skills import KEYS, SkillError, SkillStore, slugify
+from orkas_tui.core.store.skills import KEYS, BrokenSkill, SkillError, SkillStore, slugify
 from tests.conftest import NOW
 
 
@@ -154,6 +154,19 @@ def test_malformed_skill_files_are_reported_and_skipped(paths: AgentPaths) -> No
     assert [s.slug for s in skills] == ["good"]
     assert skills[0].created_at == "2026-01-01T00:00:00Z"  # unquoted YAML timestamp read as RFC 3339
     assert len(problems) == 3
+
+
+def test_the_store_names_each_skill_file_it_cannot_use(paths: AgentPaths) -> None:
+    paths.skills.mkdir(parents=True)
+    (paths.skills / "bad-yaml.md").write_text("---\nname: [unclosed\n---\nbody\n")
+    (paths.skills / "good.md").write_text("---\nname: Good\ndescription: fine\n---\nbody\n")
+    store = SkillStore(paths, Settings())
+    files = store.read_all()
+    assert [s.slug for s in files.skills] == ["good"]
+    assert files.broken == [BrokenSkill("bad-yaml", paths.skills / "bad-yaml.md", "bad-yaml.md: front matter is not valid YAML")]
+    assert files.problems == store.load_all()[1] == ["bad-yaml.md: front matter is not valid YAML"]
+    assert store.open("bad-yaml") == files.broken[0]
+    assert store.open("good") == files.skills[0]
 
 
 def test_notes_cap_refusal_says_by_how_much(paths: AgentPaths) -> None:

@@ -12,7 +12,7 @@ from orkas_tui.core.observe.corrections import matcher_for
 from orkas_tui.core.observe.transient import TransientRule
 from orkas_tui.core.observe.turns import ConversationObserver
 from orkas_tui.core.read.settings import Settings
-from orkas_tui.core.reflect.bundle import _describe
+from orkas_tui.core.reflect.describe import describe
 from orkas_tui.core.reflect.evidence import Spans, turn_evidence
 
 RULE = TransientRule.from_settings(Settings())
@@ -53,6 +53,7 @@ def test_every_label_agrees_with_the_observers_verdict(tmp_path_factory, result:
 
     assert evidence.transient == sum(e.transient for e in record.errors)
     assert len(evidence.errors) == sum(not e.transient for e in record.errors)
-    labels = [_describe(event.data, RULE)[0] for event in read if event.data["type"] in ("tool_result", "turn_end")]
-    said = [("TRANSIENT" in label) for label in labels if "error" in label]
+    described = [describe(event.data, RULE) for event in read if event.data["type"] in ("tool_result", "turn_end")]
+    said = [("TRANSIENT" in d.text) for d in described if "error" in d.text]
     assert said == [e.transient for e in record.errors]
+    assert [d.error.transient for d in described if d.error] == [e.transient for e in record.errors]

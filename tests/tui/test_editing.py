@@ -50,6 +50,23 @@ async def test_saving_a_note_under_the_cap_writes_it_and_logs_the_event(app_fact
     assert b'"type":"self_updated"' in (agent / "events.jsonl").read_bytes()
 
 
+async def test_a_saved_note_comes_back_from_disk_without_losing_what_was_typed_since(app_factory, demo_ws: Path) -> None:
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_agent(pilot, "coder")
+        await pilot.press("5")
+        editor = app.query_one(SelfPane).editor("strategies")
+        editor.area.focus()
+        editor.area.load_text("- first\n")
+        await pilot.press("ctrl+s")
+        editor.area.insert("- typed while saving\n")  # before the save comes back through the load path
+        await settle(pilot)
+        assert editor.loaded.text == "- first\n" and editor.loaded.version
+        assert editor.dirty and not editor.changed_on_disk  # its own save is not someone else's change
+        assert editor.area.text == "- typed while saving\n- first\n"
+    assert (demo_ws / "agents" / "coder" / "self" / "strategies.md").read_text() == "- first\n"
+
+
 async def _open_first_skill(pilot) -> tuple[SkillEditor, str]:
     app = pilot.app
     await pilot.press("3")
@@ -77,6 +94,20 @@ async def test_editing_and_saving_a_skill(app_factory, demo_ws: Path) -> None:
     assert skill.description == "When building, always use pnpm"
     assert skill.body == "Always run `pnpm install` first.\n"
     assert b'"type":"skill_edited"' in (demo_ws / "agents" / "coder" / "events.jsonl").read_bytes()
+
+
+async def test_a_skill_editor_takes_its_own_save_back_from_disk(app_factory, demo_ws: Path) -> None:
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_agent(pilot, "coder")
+        editor, slug = await _open_first_skill(pilot)
+        editor.query_one("#skill-body", TextArea).load_text("  No trailing newline, leading spaces.")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        on_disk = parse_skill(slug, (demo_ws / "agents" / "coder" / "skills" / f"{slug}.md").read_bytes())
+        assert editor.skill == on_disk and editor.version == on_disk.version  # the store trims the body's ends
+        assert not editor.dirty and not editor.changed_on_disk
+        assert editor.body == "  No trailing newline, leading spaces."  # the text (and cursor) stay as typed
 
 
 async def test_an_external_edit_is_announced_and_never_overwritten_silently(app_factory, demo_ws: Path) -> None:

@@ -131,7 +131,7 @@ async def test_a_reflection_in_progress_can_be_cancelled(app_factory, demo_ws: P
             await pilot.click("#answer-send")
             await _poll(pilot, lambda: any("waiting for" in line.plain for line in app.progress_lines))
             await pilot.press("x")
-            await _poll(pilot, lambda: app.cancel_event is None)
+            await _poll(pilot, lambda: app.reflections.cancel_event is None)
             await pilot.pause()
             assert any("cancelled" in line.plain for line in app.progress_lines)
     assert list_proposals(Workspace.open(demo_ws).agent("coder")) == []
@@ -152,20 +152,25 @@ async def test_a_slow_model_shows_stage_spinner_and_elapsed_seconds_and_x_cancel
             await wait_until(pilot, lambda: isinstance(app.screen, Choose))
             await pilot.click("#answer-send")
             await _poll(
-                pilot, lambda: app.activity is not None and app.activity.stage == "waiting" and app.activity.elapsed() >= 1
+                pilot,
+                lambda: (
+                    app.reflections.activity is not None
+                    and app.reflections.activity.stage == "waiting"
+                    and app.reflections.activity.elapsed() >= 1
+                ),
             )
             await pilot.pause(0.2)
             bar = str(app.query_one("#activity").render())
             assert app.query_one("#activity").display
             assert re.search(r"Reflecting on coder: waiting for openai/test-model · [1-9]\d*s", bar) and "x cancels" in bar
-            frame = app.activity.frame
+            frame = app.reflections.activity.frame
             await pilot.pause(0.3)
-            assert app.activity.frame > frame  # the spinner moves
+            assert app.reflections.activity.frame > frame  # the spinner moves
             sidebar = app.query_one(Sidebar)
             status = sidebar.get_row("coder")[1]
-            assert "model" in str(status) and app.activity.spinner() in str(status)
+            assert "model" in str(status) and app.reflections.activity.spinner() in str(status)
             await pilot.press("x")
-            await _poll(pilot, lambda: app.activity is None)
+            await _poll(pilot, lambda: app.reflections.activity is None)
             await wait_until(pilot, lambda: any("cancelled" in n.message for n in app._notifications))
             assert not app.query_one("#activity").display
             assert app.views["coder"].proposals == [] or all(p.summary != "late" for p in app.views["coder"].proposals)

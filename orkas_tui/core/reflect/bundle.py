@@ -26,13 +26,11 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 
-import orjson
-
 from orkas_tui.core.observe.transient import TransientRule
-from orkas_tui.core.observe.turns import end_failure, tool_failure
 from orkas_tui.core.read.files import open_regular
 from orkas_tui.core.read.tail import JsonlTail
 from orkas_tui.core.read.timefmt import format_ts, parse_ts
+from orkas_tui.core.reflect.describe import describe, fields_text
 from orkas_tui.core.reflect.effects import measure_effects
 from orkas_tui.core.reflect.evidence import triggering_turns
 from orkas_tui.core.reflect.front import Front, Key, build_front, recent_effects
@@ -61,8 +59,8 @@ class BundleItem:
         """The item with its text and output: described only when a bundle may show it."""
         if self.event is None:
             return self
-        text, output = _describe(self.event, rule)
-        return replace(self, text=text, output=output, event=None)
+        described = describe(self.event, rule)
+        return replace(self, text=described.text, output=described.output, event=None)
 
     def output_chars(self) -> int:
         """The length of the tool output (0 for none), described or not."""
@@ -140,45 +138,6 @@ class Bundle:
         }
 
 
-def _fields(event: dict, drop: tuple[str, ...]) -> str:
-    rest = {k: v for k, v in event.items() if k not in drop}
-    return orjson.dumps(rest, default=str).decode() if rest else ""
-
-
-def _describe(event: dict, rule: TransientRule) -> tuple[str, str | None]:
-    """The text of a conversation event, and its tool output (if any)."""
-    kind = event["type"]
-    if kind in ("user", "assistant"):
-        return str(event.get("text", "")), None
-    if kind == "turn_start":
-        indexed = event.get("skills_indexed")
-        listed = ", ".join(s for s in indexed if isinstance(s, str)) if isinstance(indexed, list) else ""
-        return f"turn {event.get('turn')} (skills indexed: {listed or 'none'})", None
-    if kind == "tool_call":
-        args = orjson.dumps(event.get("args", {}), default=str).decode()
-        return f"{event.get('name')} {args} (call {event.get('id')})", None
-    if kind == "tool_result":
-        output = event.get("output")
-        output = output if isinstance(output, str) and output else None
-        if event.get("ok") is True:
-            return f"ok (call {event.get('id')})", output
-        status = event.get("status")
-        _, _, verdict = tool_failure(rule, event)
-        label = "TRANSIENT error (the environment's, not the agent's)" if verdict.transient else "error"
-        code = f" status {status}" if isinstance(status, int) else ""
-        return f"{label}{code} (call {event.get('id')}): {event.get('error', '')}", output
-    if kind == "skill_read":
-        return str(event.get("skill")), None
-    if kind == "turn_end":
-        text = f"turn {event.get('turn')} ended {event.get('status')}"
-        if ended := end_failure(rule, event):
-            text += f" with a {'TRANSIENT (environment) ' if ended[1].transient else ''}error: {event.get('error', '')}"
-        return text, None
-    if kind == "output_edited":
-        return f"the user edited the output of turn {event.get('turn')} by hand", None
-    return _fields(event, ("ts", "type")), None
-
-
 def _read_events(path: Path, problems: list[str], max_line: int) -> list[tuple[int, dict]]:
     try:
         open_regular(path).close()  # the tail skips a file it cannot open; the bundle names it
@@ -234,7 +193,7 @@ def _collect(
         moment = parse_ts(event.get("ts"))
         if moment is None or (since is not None and moment <= since):
             continue
-        items.append(BundleItem(moment, order, SYSTEM, event["type"], _fields(event, ("ts", "type", "source"))))
+        items.append(BundleItem(moment, order, SYSTEM, event["type"], fields_text(event, ("ts", "type", "source"))))
         order += 1
     items.sort(key=lambda item: (item.ts, item.order))
     return items, [s.path.stem for s in chosen], list(skills_read), problems

@@ -1,9 +1,9 @@
 """The reflection schedule: which agents a cycle reflects on, and why the others wait.
 
-:func:`plan_queue` is a pure function of refreshed :class:`AgentScan` objects, the
-moment ``now`` and the time of the last cycle: it reads each agent's state and
-profile but writes nothing, so the CLI, the daemon and the TUI all show the same
-decision. Every agent left out gets exactly one reason, the first that applies in
+:func:`plan_for` is the one planner: a pure function of each agent's standing (its
+last reflection and history), the moment ``now`` and the time of the last cycle. It
+reads each agent's back-off state but writes nothing, so the CLI, the daemon and the
+TUI all show the same decision. Every agent left out gets exactly one reason, the first that applies in
 the spec's order: ``no changes``, ``cooling down (until ...)``, ``no trigger``,
 ``over the per-cycle cap``.
 """
@@ -27,6 +27,8 @@ from orkas_tui.core.summary.scan import AgentScan, refreshed
 NO_CHANGES = "no changes"
 NO_TRIGGER = "no trigger"
 OVER_CAP = "over the per-cycle cap"
+# an agent's paths, the time of its last reflection and its history weighed since then
+Standing = tuple[AgentPaths, datetime | None, HistoryFacts]
 
 
 def cooling_reason(until: datetime) -> str:
@@ -120,7 +122,7 @@ def _ts(moment: datetime | None) -> str | None:
 
 @dataclass(frozen=True)
 class AgentFacts:
-    """One agent's standing for the next cycle, as :func:`plan_facts` weighs it."""
+    """One agent's standing for the next cycle, as :func:`plan_for` weighs it."""
 
     id: str
     last: datetime | None
@@ -132,8 +134,8 @@ class AgentFacts:
     backoff: Backoff | None = None
 
 
-def agent_facts(
-    agent_id: str, last: datetime | None, history: HistoryFacts, now: datetime, settings: Settings, backoff: Backoff | None = None
+def _agent_facts(
+    agent_id: str, last: datetime | None, history: HistoryFacts, now: datetime, settings: Settings, backoff: Backoff | None
 ) -> AgentFacts:
     schedule = settings.schedule
     if last is None:
@@ -145,11 +147,6 @@ def agent_facts(
     return AgentFacts(agent_id, last, history.pending, history.trigger_score, history.triggered, forced, cooldown_until, backoff)
 
 
-def _facts(scan: AgentScan, now: datetime) -> AgentFacts:
-    last = last_reflection(scan.paths)
-    return agent_facts(scan.id, last, scan.facts(last), now, scan.settings, failure_backoff(scan.paths, scan.settings))
-
-
 def next_cycle_at(last_cycle_at: datetime | None, now: datetime, interval: timedelta) -> datetime:
     """The last cycle plus the interval; ``now`` when no cycle ran yet or one is overdue."""
     if last_cycle_at is None:
@@ -157,17 +154,25 @@ def next_cycle_at(last_cycle_at: datetime | None, now: datetime, interval: timed
     return max(now, later(last_cycle_at, interval))
 
 
+def standing(scan: AgentScan) -> Standing:
+    """A refreshed scan's paths, last reflection and history weighed since it: what :func:`plan_for` takes."""
+    last = last_reflection(scan.paths)
+    return scan.paths, last, scan.facts(last)
+
+
 def plan_queue(scans: Iterable[AgentScan], now: datetime, settings: Settings, last_cycle_at: datetime | None = None) -> QueuePlan:
     """Decide the next cycle for one workspace's refreshed scans under its ``settings``."""
-    return plan_facts([_facts(scan, now) for scan in scans], now, settings, last_cycle_at)
+    return plan_for([standing(scan) for scan in scans], now, settings, last_cycle_at)
 
 
-def plan_facts(
-    agents: Iterable[AgentFacts], now: datetime, settings: Settings, last_cycle_at: datetime | None = None
-) -> QueuePlan:
-    """:func:`plan_queue` from each agent's facts (see :func:`agent_facts`)."""
+def plan_for(agents: Iterable[Standing], now: datetime, settings: Settings, last_cycle_at: datetime | None = None) -> QueuePlan:
+    """The next cycle from each agent's standing: the one plan the CLI's ``status`` and ``queue``,
+    the daemon and the app all show (each reads the history its own way, then calls this)."""
     schedule = settings.schedule
-    facts = sorted(agents, key=lambda f: f.id)
+    facts = sorted(
+        (_agent_facts(p.id, last, history, now, settings, failure_backoff(p, settings)) for p, last, history in agents),
+        key=lambda f: f.id,
+    )
     eligible: list[AgentFacts] = []
     reasons: dict[str, str] = {}
     for f in facts:

@@ -69,6 +69,27 @@ class Skill:
         return "\n".join(lines) + "\n" + body
 
 
+@dataclass(frozen=True)
+class BrokenSkill:
+    """A skill file in ``skills/`` that cannot be used; ``problem`` is the line ``status`` prints for it."""
+
+    slug: str
+    path: Path
+    problem: str
+
+
+@dataclass(frozen=True)
+class SkillFiles:
+    """Every skill file of an agent read once: the skills, and the files that are not usable."""
+
+    skills: list[Skill]
+    broken: list[BrokenSkill]
+
+    @property
+    def problems(self) -> list[str]:
+        return [b.problem for b in self.broken]
+
+
 def meta_problem(name: str, description: str) -> str | None:
     """Why a skill's name or description is over its limit (counted after trimming), or ``None``."""
     for field, text, limit in (("name", name, MAX_NAME_CHARS), ("description", description, MAX_DESCRIPTION_CHARS)):
@@ -165,19 +186,31 @@ class SkillStore:
         """Skills to read: links out of the workspace and unreadable files are left out (reported by status)."""
         return [stem for name in self.paths.readable_names(self.paths.skills, ".md") if SLUG.match(stem := name[:-3])]
 
-    def load_all(self) -> tuple[list[Skill], list[str]]:
-        """Every readable skill, and one problem line for each that is not."""
-        skills, problems = [], []
+    def read_all(self) -> SkillFiles:
+        """Every readable skill, and each file that is not, with why."""
+        skills, broken = [], []
         folder_inside = self.paths.contains(self.paths.skills)
         for slug in self.slugs():
             try:
                 skills.append(self._load(slug, folder_inside))
             except SkillError as exc:
-                problems.append(str(exc))
-        return skills, problems
+                broken.append(BrokenSkill(slug, self._path(slug), str(exc)))
+        return SkillFiles(skills, broken)
+
+    def load_all(self) -> tuple[list[Skill], list[str]]:
+        """Every readable skill, and one problem line for each that is not."""
+        files = self.read_all()
+        return files.skills, files.problems
 
     def get(self, slug: str) -> Skill:
         return self._load(slug, None)
+
+    def open(self, slug: str) -> Skill | BrokenSkill:
+        """A skill to edit: parsed, or the file that does not parse (to be fixed as its whole text)."""
+        try:
+            return self.get(slug)
+        except SkillError as exc:
+            return BrokenSkill(slug, self._path(slug), str(exc))
 
     def _load(self, slug: str, folder_inside: bool | None) -> Skill:
         """``folder_inside``: whether the skills folder is known to resolve inside the workspace;

@@ -1,7 +1,9 @@
-"""Edit one skill inline: description and Markdown body, saved through the core's
+"""Edit one skill inline: description and Markdown body. Saving and deleting are intents
+(:mod:`~orkas_tui.tui.messages`) the app carries out through the core's
 :mod:`~orkas_tui.core.store.user_edits` (checked, recorded in history, revertable) with the
 version read at open, so an edit made on disk meanwhile is never overwritten silently;
-delete asks first; closing with unsaved edits asks first.
+delete asks first; closing with unsaved edits asks first. The editor learns the result
+as any change on disk (:meth:`SkillEditor.disk_changed`), and knows its own save there.
 
 A skill whose file does not parse opens as its whole text (front matter and body), so
 the front matter can be fixed; it is saved only once it parses."""
@@ -17,11 +19,11 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Label, Static, TextArea
 
-from orkas_tui.core.read.files import ConflictError
+from orkas_tui.core.read.files import version_of
 from orkas_tui.core.store.history import list_changes
-from orkas_tui.core.store.skills import Skill, SkillError, SkillStore
-from orkas_tui.core.store.user_edits import delete_skill, edit_skill, save_skill_text
-from orkas_tui.tui.screens.confirm import Choose, changed_on_disk
+from orkas_tui.core.store.skills import BrokenSkill, Skill, SkillStore
+from orkas_tui.tui.messages import DeleteSkill, SaveSkill
+from orkas_tui.tui.screens.confirm import Choose
 from orkas_tui.tui.screens.skill_history import SkillHistory
 
 if TYPE_CHECKING:
@@ -38,26 +40,30 @@ class SkillEditor(Screen[None]):
         Binding("escape", "close", "Close", id="skill_close"),
     ]
 
-    def __init__(self, agent: str, store: SkillStore, skill: Skill, broken: str | None = None) -> None:
-        """``broken``: why the file does not parse; then ``skill.body`` is its whole text, edited as it is."""
+    def __init__(self, agent: str, store: SkillStore, opened: Skill | BrokenSkill, text: str, version: str | None) -> None:
+        """``opened``: the skill, or its file that does not parse; then ``text`` is the whole file, edited as it is."""
         super().__init__()
         self.agent = agent
         self.store = store
-        self.skill = skill
-        self.broken = broken
+        self.slug = opened.slug
+        self.skill = opened if isinstance(opened, Skill) else None
+        self.broken = opened.problem if isinstance(opened, BrokenSkill) else None
+        self.text = text  # the body (or whole text) as read
+        self.version = version  # of the file as read: a save is refused if it changed since
         self.changed_on_disk = False
+        self.saving: tuple[str, str] | None = None  # (description, body) asked to be saved, until it is seen on disk
 
     def compose(self) -> ComposeResult:
         with Vertical(id="skill-editor"):
-            title = f"{self.agent} / skills/{self.skill.slug}.md · {self.skill.name}"
+            title = f"{self.agent} / skills/{self.slug}.md · {self.skill.name if self.skill else ''}"
             if self.broken:
-                title = f"{self.agent} / skills/{self.skill.slug}.md · BROKEN: {self.broken}"
+                title = f"{self.agent} / skills/{self.slug}.md · BROKEN: {self.broken}"
             yield Label(title, classes="editor-title", markup=False)
             yield Static("", id="skill-status")
             yield Label("Description", classes="-parsed")
-            yield Input(self.skill.description, id="skill-description", classes="-parsed")
+            yield Input(self.skill.description if self.skill else "", id="skill-description", classes="-parsed")
             yield Label("Whole file: fix the front matter (name, description), then ctrl+s" if self.broken else "Body (Markdown)")
-            yield TextArea(self.skill.body, language="markdown", soft_wrap=True, id="skill-body")
+            yield TextArea(self.text, language="markdown", soft_wrap=True, id="skill-body")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -79,13 +85,20 @@ class SkillEditor(Screen[None]):
 
     @property
     def dirty(self) -> bool:
-        return self.description.strip() != self.skill.description or self.body != self.skill.body
+        return not self._holds(self.skill, (self.description, self.body))
+
+    def _holds(self, skill: Skill | None, edit: tuple[str, str]) -> bool:
+        """Whether saving ``edit`` would leave ``skill`` as it is (the store trims the description
+        and the body's ends); while the file does not parse, whether the text is unchanged."""
+        description, body = edit
+        if self.broken or skill is None:
+            return body == self.text
+        return description.strip() == skill.description and body.strip() == skill.body.strip()
 
     def _update_status(self) -> None:
-        s = self.skill
-        parts = [f"patches {s.patch_count}", f"updated {s.updated_at}", f"{len(self.body):,} chars"]
-        if self.broken:
-            parts = [f"{len(self.body):,} chars", "saved only once the front matter parses"]
+        parts = [f"{len(self.body):,} chars", "saved only once the front matter parses"]
+        if self.skill is not None and not self.broken:
+            parts = [f"patches {self.skill.patch_count}", f"updated {self.skill.updated_at}", f"{len(self.body):,} chars"]
         if self.dirty:
             parts.append("modified")
         if self.changed_on_disk:
@@ -97,90 +110,71 @@ class SkillEditor(Screen[None]):
     def _edited(self) -> None:
         self._update_status()
 
-    def disk_changed(self, version: str | None) -> None:
-        """The app saw this skill's file change; reload if clean, else announce and keep the edits."""
-        if version == self.skill.version or self.changed_on_disk:
+    def disk_changed(self, on_disk: Skill | None) -> None:
+        """The app read this skill's file again (``None``: gone or not parsed): take our own save,
+        reload if clean, else announce and keep the edits."""
+        if on_disk is not None and on_disk.version == self.version:
             return
-        if not self.dirty and version is not None:
-            self._reload()
-            self.notify(f"{self.skill.slug}.md changed on disk; reloaded", title="Skill")
+        if on_disk is not None and self.saving is not None and self._is_saved(on_disk, self.saving):
+            self.saving = None
+            self._take(on_disk, keep_edits=not self.broken)
+            return
+        if self.changed_on_disk:
+            return
+        if not self.dirty and on_disk is not None:
+            self._take(on_disk)
+            self.notify(f"{self.slug}.md changed on disk; reloaded", title="Skill")
+            return
+        if on_disk is None and self.broken:  # still does not parse: whether it changed is not known here
             return
         self.changed_on_disk = True
         self._update_status()
         self.notify(
-            f"{self.skill.slug}.md changed on disk. Your edits are kept; saving will ask before overwriting.",
+            f"{self.slug}.md changed on disk. Your edits are kept; saving will ask before overwriting.",
             title="Skill changed on disk",
             severity="warning",
             timeout=8,
         )
 
-    @work(thread=True, group="skill-io")
-    def _reload(self) -> None:
-        try:
-            skill = self.store.get(self.skill.slug)
-        except SkillError as exc:
-            self.app.call_from_thread(self.notify, str(exc), severity="error")
-            return
-        self.app.call_from_thread(self._apply, skill)
+    def _is_saved(self, on_disk: Skill, saving: tuple[str, str]) -> bool:
+        if self.broken:  # the whole text was written as it was
+            return on_disk.version == version_of(saving[1].encode("utf-8"))
+        return self._holds(on_disk, saving)
 
-    def _apply(self, skill: Skill) -> None:
-        self.skill = skill
-        self.broken = None
+    def _take(self, skill: Skill, keep_edits: bool = False) -> None:
+        """Edit ``skill`` from now on; ``keep_edits``: it is what was just saved, leave the text (and cursor) be."""
+        self.skill, self.broken, self.text, self.version = skill, None, skill.body, skill.version
+        self.changed_on_disk = False
         for widget in self.query(".-parsed"):
             widget.display = True
+        if not keep_edits:
+            self.query_one("#skill-description", Input).value = skill.description
+            self.query_one("#skill-body", TextArea).load_text(skill.body)
+        self._update_status()
+
+    def discard(self) -> None:
+        """Drop the edits: the next version read from disk is taken as it is."""
         self.changed_on_disk = False
-        self.query_one("#skill-description", Input).value = skill.description
-        self.query_one("#skill-body", TextArea).load_text(skill.body)
+        self.saving = None
+        self.version = None
+        if self.skill is not None:
+            self.query_one("#skill-description", Input).value = self.skill.description
+        self.query_one("#skill-body", TextArea).load_text(self.skill.body if self.skill else self.text)
         self._update_status()
 
     def action_save(self) -> None:
-        self._save(force=False)
-
-    @work(thread=True, exclusive=True, group="skill-io")
-    def _save(self, force: bool) -> None:
-        app = self.app
-        paths, settings, slug = self.store.paths, self.store.settings, self.skill.slug
-        try:
-            if self.broken:
-                save_skill_text(paths, settings, slug, self.body, self.skill.version, app.now(), force=force)
-                saved = self.store.get(slug)
-            else:
-                saved, _ = edit_skill(
-                    paths, settings, slug, self.description, self.body, self.skill.version, app.now(), force=force
-                )
-        except ConflictError:
-            app.call_from_thread(self._ask_conflict)
-            return
-        except (SkillError, OSError) as exc:
-            app.call_from_thread(self.notify, str(exc), title="Not saved", severity="error", timeout=8)
-            return
-        app.call_from_thread(self._saved, saved)
-
-    def _saved(self, skill: Skill) -> None:
-        fixed = self.broken is not None
-        self._apply(skill)
-        self.notify(
-            f"{skill.slug}.md {'fixed and saved' if fixed else 'saved'}; F2 shows it in the history (revertable)", title="Skill"
+        self.saving = (self.description, self.body)
+        self.post_message(
+            SaveSkill(self.agent, self.slug, self.description, self.body, self.version, whole_file=bool(self.broken))
         )
-
-    def _ask_conflict(self) -> None:
-        def answer(choice: str | None) -> None:
-            if choice == "overwrite":
-                self._save(force=True)
-            elif choice == "reload":
-                self._reload()
-
-        self.changed_on_disk = True
-        self._update_status()
-        self.app.push_screen(changed_on_disk(f"{self.skill.slug}.md", " (your edits are lost)"), answer)
 
     def action_history(self) -> None:
         self._open_history()
 
     @work(thread=True, group="skill-io")
     def _open_history(self) -> None:
-        changes = [c for c in list_changes(self.store.paths) if c.kind == "skill" and c.target == self.skill.slug]
-        self.app.call_from_thread(self.app.push_screen, SkillHistory(self.skill.slug, changes), self._after_history)
+        changes = [c for c in list_changes(self.store.paths) if c.kind == "skill" and c.target == self.slug]
+        self.app.call_from_thread(self.app.push_screen, SkillHistory(self.slug, changes), self._after_history)
 
     def _after_history(self, reverted: bool | None) -> None:
         if reverted:
@@ -189,35 +183,16 @@ class SkillEditor(Screen[None]):
     def action_delete(self) -> None:
         def answer(choice: str | None) -> None:
             if choice == "delete":
-                self._delete()
+                self.post_message(DeleteSkill(self.agent, self.slug, self.version))
 
         self.app.push_screen(
             Choose(
-                f"Delete the skill {self.skill.slug!r}? Its file is removed; the history keeps its text (F2 there reverts it).",
+                f"Delete the skill {self.slug!r}? Its file is removed; the history keeps its text (F2 there reverts it).",
                 [("cancel", "Cancel"), ("delete", "Delete")],
                 danger="delete",
             ),
             answer,
         )
-
-    @work(thread=True, exclusive=True, group="skill-io")
-    def _delete(self) -> None:
-        app = self.app
-        try:
-            delete_skill(self.store.paths, self.store.settings, self.skill.slug, self.skill.version, app.now())
-        except ConflictError:
-            app.call_from_thread(
-                self.notify, f"{self.skill.slug}.md changed on disk; not deleted. Reload it first.", severity="error", timeout=8
-            )
-            return
-        except (SkillError, OSError) as exc:
-            app.call_from_thread(self.notify, str(exc), severity="error")
-            return
-        app.call_from_thread(self._deleted)
-
-    def _deleted(self) -> None:
-        self.notify(f"{self.skill.slug} deleted", title="Skill")
-        self.dismiss(None)
 
     def action_close(self) -> None:
         if not self.dirty:
@@ -228,7 +203,7 @@ class SkillEditor(Screen[None]):
             if choice == "discard":
                 self.dismiss(None)
             elif choice == "save":
-                self._save(force=False)
+                self.action_save()
 
         self.app.push_screen(
             Choose(

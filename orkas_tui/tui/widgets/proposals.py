@@ -10,11 +10,11 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.message import Message
 from textual.widgets import DataTable, Static
 
 from orkas_tui.core.store.proposals import PENDING, Proposal, ProposedOp
 from orkas_tui.tui.data import AgentView
+from orkas_tui.tui.messages import ApproveProposal, EditOperation, RejectProposal
 from orkas_tui.tui.op_diff import op_diff, op_target
 from orkas_tui.tui.widgets.keyed_table import Cell, KeyedTable
 
@@ -58,13 +58,6 @@ class ProposalsPane(Vertical):
         Binding("d", "decide('reject_one')", "Reject", id="reject_op"),
         Binding("e", "decide('edit_one')", "Edit", id="edit_op"),
     ]
-
-    class Decide(Message):
-        """A person's decision on a proposal (``index`` None means every pending operation)."""
-
-        def __init__(self, action: str, proposal: Proposal, index: int | None) -> None:
-            super().__init__()
-            self.action, self.proposal, self.index = action, proposal, index
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -164,4 +157,11 @@ class ProposalsPane(Vertical):
         if action != "approve_all" and op is None:
             self.notify("Select an operation first (the lower table).", severity="warning")
             return
-        self.post_message(self.Decide(action, proposal, None if action == "approve_all" or op is None else op.index))
+        if action == "approve_all" or op is None:
+            self.post_message(ApproveProposal(proposal.id, None))
+        elif action == "approve_one":
+            self.post_message(ApproveProposal(proposal.id, op.index))
+        elif action == "reject_one":
+            self.post_message(RejectProposal(proposal.id, op.index))
+        else:
+            self.post_message(EditOperation(proposal, op.index))

@@ -10,11 +10,11 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.message import Message
 from textual.widgets import Label, Static, TextArea
 
 from orkas_tui.core.store.notes import NOTES, TITLES, Note
 from orkas_tui.tui.data import AgentView
+from orkas_tui.tui.messages import RevertNote, SaveNote
 
 if TYPE_CHECKING:
     from orkas_tui.tui.app import OrkasApp
@@ -31,6 +31,7 @@ class NoteEditor(Vertical):
         self.cap = cap
         self.loaded = Note(note, "", None)
         self.changed_on_disk = False
+        self.saving: str | None = None  # the text asked to be saved, until it is seen on disk
 
     def compose(self) -> ComposeResult:
         yield Label(f"{self.note}.md · {TITLES[self.note]}", classes="note-title")
@@ -48,10 +49,20 @@ class NoteEditor(Vertical):
     def dirty(self) -> bool:
         return self.area.text != self.loaded.text
 
-    def load(self, note: Note) -> None:
+    def load(self, note: Note, keep_text: bool = False) -> None:
+        """Edit ``note`` from now on; ``keep_text``: it is what was just saved, leave the text (and cursor) be."""
         self.loaded = note
         self.changed_on_disk = False
-        self.area.load_text(note.text)
+        self.saving = None
+        if not keep_text:
+            self.area.load_text(note.text)
+        self.update_count()
+
+    def discard(self) -> None:
+        """Drop the edits: the next version read from disk is taken as it is."""
+        self.area.load_text(self.loaded.text)
+        self.loaded = Note(self.note, self.loaded.text, "")
+        self.saving = None
         self.update_count()
 
     def update_count(self) -> None:
@@ -78,11 +89,6 @@ class SelfPane(Vertical):
         Binding("escape", "leave_editor", "Leave", id="self_leave"),
     ]
 
-    class SaveNote(Message):
-        def __init__(self, agent: str, note: str, text: str, expected: str | None) -> None:
-            super().__init__()
-            self.agent, self.note, self.text, self.expected = agent, note, text, expected
-
     def __init__(self, caps: dict[str, int], **kwargs) -> None:
         super().__init__(**kwargs)
         self.caps = caps
@@ -107,6 +113,9 @@ class SelfPane(Vertical):
     def editor(self, note: str) -> NoteEditor:
         return self.query_one(f"#editor-{note}", NoteEditor)
 
+    def discard(self, note: str) -> None:
+        self.editor(note).discard()
+
     def dirty_notes(self) -> list[str]:
         return [note for note in NOTES if self.editor(note).dirty]
 
@@ -118,7 +127,9 @@ class SelfPane(Vertical):
         for note in NOTES:
             editor = self.editor(note)
             incoming = view.notes[note]
-            if fresh or not editor.dirty:
+            if not fresh and incoming.version != editor.loaded.version and incoming.text == editor.saving:
+                editor.load(incoming, keep_text=True)  # our own save, back from disk
+            elif fresh or not editor.dirty:
                 if fresh or incoming.version != editor.loaded.version:
                     editor.load(incoming)
             elif incoming.version != editor.loaded.version and not editor.changed_on_disk:
@@ -146,11 +157,13 @@ class SelfPane(Vertical):
             return
         note = self.focused_note()
         editor = self.editor(note)
-        self.post_message(self.SaveNote(self.agent, note, editor.area.text, editor.loaded.version))
+        editor.saving = editor.area.text
+        self.post_message(SaveNote(self.agent, note, editor.saving, editor.loaded.version))
 
     def action_leave_editor(self) -> None:
         """Give the keys back to the app (tab numbers, actions) without losing the edits."""
         self.query_one("#prompt-preview").focus()
 
     def action_revert(self) -> None:
-        self.app.action_reload_note(self.focused_note())
+        if self.agent is not None:
+            self.post_message(RevertNote(self.agent, self.focused_note()))

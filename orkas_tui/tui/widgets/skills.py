@@ -15,13 +15,13 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.message import Message
 from textual.widgets import DataTable, Input, Static
 
 from orkas_tui.core.store.first_run import display_path
 from orkas_tui.core.summary.report import SkillRow
 from orkas_tui.tui.cells import age, rate_text
 from orkas_tui.tui.data import AgentView
+from orkas_tui.tui.messages import OpenSkill
 from orkas_tui.tui.skill_flags import EDITED_THERE, SHORT, skill_flags
 from orkas_tui.tui.widgets.keyed_table import Cell, KeyedTable
 
@@ -62,10 +62,6 @@ def skill_cells(row: SkillRow, now: datetime, hand_edited: dict[str, str]) -> li
     ]
 
 
-def broken_reason(slug: str, problem: str) -> str:
-    return problem.removeprefix(f"{slug}.md").lstrip(": ")
-
-
 def skill_detail(row: SkillRow, hand_edited: dict[str, str], fix: str) -> Text:
     """The line under the table: what a narrow Skill or Flag cell leaves out, and the way out of a hand edit."""
     s, reasons = row.skill, [r for r in skill_flags(row, hand_edited) if r != EDITED_THERE]
@@ -102,12 +98,6 @@ class SkillsPane(Vertical):
         Binding("s", "cycle_sort", "Sort", id="skills_sort"),
         Binding("o", "open", "Open", id="skills_open"),
     ]
-
-    class OpenSkill(Message):
-        def __init__(self, agent: str, slug: str) -> None:
-            super().__init__()
-            self.agent = agent
-            self.slug = slug
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -150,8 +140,8 @@ class SkillsPane(Vertical):
             self.table.clear()
         self._sync()
         problems = self.query_one("#skills-problems", Static)
-        problems.update("\n".join(f"⚠ {p}" for p in view.skill_problems))
-        problems.display = bool(view.skill_problems)
+        problems.update("\n".join(f"⚠ {b.problem}" for b in view.broken_skills.values()))
+        problems.display = bool(view.broken_skills)
 
     def _sync(self) -> None:
         if self.view is None or self.now is None:
@@ -199,8 +189,8 @@ class SkillsPane(Vertical):
         if row is not None and self.view is not None:
             detail.update(skill_detail(row, self.view.hand_edited, self.view.export_fix))
         elif self.view and key in self.view.broken_skills:
-            problem = broken_reason(key, self.view.broken_skills[key])
-            detail.update(Text.assemble((key, "bold red"), f" does not parse: {problem} · o opens it to fix", style="red"))
+            problem = self.view.broken_skills[key].problem
+            detail.update(Text.assemble((key, "bold red"), f" cannot be used: {problem} · o opens it to fix", style="red"))
         else:
             detail.update("")
 
@@ -219,4 +209,4 @@ class SkillsPane(Vertical):
     def action_open(self) -> None:
         key = self.table.current_key()
         if key and self.view is not None:
-            self.post_message(self.OpenSkill(self.view.id, key))
+            self.post_message(OpenSkill(self.view.id, key))

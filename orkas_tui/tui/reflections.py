@@ -1,0 +1,282 @@
+"""Reflect now, run a cycle, cancel, show the bundle: each one a call into the core
+(reflect, run_cycle, prepare) from a thread worker of the app, with progress coming back
+to the Queue tab and the activity bar. :class:`Reflections` is a plain object the app owns:
+it holds the running reflection's state, so the app's actions stay one line each."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual.timer import Timer
+from textual.widgets import Static
+
+from orkas_tui.core.reflect.cycle import run_cycle
+from orkas_tui.core.reflect.reflection import (
+    APPLYING,
+    BUNDLE,
+    DONE,
+    RETRYING,
+    VALIDATING,
+    WAITING,
+    Outcome,
+    Prepared,
+    Progress,
+    prepare,
+    reflect,
+)
+from orkas_tui.tui.screens.confirm import Choose
+from orkas_tui.tui.screens.text_view import TextView
+from orkas_tui.tui.widgets.queue import QueuePane
+
+if TYPE_CHECKING:
+    from orkas_tui.tui.app import OrkasApp
+
+STAGE_STYLE = {
+    "bundle": "cyan",
+    "waiting": "yellow",
+    "retrying": "magenta",
+    "validating": "cyan",
+    "applying": "green",
+    DONE: "bold",
+}
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+TICK_S = 0.1
+# what each stage is called while it runs: the core reports a stage once it has begun
+RUNNING = {
+    BUNDLE: "building the bundle",
+    WAITING: "waiting for the model",
+    RETRYING: "waiting to retry",
+    VALIDATING: "validating the answer, writing the proposal",
+    APPLYING: "writing the changes",
+}
+SHORT = {BUNDLE: "bundle", WAITING: "model", RETRYING: "retry", VALIDATING: "validating", APPLYING: "writing"}
+
+
+@dataclass
+class Activity:
+    """The reflection running now: which agent, which stage since when (monotonic seconds)."""
+
+    agent: str
+    stage: str
+    since: float
+    frame: int = 0
+
+    def elapsed(self) -> int:
+        return int(time.monotonic() - self.since)
+
+    def spinner(self) -> str:
+        return SPINNER[self.frame % len(SPINNER)]
+
+    def badge(self) -> Text:
+        """For the sidebar's status column (13 cells): ``⠋ model 12s``."""
+        timed = f" {self.elapsed()}s" if self.stage in (WAITING, RETRYING) else ""
+        return Text(f"{self.spinner()} {SHORT.get(self.stage, self.stage)}{timed}", style="bold yellow")
+
+    def line(self, model: str) -> Text:
+        """For the activity bar above the footer."""
+        text = Text()
+        text.append(f" {self.spinner()} ", style="bold yellow")
+        text.append(f"Reflecting on {self.agent}: ", style="bold")
+        label = RUNNING.get(self.stage, self.stage)
+        if self.stage == WAITING:
+            label = f"waiting for {model}"
+        text.append(label)
+        text.append(f" · {self.elapsed()}s", style="yellow")
+        text.append(" · x cancels (nothing is written)", style="dim")
+        return text
+
+
+def bundle_text(prepared: Prepared) -> str:
+    """What the bundle chose (per triggering turn: kept, cut, tokens), then exactly the messages that would be sent."""
+    choice = "── what the bundle holds ──\n" + "\n".join(prepared.bundle.preview())
+    blocks = [f"── {m.get('role')} ──\n{m.get('content')}" for m in prepared.prompt.messages]
+    return "\n\n".join([choice, *blocks])
+
+
+class Reflections:
+    """The reflection the app runs (at most one at a time): start it, follow it, cancel it."""
+
+    def __init__(self, app: OrkasApp) -> None:
+        self.app = app
+        self.cancel_event: threading.Event | None = None
+        self.activity: Activity | None = None
+        self._activity_timer: Timer | None = None
+
+    # progress -------------------------------------------------------------
+
+    def _begin(self, agent: str) -> None:
+        self.app.refresh_bindings()
+        self.activity = Activity(agent, BUNDLE, time.monotonic())
+        if self._activity_timer is None:
+            self._activity_timer = self.app.set_interval(TICK_S, self._tick_activity)
+        self.show_activity()
+
+    def _end(self) -> None:
+        self.app.refresh_bindings()
+        self.activity = None
+        if self._activity_timer is not None:
+            self._activity_timer.stop()
+            self._activity_timer = None
+        self.show_activity()
+
+    def _tick_activity(self) -> None:
+        if self.activity is not None and self.app.blink:  # tests and screenshots keep a still frame
+            self.activity.frame += 1
+        self.show_activity()
+
+    def show_activity(self) -> None:
+        """The spinner, stage and elapsed seconds, in the bar above the footer and the sidebar's status column."""
+        app = self.app
+        if app.torn_down():
+            return
+        bar = app.query_one("#activity", Static)
+        bar.display = self.activity is not None
+        if self.activity is not None:
+            bar.update(self.activity.line(app.settings.model.name or "the model"))
+        app.show_sidebar(())
+
+    def _progress(self, progress: Progress) -> None:
+        app = self.app
+        if progress.stage != DONE and self.activity is not None:
+            if (progress.agent, progress.stage) != (self.activity.agent, self.activity.stage):
+                self.activity.agent, self.activity.stage, self.activity.since = progress.agent, progress.stage, time.monotonic()
+            self.show_activity()
+        line = Text()
+        line.append(f"{app.now().strftime('%H:%M:%S')} ", style="dim")
+        line.append(f"{progress.agent} ", style="bold")
+        line.append(f"{progress.stage:10} ", style=STAGE_STYLE.get(progress.stage, ""))
+        line.append(progress.message)
+        app.progress_lines = [*app.progress_lines, line][-40:]
+        app.query_one(QueuePane).show_progress(app.progress_lines)
+
+    def _report(self, progress: Progress) -> None:
+        self.app.call_from_thread(self._progress, progress)
+
+    def _finished(self, outcome: Outcome) -> None:
+        good = outcome.status in ("proposed", "applied", "nothing_to_save")
+        self.app.notify(
+            f"{outcome.agent}: {outcome.message}", title="Reflection", severity="information" if good else "warning", timeout=10
+        )
+        self.app.load({outcome.agent: {"private", "state", "events", "skills", "self"}})
+
+    def _busy(self) -> bool:
+        if self.cancel_event is not None:
+            self.app.notify("A reflection is already running; cancel it with x.", severity="warning")
+            return True
+        return False
+
+    def _no_agent(self) -> bool:
+        reason = self.app.no_agent_reason()
+        if reason:
+            self.app.notify(reason, severity="warning")
+        return reason is not None
+
+    # reflect now ----------------------------------------------------------
+
+    def reflect_now(self) -> None:
+        agent = self.app.agent
+        if self._no_agent() or self._busy() or agent is None:
+            return
+        self.app.run_worker(lambda: self._prepare_then_ask(agent), thread=True, group="prepare")
+
+    def _prepare_then_ask(self, agent: str) -> None:
+        try:
+            prepared = prepare(self.app.workspace, agent)
+        except (OSError, ValueError) as exc:
+            self.app.call_from_thread(self.app.notify, f"cannot build the bundle: {exc}", severity="error")
+            return
+        self.app.call_from_thread(self._ask_send, agent, prepared)
+
+    def _ask_send(self, agent: str, prepared: Prepared) -> None:
+        model = self.app.settings.model.name or "(no model configured)"
+        question = (
+            f"Reflect on {agent} now?\nThe bundle is {prepared.bundle.tokens:,} tokens with "
+            f"{prepared.prompt.redactions} redaction(s), {sum(1 for t in prepared.bundle.turns if t['kept'])} triggering "
+            f"turn(s) first, then {len(prepared.bundle.conversations)} conversation(s); "
+            f"it is sent to {model}. Nothing else leaves this machine."
+        )
+
+        def answer(choice: str | None) -> None:
+            if choice == "send":
+                self._run(agent, lambda cancel: [self._reflect(agent, cancel)])
+            elif choice == "bundle":
+                self.app.push_screen(
+                    TextView(f"Bundle for {agent}: exactly what would be sent (esc to go back)", bundle_text(prepared)),
+                    lambda _: self._ask_send(agent, prepared),
+                )
+
+        self.app.push_screen(Choose(question, [("cancel", "Cancel"), ("bundle", "Show bundle"), ("send", "Send")]), answer)
+
+    def _reflect(self, agent: str, cancel: threading.Event) -> Outcome:
+        return reflect(self.app.workspace, agent, self.app.now(), on_progress=self._report, cancel=cancel)
+
+    def _run(self, first: str, call: Callable[[threading.Event], list[Outcome]]) -> None:
+        """Run ``call`` in a thread worker (one at a time), with the activity shown and x to cancel it."""
+
+        def worker() -> None:
+            self.cancel_event = cancel = threading.Event()
+            self.app.call_from_thread(self._begin, first)
+            try:
+                outcomes = call(cancel)
+            finally:
+                self.cancel_event = None
+                self.app.call_from_thread(self._end)
+            for outcome in outcomes:
+                self.app.call_from_thread(self._finished, outcome)
+
+        self.app.run_worker(worker, thread=True, group="reflect")
+
+    # cycle ----------------------------------------------------------------
+
+    def run_cycle(self) -> None:
+        if self._busy():
+            return
+        plan = self.app.plan
+        chosen = [d.id for d in plan.selected] if plan else []
+        if not chosen:
+            self.app.notify("No agent is due: a cycle now would reflect on nobody (see the Queue tab for each reason).")
+            return
+
+        def run(choice: str | None) -> None:
+            if choice == "run":
+                self._run(chosen[0], self._cycle)
+
+        self.app.push_screen(
+            Choose(
+                f"Run a cycle now? It reflects on {', '.join(chosen)}, in that order.",
+                [("cancel", "Cancel"), ("run", "Run cycle")],
+            ),
+            run,
+        )
+
+    def _cycle(self, cancel: threading.Event) -> list[Outcome]:
+        report = run_cycle(self.app.workspace, self.app.now(), on_progress=self._report, cancel=cancel)
+        self.app.call_from_thread(self.app.load, {})
+        return report.outcomes
+
+    def cancel(self) -> None:
+        if self.cancel_event is None:
+            self.app.notify("No reflection is running.")
+            return
+        self.cancel_event.set()
+        self.app.notify("Cancelling… nothing is written by a cancelled reflection.")
+
+    # bundle ---------------------------------------------------------------
+
+    def show_bundle(self) -> None:
+        agent = self.app.agent
+        if not self._no_agent() and agent is not None:
+            self.app.run_worker(lambda: self._show_bundle(agent), thread=True, group="prepare")
+
+    def _show_bundle(self, agent: str) -> None:
+        prepared = prepare(self.app.workspace, agent)
+        title = (
+            f"Bundle for {agent}: {prepared.bundle.tokens:,} tokens, {prepared.prompt.redactions} redaction(s), "
+            f"{prepared.prompt.tokens:,} prompt tokens: exactly what would be sent"
+        )
+        self.app.call_from_thread(self.app.push_screen, TextView(title, bundle_text(prepared)))
