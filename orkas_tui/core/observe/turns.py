@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
+import msgspec
+
 from orkas_tui.core.observe.corrections import CorrectionMatcher
 from orkas_tui.core.observe.transient import ErrorVerdict, TransientRule
 from orkas_tui.core.read.events import Event, decode_stream
@@ -20,9 +22,9 @@ from orkas_tui.core.read.timefmt import _fromisoformat, parse_ts
 ENDED = ("ok", "error", "aborted")
 
 
-@dataclass(slots=True)
-class ObservedError:
-    """A failed tool result or a turn that ended in error, with the verdict's reason."""
+class ObservedError(msgspec.Struct, gc=False):
+    """A failed tool result or a turn that ended in error, with the verdict's reason (as a turn's
+    summary keeps and prints it)."""
 
     source: str  # tool name, "?" for an unknown tool id, or "turn" for a turn_end error
     message: str
