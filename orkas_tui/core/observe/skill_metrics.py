@@ -38,13 +38,6 @@ class SkillMetrics(msgspec.Struct, array_like=True, gc=False):
     def ineffective_rate(self) -> float | None:
         return _rate(self.ineffective, self.effective_base)
 
-    def add(self, other: SkillMetrics) -> None:
-        self.impressions += other.impressions
-        self.invocations += other.invocations
-        self.edited += other.edited
-        self.ineffective += other.ineffective
-        self.effective_base += other.effective_base
-
 
 NO_USE = SkillMetrics()  # a skill no turn indexed or read
 

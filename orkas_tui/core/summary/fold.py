@@ -266,8 +266,12 @@ def skill_use(states: Iterable[ConversationState]) -> dict[str, SkillMetrics]:
             total = totals.get(slug)
             if total is None:
                 totals[slug] = msgspec.structs.replace(counts)
-            else:
-                total.add(counts)
+            else:  # added in place, not by a method call (a warm status sums 40,000 of these)
+                total.impressions += counts.impressions
+                total.invocations += counts.invocations
+                total.edited += counts.edited
+                total.ineffective += counts.ineffective
+                total.effective_base += counts.effective_base
     return totals
 
 
