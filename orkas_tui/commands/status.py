@@ -7,12 +7,13 @@ import sys
 
 from orkas_tui.commands.io import CliError, add_json, add_now, add_workspace, now_arg, open_workspace, write_json
 from orkas_tui.commands.status_json import write_status
+from orkas_tui.core.observe.skill_metrics import NO_USE
 from orkas_tui.core.read.timefmt import format_ts
 from orkas_tui.core.reflect.queue import last_cycle_at, plan_for
 from orkas_tui.core.store.changes import recover_workspace
 from orkas_tui.core.store.notes import SelfNotes, prompt_block
 from orkas_tui.core.store.skills import SkillStore
-from orkas_tui.core.summary.cache import NO_USE, skill_rows
+from orkas_tui.core.summary.cache import skill_rows
 from orkas_tui.core.summary.report import compose_status, last_reflection, with_use
 from orkas_tui.core.summary.scan import collector_paused, refreshed, usable_cpus
 from orkas_tui.core.textfmt import rate, table
@@ -135,16 +136,16 @@ def render_status(doc: dict, recent: int | None) -> str:
         if shown:
             rows = [
                 (
-                    t["ended_at"] or t["started_at"] or "",
-                    t["conversation"],
-                    t["turn"],
-                    t["status"],
-                    t["tool_calls"],
-                    t["real_errors"],
-                    t["transient_errors"],
-                    " ".join(f"{k}={v}" for k, v in t["signals"].items()) or "-",
-                    f"{t['score']:.1f}",
-                    "TRIGGER" if t["triggers"] else "",
+                    t.sort_key,
+                    t.conversation,
+                    t.turn,
+                    t.status,
+                    t.tool_calls,
+                    t.real_errors,
+                    t.transient_errors,
+                    " ".join(f"{k}={v}" for k, v in t.signals.items()) or "-",
+                    f"{t.score:.1f}",
+                    "TRIGGER" if t.triggers else "",
                 )
                 for t in shown
             ]

@@ -2,8 +2,8 @@
 
 A large workspace prints tens of megabytes of turn rows. Each conversation's rows are
 indented once, last turn first, as one array at the depth the document has them
-(``msgspec.json.format`` of the cache's compact bytes, or ``orjson`` for rows decoded as
-data: the same bytes as ``OPT_INDENT_2``), with the skill index its turns share printed
+(``msgspec.json.format`` of the cache's compact bytes, or of the summaries encoded: the
+same bytes as ``orjson``'s ``OPT_INDENT_2``), with the skill index its turns share printed
 once per distinct list and spliced in. A conversation whose turns come in one run of the
 newest-first order is copied whole; one that interleaves with others, or runs back in time,
 is cut into rows. Each agent is written as soon as it is printed, so only one agent's
@@ -99,7 +99,7 @@ def _printed(state: ConversationState) -> bytes:
     puts them at their depth (``ROWS_OPEN`` before the first row's keys, ``ROWS_CLOSE`` after the last's)."""
     packed = state.packed
     if packed is None:
-        text = orjson.dumps({"a": [{"t": state.rows[::-1]}]}, option=INDENT)
+        text = msgspec.json.format(msgspec.json.encode({"a": [{"t": state.summaries[::-1]}]}), indent=2)
     else:
         text = _spliced(msgspec.json.format(WRAP_OPEN + packed.rows + WRAP_CLOSE, indent=2), packed.indexes)
     if not (text.startswith(ROWS_OPEN) and text.endswith(ROWS_CLOSE)):

@@ -246,7 +246,7 @@ def test_new_scoring_inputs_score_the_cached_turns_again_without_reading(tmp_pat
     restored = warm(agent, lower)
     assert fed == []
     assert restored == cold(agent, lower)
-    assert any("known_weakness" in row["signals"] for row in cold(agent, lower)[1])
+    assert any("known_weakness" in row.signals for row in cold(agent, lower)[1])
 
 
 def test_an_append_adds_one_entry_in_proportion_to_its_turns(tmp_path: Path, fed: list) -> None:

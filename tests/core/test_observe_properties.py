@@ -136,7 +136,7 @@ def _scanned(conversations: dict[str, list[bytes]]) -> dict:
                 scan.refresh()
         history = scan.history()
         return {
-            "rows": {(row["conversation"], row["turn"]): row for row in history.pop("turns")},
+            "rows": {(row.conversation, row.turn): row for row in history.pop("turns")},
             "history": history,
             "skills": scan.skill_use(),
             "observed": skill_metrics(scan.turns()),
@@ -162,7 +162,7 @@ def test_a_transient_error_changes_no_score_and_no_metric(drawn, inserted) -> No
     scanned, noisy_scanned = _scanned({"c": [_lines(events)]}), _scanned({"c": [_lines(noisy)]})
     assert noisy_scanned["skills"] == scanned["skills"]
     assert noisy_scanned["history"]["triggering_turns"] == scanned["history"]["triggering_turns"]
-    assert [r["score"] for r in noisy_scanned["rows"].values()] == [r["score"] for r in scanned["rows"].values()]
+    assert [r.score for r in noisy_scanned["rows"].values()] == [r.score for r in scanned["rows"].values()]
 
 
 JUNK = st.sampled_from([b"junk", b"[]", b'{"type": 1}', b"", b'{"type": "user", "text": "x"'])

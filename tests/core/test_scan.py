@@ -13,6 +13,7 @@ from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.workspace import AgentPaths
 from orkas_tui.core.summary.fold import ConversationState, newest, newest_first, newest_order, newest_runs
 from orkas_tui.core.summary.scan import AgentScan
+from orkas_tui.core.summary.turn import TurnSummary
 from tests.core.helpers import make_agent, turn, write_lines
 
 
@@ -87,17 +88,19 @@ def test_the_newest_turns_are_the_head_of_the_whole_order(conversations: list, c
     states = []
     for n, turns in enumerate(conversations):
         state = ConversationState(Path(f"/nowhere/c{n}.jsonl"), TransientRule((), ()), matcher_for(()), 1024)
-        state.rows = [
-            {"started_at": start or None, "ended_at": end or None, "n": (n, seq)} for seq, (start, end) in enumerate(turns)
-        ]
+        state.set_turns([_summary(n, seq, start or None, end or None) for seq, (start, end) in enumerate(turns)], [])
         states.append(state)
     assert newest(states, count) == newest_first(states)[:count]
+
+
+def _summary(n: int, seq: int, start: str | None, end: str | None) -> TurnSummary:
+    return TurnSummary(f"c{n}", str(seq), start, end, "ok", 0, 0, 0, {}, 0.0, False, {}, [], [], [], False)
 
 
 def _state_at(n: int, minutes: list[int | None]) -> ConversationState:
     state = ConversationState(Path(f"/nowhere/c{n}.jsonl"), TransientRule((), ()), matcher_for(()), 1024)
     stamps = [None if m is None else f"2026-11-20T{m // 60:02d}:{m % 60:02d}:00Z" for m in minutes]
-    state.rows = [{"started_at": None, "ended_at": stamp, "n": (n, seq)} for seq, stamp in enumerate(stamps)]
+    state.set_turns([_summary(n, seq, None, stamp) for seq, stamp in enumerate(stamps)], [])
     return state
 
 

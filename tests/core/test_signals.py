@@ -10,6 +10,7 @@ from orkas_tui.core.observe.transient import TransientRule
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.workspace import AgentPaths
 from orkas_tui.core.summary.scan import AgentScan
+from orkas_tui.core.summary.turn import summarize
 from tests.core.helpers import make_agent, turn, write_lines
 
 REAL = {"ok": False, "error": "exit 1: assertion failed"}
@@ -206,7 +207,9 @@ def test_a_refresh_folds_only_the_turns_it_changed(tmp_path: Path) -> None:
     second = {row.record.turn: row for row in scan.scored_turns()}
     fresh = AgentScan(AgentPaths(agent), Settings(), persist=False)
     fresh.refresh()
-    assert [row.to_json() for row in fresh.scored_turns()] == [row.to_json() for row in scan.scored_turns()]
+    assert [summarize(t.record, t.score) for t in fresh.scored_turns()] == [
+        summarize(t.record, t.score) for t in scan.scored_turns()
+    ]
     assert scan.rows() == fresh.rows()
     assert second["u1"] is not first["u1"] and second["u1"].score.signals  # the changed turn folded again
     assert second["t1"] is first["t1"] and second["t2"] is first["t2"]  # the others kept as they were

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+from msgspec import convert, to_builtins
 
 from orkas_tui.cli import main
 from orkas_tui.commands.status import RECENT_TURNS, render_status
@@ -20,6 +21,7 @@ from orkas_tui.core.store.skills import SkillStore
 from orkas_tui.core.summary.cache import NAME, SKILLS
 from orkas_tui.core.summary.report import SkillRow, compose_status, last_reflection
 from orkas_tui.core.summary.scan import AgentScan
+from orkas_tui.core.summary.turn import TurnSummary, summarize
 from tests.core.helpers import write_lines
 
 NOW = "2026-11-30T09:00:00Z"
@@ -55,7 +57,7 @@ def reference(ws: Path) -> str:
         skills, problems = SkillStore(scan.paths, scan.settings).load_all()
         table = skill_metrics(scan.turns())
         rows = [SkillRow(s, table.get(s.slug, SkillMetrics())).to_json() for s in skills]
-        history = {**scan.history(), "turns": [turn.to_json() for turn in scan.scored_turns()]}
+        history = {**scan.history(), "turns": [to_builtins(summarize(t.record, t.score)) for t in scan.scored_turns()]}
         doc = compose_status(
             scan.paths, SelfNotes(scan.paths, scan.settings), history, rows, problems, last_reflection(scan.paths)
         )
@@ -290,6 +292,8 @@ def test_when_most_conversations_changed_the_status_is_built_again_whole(demo_ws
 def test_text_status_shows_the_newest_turns_of_the_whole_document(demo_ws: Path, capsys) -> None:
     doc = orjson.loads(cold(demo_ws, capsys))
     assert max(len(agent["turns"]) for agent in doc["agents"]) > RECENT_TURNS  # some agent shows only its newest
+    for agent in doc["agents"]:  # the printed rows read back as the summaries they print
+        agent["turns"] = convert(agent["turns"], list[TurnSummary])
     for extra, recent in (([], RECENT_TURNS), (["--all-turns"], None)):
         assert main(["status", "--workspace", str(demo_ws), "--now", NOW, *extra]) == 0  # from the packed cache
         assert capsys.readouterr().out == render_status(doc, recent) + "\n"
@@ -351,3 +355,11 @@ def test_conversations_that_interleave_or_run_back_in_time_print_in_the_document
     agent = next(a for a in orjson.loads(truth)["agents"] if a["id"] == folder.parent.name)
     turns = [t["turn"] for t in agent["turns"] if t["conversation"] in ("odd", "even", "skewed")]
     assert turns == ["even2", "odd2", "even1", "odd1", "even0", "odd0", "skewed2", "skewed0", "skewed1"]
+
+
+def test_every_field_of_a_turn_summary_is_printed_in_order(demo_ws: Path, capsys) -> None:
+    """A field added to TurnSummary is a key of every printed turn, cold and from the cache."""
+    for printed in (cold(demo_ws, capsys), status(demo_ws, capsys)):
+        doc = orjson.loads(printed)
+        turns = [turn for agent in doc["agents"] for turn in agent["turns"]]
+        assert turns and all(list(turn) == list(TurnSummary.__struct_fields__) for turn in turns)

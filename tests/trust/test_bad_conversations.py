@@ -147,7 +147,7 @@ def test_status_survives_any_lines_and_counts_malformed_exactly(tmp_path_factory
     shutil.rmtree(root)
 
 
-def snapshot(scan: AgentScan) -> list[dict]:
+def snapshot(scan: AgentScan) -> list:
     return [*scan.rows(), {"malformed": scan.malformed_lines, "orphans": scan.orphan_events}]
 
 

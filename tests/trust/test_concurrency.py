@@ -58,7 +58,7 @@ def test_runtime_appends_while_orkas_reads_and_writes(tmp_path: Path) -> None:
     assert len(turns_of(fresh)) == 2 * TURNS
     assert turns_of(live) == turns_of(fresh) == turns_of(cached)
     assert fresh.malformed_lines == live.malformed_lines == cached.malformed_lines == 0
-    assert sum(t["tool_calls"] for t in turns_of(fresh)) == 2 * sum(i % 4 for i in range(TURNS))
+    assert sum(t.tool_calls for t in turns_of(fresh)) == 2 * sum(i % 4 for i in range(TURNS))
     events = [orjson.loads(line) for line in paths.events.read_bytes().splitlines()]
     assert sorted(e["i"] for e in events if e["type"] == "runtime_note") == list(range(TURNS))
     assert sum(e["type"] == "skill_created" for e in events) == created

@@ -1,4 +1,4 @@
-"""Per-skill metrics, exactly as the spec defines them.
+"""Per-skill metrics, exactly as the spec defines them, and the one function that counts them.
 
 Only ended turns count. A rate whose denominator is zero is ``None`` ("n/a"),
 never 0, so an unused skill is not mistaken for a perfect or a useless one.
@@ -7,13 +7,19 @@ never 0, so an unused skill is not mistaken for a perfect or a useless one.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+
+import msgspec
 
 from orkas_tui.core.observe.turns import TurnRecord
 
+# What one turn adds to the counts: (status, skills indexed, skills read, edited, how it ended in
+# error: None if it did not end in an error, else whether that error was transient)
+Counted = tuple[str, list[str], list[str], bool, bool | None]
 
-@dataclass(slots=True)
-class SkillMetrics:
+
+class SkillMetrics(msgspec.Struct, array_like=True, gc=False):
+    """One skill's use counts (five numbers in the summary cache) and the rates they give."""
+
     impressions: int = 0
     invocations: int = 0
     edited: int = 0
@@ -32,42 +38,66 @@ class SkillMetrics:
     def ineffective_rate(self) -> float | None:
         return _rate(self.ineffective, self.effective_base)
 
-    def add(self, turn: TurnRecord, indexed: bool, invoked: bool) -> None:
-        self.impressions += indexed
-        if not invoked:
-            return
-        self.invocations += 1
-        self.edited += turn.edited
-        if turn.status != "aborted" and not turn.ended_with_transient_error:
-            self.effective_base += 1
-            self.ineffective += turn.ended_with_real_error
+
+NO_USE = SkillMetrics()  # a skill no turn indexed or read
 
 
 def _rate(numerator: int, denominator: int) -> float | None:
     return None if denominator == 0 else round(numerator / denominator, 4)
 
 
-def skill_metrics(turns: Iterable[TurnRecord]) -> dict[str, SkillMetrics]:
-    """Metrics for every slug seen in an index or a read, over ended turns.
+def count_uses(table: dict[str, SkillMetrics], turns: Iterable[Counted], sign: int = 1) -> None:
+    """Add (``sign`` 1) or take back (-1) what ``turns`` add to ``table``: every slug seen in an
+    index or a read, over ended turns. The full fold and the fold of one changed turn both count here.
 
-    Turns usually share one index list (the observer reuses it while the index
-    does not change), so impressions are counted once per distinct list.
+    Turns usually share one index list (the observer reuses it while the index does not
+    change), so impressions are counted once per distinct list.
     """
-    table: dict[str, SkillMetrics] = {}
     indexes: dict[int, list] = {}
-    for turn in turns:
-        if not turn.ended:
+    for status, index, read, edited, end_transient in turns:
+        if status == "running":
             continue
-        index = turn.skills_indexed
         seen = indexes.get(id(index))
         if seen is None:
-            indexes[id(index)] = [index, 1]
+            indexes[id(index)] = [index, sign]
         else:
-            seen[1] += 1
-        if turn.skills_read:
-            for slug in dict.fromkeys(turn.skills_read):
-                table.setdefault(slug, SkillMetrics()).add(turn, False, True)
+            seen[1] += sign
+        if read:
+            effective = status != "aborted" and end_transient is not True
+            real = end_transient is False
+            for slug in dict.fromkeys(read):
+                metrics = table.get(slug)
+                if metrics is None:
+                    metrics = table[slug] = SkillMetrics()
+                metrics.invocations += sign
+                metrics.edited += sign * edited
+                if effective:
+                    metrics.effective_base += sign
+                    metrics.ineffective += sign * real
     for index, count in indexes.values():
         for slug in dict.fromkeys(index):
-            table.setdefault(slug, SkillMetrics()).impressions += count
+            metrics = table.get(slug)
+            if metrics is None:
+                metrics = table[slug] = SkillMetrics()
+            metrics.impressions += count
+    if sign < 0:
+        for slug in [slug for slug, m in table.items() if m == NO_USE]:
+            del table[slug]
+
+
+def counted(turn: TurnRecord) -> Counted:
+    end = turn.end_error
+    return (
+        turn.status,
+        turn.skills_indexed,
+        turn.skills_read,
+        turn.edited,
+        end.transient if turn.status == "error" and end is not None else None,
+    )
+
+
+def skill_metrics(turns: Iterable[TurnRecord]) -> dict[str, SkillMetrics]:
+    """Metrics for every slug seen in an index or a read, over ended turns."""
+    table: dict[str, SkillMetrics] = {}
+    count_uses(table, map(counted, turns))
     return table

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
 
+import msgspec
+
 from orkas_tui.core.observe.corrections import CorrectionMatcher
 from orkas_tui.core.observe.transient import ErrorVerdict, TransientRule, error_facts
 from orkas_tui.core.read.events import Event, decode_stream
@@ -22,9 +24,9 @@ from orkas_tui.core.read.timefmt import _fromisoformat, parse_ts
 ENDED = ("ok", "error", "aborted")
 
 
-@dataclass(slots=True)
-class ObservedError:
-    """A failed tool result or a turn that ended in error, with the verdict's reason."""
+class ObservedError(msgspec.Struct, gc=False):
+    """A failed tool result or a turn that ended in error, with the verdict's reason (as a turn's
+    summary keeps and prints it)."""
 
     source: str  # tool name, "?" for an unknown tool id, or "turn" for a turn_end error
     message: str

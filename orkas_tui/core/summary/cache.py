@@ -7,9 +7,9 @@ correction phrases, the line cap, the rules' own versions) and of what scoring d
 on (the score settings, the tools ``self/profile.md`` names). Each further line is an
 entry for one conversation file: where reading stopped (device, inode, size, mtime,
 offset, its first bytes and the bytes just before the offset), the observer's state to
-read on from there, the summary's counts, then its turns' rows and their facts, each after
-a tab, as compact JSON arrays. A whole entry's turns are only checked for shape when read and kept as those
-bytes (:class:`~orkas_tui.core.summary.fold.Packed`): counts, the queue and the newest
+read on from there, the summary's counts, then its turns' summaries and their traces
+(:mod:`orkas_tui.core.summary.turn`), each after a tab, as compact JSON arrays. A whole entry's
+turns are only checked for shape when read and kept as those bytes (:class:`~orkas_tui.core.summary.fold.Packed`): counts, the queue and the newest
 turns come from columns read beside them, ``status --json`` prints them from the bytes,
 and a conversation's turns are decoded only when one of them is needed as data. An entry either holds the whole
 conversation (``base`` 0) or only the turns that changed since the entry before it, which
@@ -17,7 +17,7 @@ ended at offset ``base``: an append to a conversation appends one line, in propo
 its new turns. When entries pile up the file is written again whole.
 
 Trust: a cache of another version or observation fingerprint, a line whose CRC fails,
-an entry that does not extend the one before it, a row of the wrong shape: the whole
+an entry that does not extend the one before it, a turn of the wrong shape: the whole
 cache is ignored and rebuilt from the conversation files. Another scoring fingerprint
 keeps the turns and scores them again, without reading the files. A file whose device,
 inode, size and mtime (in nanoseconds) are what the entry saw is taken as unchanged;
@@ -35,27 +35,28 @@ import zlib
 from collections.abc import Callable, Iterable, Sequence
 from operator import attrgetter
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import msgspec
 import orjson
 
 from orkas_tui.core.observe import corrections, transient
-from orkas_tui.core.observe.skill_metrics import SkillMetrics
+from orkas_tui.core.observe.skill_metrics import NO_USE, SkillMetrics
 from orkas_tui.core.read.files import append_bytes, atomic_write, open_regular, read_regular
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.tail import JsonlTail
 from orkas_tui.core.read.timefmt import parse_ts
 from orkas_tui.core.read.workspace import SLUG, AgentPaths
 from orkas_tui.core.store.skills import SkillStore
-from orkas_tui.core.summary.fold import ConversationState, Packed
+from orkas_tui.core.summary.fold import ConversationState, Packed, decode_turns, encode_turns
 from orkas_tui.core.summary.report import SkillRow
+from orkas_tui.core.summary.turn import TurnSummary, TurnTrace
 
-VERSION = 4
+VERSION = 5
 NAME = "summary-cache.jsonl"
 SKILLS = "skills-cache.json"
 PROBE = 64  # bytes before the cached offset that must still be the same
-NO_USE = SkillMetrics()
+USE_COUNTS = len(SkillMetrics.__struct_fields__)
 
 
 def cache_path(paths: AgentPaths) -> Path:
@@ -155,12 +156,13 @@ class SummaryCache:
         return (stat.st_dev, stat.st_ino, stat.st_size) == self._file
 
 
-Turns = tuple[bytes | memoryview, bytes | memoryview]  # an entry's rows and facts, each a compact JSON array
+Turns = tuple[bytes | memoryview, bytes | memoryview]  # an entry's summaries and traces, each a compact JSON array
+_ENCODE = msgspec.json.Encoder().encode
 
 
 def _line(value: object, turns: Turns | None = None) -> bytes:
     """One line: a checksum, the object, and the turns' rows and facts each after a tab (compact JSON has no raw tab)."""
-    body = orjson.dumps(value) if turns is None else b"%s\t%s\t%s" % (orjson.dumps(value), *turns)
+    body = _ENCODE(value) if turns is None else b"%s\t%s\t%s" % (_ENCODE(value), *turns)
     return b"%08x %s\n" % (zlib.crc32(body), body)
 
 
@@ -180,38 +182,28 @@ def _body(data: bytes, start: int = 0, stop: int | None = None) -> tuple[dict, T
     return value, None if first < 0 else (view[first + 1 : second], view[second + 1 : stop])
 
 
-class _Row(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    """A cached turn row's shape: every key, no other; only what the packed columns need is decoded."""
-
-    conversation: msgspec.Raw
-    turn: msgspec.Raw
-    started_at: str | None
-    ended_at: str | None
-    status: msgspec.Raw
-    tool_calls: msgspec.Raw
-    real_errors: msgspec.Raw
-    transient_errors: msgspec.Raw
-    signals: msgspec.Raw
-    score: float
-    triggers: bool
-    evidence: msgspec.Raw
-    errors: msgspec.Raw
-    skills_indexed: Annotated[int, msgspec.Meta(ge=0)]
-    skills_read: msgspec.Raw
-    edited: msgspec.Raw
-
-
 Raw = msgspec.Raw
-ROW_KEYS = dict.fromkeys(_Row.__struct_fields__).keys()  # a decoded row's keys, in order
-_ROWS = msgspec.json.Decoder(list[_Row])
+# A cached summary's shape: every key of TurnSummary, no other, and a trace's length; only what
+# the packed columns need is decoded.
+_DECODED: dict[str, Any] = {"started_at": str | None, "ended_at": str | None, "score": float, "triggers": bool}
+_DECODED["skills_indexed"] = Annotated[int, msgspec.Meta(ge=0)]
+_Row = msgspec.defstruct(
+    "_Row",
+    [(name, _DECODED.get(name, Raw)) for name in TurnSummary.__struct_fields__],
+    forbid_unknown_fields=True,
+    gc=False,
+)
+_ROWS = msgspec.json.Decoder(list[_Row])  # type: ignore[valid-type]
 _POSITION = attrgetter("skills_indexed")
-_FACTS = msgspec.json.Decoder(list[tuple[Raw, Raw, Raw, Raw, Raw, Raw]])
+_Trace = msgspec.defstruct("_Trace", [(name, Raw) for name in TurnTrace.__struct_fields__], array_like=True, gc=False)
+_TRACES = msgspec.json.Decoder(list[_Trace])  # type: ignore[valid-type]
 
 
 def _packed(turns: Turns, indexes: list) -> Packed:
     """A whole entry's turns checked for shape and kept as bytes: nothing else of them is decoded."""
-    rows, facts = _ROWS.decode(turns[0]), _FACTS.decode(turns[1])
-    if len(rows) != len(facts) or max(map(_POSITION, rows), default=-1) >= len(indexes):
+    rows: list[Any] = _ROWS.decode(turns[0])
+    traces = _TRACES.decode(turns[1])
+    if len(rows) != len(traces) or max(map(_POSITION, rows), default=-1) >= len(indexes):
         raise Untrusted("a turn of the wrong shape")
     rows.reverse()  # stored last turn first
     keys = [row.ended_at or row.started_at or "" for row in rows]
@@ -225,9 +217,11 @@ def _entry(state: ConversationState, base: int) -> tuple[dict, Turns]:
     tail, observer = state.tail, state.observer
     seqs: Sequence[int] = range(state.count - 1, -1, -1) if base == 0 else sorted(state.unsaved)
     if base == 0 and state.packed is not None:
-        indexes, turns = state.packed.indexes, (state.packed.rows, state.packed.facts)
+        indexes, turns = state.packed.indexes, (state.packed.rows, state.packed.traces)
     else:
-        indexes, turns = _pack(state, seqs)
+        summaries, traces = state.summaries, state.traces
+        indexes, rows, traces_ = encode_turns([summaries[seq] for seq in seqs], [traces[seq] for seq in seqs])
+        turns = (rows, traces_)
     seen = state.seen or (0, 0, -1, 0)
     probe = _probe(tail.path, tail.offset) if tail.identity else b""
     return {
@@ -249,22 +243,6 @@ def _entry(state: ConversationState, base: int) -> tuple[dict, Turns]:
         "ix": indexes,
         "s": None if base == 0 else list(seqs),
     }, turns
-
-
-def _pack(state: ConversationState, seqs: Sequence[int]) -> tuple[list[list[str]], Turns]:
-    """The rows and facts of ``seqs`` as compact JSON, each distinct skill index written once."""
-    tables: dict[int, int] = {}
-    indexes: list[list[str]] = []
-    rows = []
-    for seq in seqs:
-        row = state.rows[seq]
-        index = row["skills_indexed"]
-        ref = tables.get(id(index))
-        if ref is None:
-            ref = tables[id(index)] = len(indexes)
-            indexes.append(index)
-        rows.append({**row, "skills_indexed": ref})
-    return indexes, (orjson.dumps(rows), orjson.dumps([state.facts[seq] for seq in seqs]))
 
 
 def _probe(path: Path, offset: int) -> bytes:
@@ -301,18 +279,14 @@ def _apply(
     if base == 0:
         state.packed = _packed(turns, indexes)
     else:
-        new_rows, new_facts = orjson.loads(turns[0]), orjson.loads(turns[1])
-        for row, fact in zip(new_rows, new_facts, strict=True):
-            if row.keys() != ROW_KEYS or len(fact) != 6:
-                raise Untrusted("a turn of the wrong shape")
-            row["skills_indexed"] = indexes[row["skills_indexed"]]
-        rows, facts = state.rows, state.facts
-        for seq, row, fact in zip(entry["s"], new_rows, new_facts, strict=True):
-            if seq == len(rows):
-                rows.append(row)
-                facts.append(fact)
+        new_summaries, new_traces = decode_turns(turns[0], turns[1], indexes)
+        summaries, traces = state.summaries, state.traces
+        for seq, summary, trace in zip(entry["s"], new_summaries, new_traces, strict=True):
+            if seq == len(summaries):
+                summaries.append(summary)
+                traces.append(trace)
             else:
-                rows[seq], facts[seq] = row, fact
+                summaries[seq], traces[seq] = summary, trace
     if state.count != entry["n"] or (open_turn and not state.count):
         raise Untrusted("turns missing")
     observer = state.observer
@@ -321,9 +295,9 @@ def _apply(
         raise Untrusted("an event time that does not parse")
     observer.tool_names, observer.edited_ids, observer._index_seen = dict(tool_names), set(edited_ids), index_seen
     state.malformed, state.long_lines = _count(malformed), [(_count(a), _count(b)) for a, b in long_lines]
-    if any(map((5).__ne__, map(len, uses.values()))):
+    if any(map(USE_COUNTS.__ne__, map(len, uses.values()))):  # (a short array would take the defaults)
         raise Untrusted("skill-use counts of the wrong shape")
-    state.uses, state.triggering = uses, _count(triggering)
+    state.uses, state.triggering = msgspec.convert(uses, dict[str, SkillMetrics]), _count(triggering)
     state.first = (moment, first) if (moment := parse_ts(first)) is not None else None
     state.tail = JsonlTail(state.path, _count(offset), (dev, ino), bytes.fromhex(head), state.tail.max_line)
     state.seen = (dev, ino, size, mtime) if size >= 0 else None

@@ -1,13 +1,14 @@
 """The fold: each conversation's turns folded into its summary, the one producer of status facts.
 
 A :class:`ConversationState` is one conversation file: how far it was read (its tail),
-the observer that turns its events into turn records, and its summary: every turn as
-data (``rows``, each exactly as ``status --json`` prints it, and ``facts``, what the
-record holds besides), its skill-use counts (the :class:`SkillMetrics` counts), its
-triggering turns, its first turn's stamp, its malformed and orphan counts and long lines.
-A turn that changed is folded on its own: what its previous row contributed is taken
-back and what its new row contributes is added, so an append costs what its new turns
-cost, never a re-fold of the conversation. Summaries are what the cache keeps
+the observer that turns its events into turn records, and its summary: every turn's
+:class:`~orkas_tui.core.summary.turn.TurnSummary` (what ``status --json`` prints) and
+:class:`~orkas_tui.core.summary.turn.TurnTrace` (what it does not), its skill-use counts
+(:class:`SkillMetrics` per slug), its triggering turns, its first turn's stamp, its
+malformed and orphan counts and long lines. A turn that changed is folded on its own: what
+its previous summary contributed is taken back and what its new one contributes is added
+(one counting function, :func:`count_uses`, for both), so an append costs what its new
+turns cost, never a re-fold of the conversation. Summaries are what the cache keeps
 (:mod:`orkas_tui.core.summary.cache`); a state restored from it builds its turn records
 only when new bytes arrive or a view asks for them (:meth:`ConversationState.records`).
 """
@@ -21,44 +22,82 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
-import orjson
+import msgspec
 
 from orkas_tui.core.observe.corrections import CorrectionMatcher
-from orkas_tui.core.observe.signals import Score, score_turn
-from orkas_tui.core.observe.skill_metrics import SkillMetrics, skill_metrics
+from orkas_tui.core.observe.signals import score_turn
+from orkas_tui.core.observe.skill_metrics import SkillMetrics, count_uses
 from orkas_tui.core.observe.transient import TransientRule
-from orkas_tui.core.observe.turns import ConversationObserver, ObservedError, TurnRecord
+from orkas_tui.core.observe.turns import ConversationObserver, TurnRecord
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.tail import JsonlTail
 from orkas_tui.core.read.timefmt import parse_ts
 from orkas_tui.core.summary.report import HistoryFacts, ScoredTurn
+from orkas_tui.core.summary.turn import TurnSummary, TurnTrace, counted, record_of, summarize, trace
 
-Uses = dict[str, list[int]]  # slug -> [impressions, invocations, edited, ineffective, effective_base]
+Uses = dict[str, SkillMetrics]
+
+# A summary as the cache writes it: every field of TurnSummary, its skills_indexed a position in
+# the entry's list of distinct indexes (most turns share one).
+CachedTurn = msgspec.defstruct(
+    "CachedTurn",
+    [(f.name, int if f.name == "skills_indexed" else f.type) for f in msgspec.structs.fields(TurnSummary)],
+    forbid_unknown_fields=True,
+    gc=False,
+)
+_CACHED = msgspec.json.Decoder(list[CachedTurn])  # type: ignore[valid-type]
+_TRACES = msgspec.json.Decoder(list[TurnTrace])
+
+
+def decode_turns(
+    rows: bytes | memoryview, traces: bytes | memoryview, indexes: list[list[str]]
+) -> tuple[list[TurnSummary], list[TurnTrace]]:
+    """The cache's turns (as :func:`encode_turns` wrote them) as data, in the order written."""
+    summaries = []
+    cached: list[Any] = _CACHED.decode(rows)
+    for row in cached:
+        summary = TurnSummary(*msgspec.structs.astuple(row))
+        summary.skills_indexed = indexes[row.skills_indexed]
+        summaries.append(summary)
+    return summaries, _TRACES.decode(traces)
+
+
+def encode_turns(summaries: Sequence[TurnSummary], traces: Sequence[TurnTrace]) -> tuple[list[list[str]], bytes, bytes]:
+    """The distinct skill indexes and the turns as compact JSON, each index written once."""
+    tables: dict[int, int] = {}
+    indexes: list[list[str]] = []
+    rows = []
+    for summary in summaries:
+        index = summary.skills_indexed
+        ref = tables.get(id(index))
+        if ref is None:
+            ref = tables[id(index)] = len(indexes)
+            indexes.append(index)
+        rows.append(msgspec.structs.replace(summary, skills_indexed=ref))
+    return indexes, msgspec.json.encode(rows), msgspec.json.encode(traces)
 
 
 @dataclass
 class Packed:
-    """A restored conversation's rows and facts still as the cache's bytes (validated when read):
+    """A restored conversation's turns still as the cache's bytes (validated when read):
     counts, the newest turns and the queue's facts need only the columns kept beside them."""
 
-    # compact JSON arrays, last turn first (the order status prints a conversation in): the rows,
-    # each row's skills_indexed a position in ``indexes``, and their facts
+    # compact JSON arrays, last turn first (the order status prints a conversation in): the
+    # summaries (:func:`encode_turns`) and their traces
     rows: bytes | memoryview
-    facts: bytes | memoryview
+    traces: bytes | memoryview
     indexes: list[list[str]]
     keys: list[str]  # per turn, in turn order: its end (else start) time, what newest-first sorts by
     triggered: list[tuple[str | None, float]]  # (ended_at, score) of the triggering turns, in turn order
 
-    def unpack(self) -> tuple[list[dict], list[list]]:
-        """The rows and facts as data, in turn order."""
-        rows, facts = orjson.loads(self.rows), orjson.loads(self.facts)
-        rows.reverse()
-        facts.reverse()
-        indexes = self.indexes
-        for row in rows:
-            row["skills_indexed"] = indexes[row["skills_indexed"]]
-        return rows, facts
+    def unpack(self) -> tuple[list[TurnSummary], list[TurnTrace]]:
+        """The summaries and traces as data, in turn order."""
+        summaries, traces = decode_turns(self.rows, self.traces, self.indexes)
+        summaries.reverse()
+        traces.reverse()
+        return summaries, traces
 
 
 class ConversationState:
@@ -71,9 +110,9 @@ class ConversationState:
         self.malformed = 0  # lines skipped: not a spec event, or over the line cap
         self.long_lines: list[tuple[int, int]] = []  # (start, length) of those over the cap
         self.seen: tuple[int, int, int, int] | None = None  # (device, inode, size, mtime) when last read
-        self._rows: list[dict] = []
-        self._facts: list[list] = []  # per turn: [tools, ended with an error, correction, its text, start, end]
-        self.packed: Packed | None = None  # restored: rows and facts not decoded until asked for
+        self._summaries: list[TurnSummary] = []
+        self._traces: list[TurnTrace] = []
+        self.packed: Packed | None = None  # restored: summaries and traces not decoded until asked for
         self.scored: list[ScoredTurn] = []
         self.built = True  # the observer holds the turn records (False: restored from the cache, rows only)
         self.ready = True  # the observer can read on (False: restored, its records not even in place)
@@ -91,38 +130,33 @@ class ConversationState:
 
     def _unpack(self) -> None:
         if self.packed is not None:
-            self._rows, self._facts = self.packed.unpack()
+            self._summaries, self._traces = self.packed.unpack()
             self.packed = None
 
     @property
-    def rows(self) -> list[dict]:
-        """Every turn as ``status --json`` prints it (decoded from the cache's bytes the first time)."""
+    def summaries(self) -> list[TurnSummary]:
+        """Every turn's summary, in turn order (decoded from the cache's bytes the first time)."""
         self._unpack()
-        return self._rows
-
-    @rows.setter
-    def rows(self, rows: list[dict]) -> None:
-        self.packed = None
-        self._rows = rows
+        return self._summaries
 
     @property
-    def facts(self) -> list[list]:
+    def traces(self) -> list[TurnTrace]:
         self._unpack()
-        return self._facts
+        return self._traces
 
-    @facts.setter
-    def facts(self, facts: list[list]) -> None:
-        self._facts = facts
+    def set_turns(self, summaries: list[TurnSummary], traces: list[TurnTrace]) -> None:
+        self.packed = None
+        self._summaries, self._traces = summaries, traces
 
     @property
     def count(self) -> int:
         """How many turns, without decoding a packed state."""
-        return len(self.packed.keys) if self.packed is not None else len(self._rows)
+        return len(self.packed.keys) if self.packed is not None else len(self._summaries)
 
     def sort_keys(self) -> list[str]:
         if self.packed is not None:
             return self.packed.keys
-        return [row["ended_at"] or row["started_at"] or "" for row in self._rows]
+        return [summary.sort_key for summary in self._summaries]
 
     def in_time_order(self) -> bool:
         """True when no turn ends (else starts) before the one before it: newest first is then
@@ -134,7 +168,7 @@ class ConversationState:
         """(ended_at, score) of each triggering turn, in order."""
         if self.packed is not None:
             return self.packed.triggered
-        return [(row["ended_at"], row["score"]) for row in self._rows if row["triggers"]]
+        return [(summary.ended_at, summary.score) for summary in self._summaries if summary.triggers]
 
     def long_line_problem(self) -> str | None:
         """The problem line for the lines skipped for their length, if any."""
@@ -148,14 +182,14 @@ class ConversationState:
         )
 
     def records(self) -> list[TurnRecord]:
-        """The turn records (built from the summary's rows the first time after a restore)."""
+        """The turn records (built from the summaries the first time after a restore)."""
         if not self.built:
             self.read_on()
-            turns, scored, stem = self.observer.turns, self.scored, self.stem
-            for seq, (row, facts) in enumerate(zip(self.rows, self.facts, strict=True)):
+            turns, scored = self.observer.turns, self.scored
+            for seq, (summary, trace_) in enumerate(zip(self.summaries, self.traces, strict=True)):
                 if turns[seq] is None:
-                    turns[seq] = _record(stem, seq, row, facts)
-                    scored[seq] = ScoredTurn(turns[seq], _score(row))
+                    turns[seq] = record_of(seq, summary, trace_)
+                    scored[seq] = ScoredTurn(turns[seq], summary.score_of())
             self.built = True
         return self.observer.turns
 
@@ -168,11 +202,12 @@ class ConversationState:
                 self.records()
             return
         self.ready = True
-        count = len(self.rows)
+        count = len(self.summaries)
         observer.turns, self.scored = [None] * count, [None] * count  # type: ignore[list-item]
         if count:
-            last = observer.turns[-1] = _record(self.stem, count - 1, self.rows[-1], self.facts[-1])
-            self.scored[-1] = ScoredTurn(last, _score(self.rows[-1]))
+            summary = self.summaries[-1]
+            last = observer.turns[-1] = record_of(count - 1, summary, self.traces[-1])
+            self.scored[-1] = ScoredTurn(last, summary.score_of())
             observer._index = last.skills_indexed
             observer.open = last if self.open_turn else None
         self.open_turn = False  # the observer says from now on
@@ -181,119 +216,46 @@ class ConversationState:
 
     def fold(self, changed: Iterable[TurnRecord], settings: Settings, weak: frozenset[str]) -> None:
         """Fold the ``changed`` records (of this observer) into the summary, one turn at a time."""
-        rows, facts, scored, uses = self.rows, self.facts, self.scored, self.uses
+        summaries, traces, scored, uses = self.summaries, self.traces, self.scored, self.uses
         for record in sorted(changed, key=_seq):
             seq = record.seq
-            turn = ScoredTurn(record, score_turn(record, settings, weak))
-            row, fact = _row(turn), _facts(record)
-            if seq < len(rows):
-                self.triggering -= rows[seq]["triggers"]
-                _contribute(uses, rows[seq], facts[seq][1], -1)
-                rows[seq], facts[seq], scored[seq] = row, fact, turn
+            score = score_turn(record, settings, weak)
+            summary, trace_ = summarize(record, score), trace(record)
+            if seq < len(summaries):
+                self.triggering -= summaries[seq].triggers
+                count_uses(uses, [counted(summaries[seq], traces[seq])], -1)
+                summaries[seq], traces[seq], scored[seq] = summary, trace_, ScoredTurn(record, score)
             else:
-                rows.append(row)
-                facts.append(fact)
-                scored.append(turn)
-            self.triggering += row["triggers"]
-            _contribute(uses, row, fact[1], 1)
-            self._first(row)
+                summaries.append(summary)
+                traces.append(trace_)
+                scored.append(ScoredTurn(record, score))
+            self.triggering += summary.triggers
+            count_uses(uses, [counted(summary, trace_)])
+            self._first(summary)
             self.unsaved.add(seq)
 
     def fold_all(self, settings: Settings, weak: frozenset[str]) -> None:
         """The summary made again from every record (a file read from its start, or new scoring inputs)."""
         records = self.records()
         self.scored = [ScoredTurn(r, score_turn(r, settings, weak)) for r in records]
-        self.rows = [_row(turn) for turn in self.scored]
-        self.facts = [_facts(r) for r in records]
-        self.uses = {
-            slug: [m.impressions, m.invocations, m.edited, m.ineffective, m.effective_base]
-            for slug, m in skill_metrics(records).items()
-        }
-        self.triggering = sum(row["triggers"] for row in self.rows)
+        self.set_turns([summarize(t.record, t.score) for t in self.scored], [trace(r) for r in records])
+        self.uses = {}
+        count_uses(self.uses, map(counted, self._summaries, self._traces))
+        self.triggering = sum(summary.triggers for summary in self._summaries)
         self.first = None
-        for row in self.rows:
-            self._first(row)
-        self.unsaved = set(range(len(self.rows)))
+        for summary in self._summaries:
+            self._first(summary)
+        self.unsaved = set(range(len(self._summaries)))
         self.saved_at = 0
 
-    def _first(self, row: dict) -> None:
-        stamp = row["started_at"] or row["ended_at"]
-        if (moment := parse_ts(stamp)) is not None and (self.first is None or moment < self.first[0]):
+    def _first(self, summary: TurnSummary) -> None:
+        stamp = summary.started_at or summary.ended_at
+        if stamp is not None and (moment := parse_ts(stamp)) is not None and (self.first is None or moment < self.first[0]):
             self.first = (moment, stamp)
 
 
 def _seq(record: TurnRecord) -> int:
     return record.seq
-
-
-def _row(turn: ScoredTurn) -> dict:
-    row = turn.to_json()
-    row["skills_read"] = list(row["skills_read"])  # the observer appends to the record's own list
-    return row
-
-
-def _facts(record: TurnRecord) -> list:
-    return [dict(record.tools), record.end_error is not None, record.correction, record.correction_text, record.start, record.end]
-
-
-def _score(row: dict) -> Score:
-    return Score(row["signals"], row["evidence"], row["score"], row["triggers"])
-
-
-def _record(conversation: str, seq: int, row: dict, facts: list) -> TurnRecord:
-    tools, end_error, correction, correction_text, start, end = facts
-    errors = [ObservedError(e["source"], e["message"], e["status"], e["transient"], e["reason"]) for e in row["errors"]]
-    return TurnRecord(
-        conversation,
-        row["turn"],
-        seq,
-        row["started_at"],
-        row["ended_at"],
-        row["status"],
-        row["tool_calls"],
-        dict(tools),
-        errors,
-        errors[-1] if end_error else None,
-        correction,
-        correction_text,
-        row["skills_indexed"],
-        list(row["skills_read"]),
-        row["edited"],
-        start,
-        end,
-    )
-
-
-def _contribute(uses: Uses, row: dict, end_error: bool, sign: int) -> None:
-    """Add (``sign`` 1) or take back (-1) what one turn adds to the skill-use counts, as
-    :func:`skill_metrics` counts them: ended turns only."""
-    status = row["status"]
-    if status == "running":
-        return
-    for slug in row["skills_indexed"]:
-        _counts(uses, slug)[0] += sign
-    if read := row["skills_read"]:
-        end = row["errors"][-1] if end_error else None
-        ended_in_error = status == "error" and end is not None
-        transient = ended_in_error and end is not None and end["transient"]
-        real = ended_in_error and end is not None and not end["transient"]
-        for slug in dict.fromkeys(read):
-            counts = _counts(uses, slug)
-            counts[1] += sign
-            counts[2] += sign * row["edited"]
-            if status != "aborted" and not transient:
-                counts[4] += sign
-                counts[3] += sign * real
-    if sign < 0:
-        for slug in [slug for slug, counts in uses.items() if not any(counts)]:
-            del uses[slug]
-
-
-def _counts(uses: Uses, slug: str) -> list[int]:
-    counts = uses.get(slug)
-    if counts is None:
-        counts = uses[slug] = [0, 0, 0, 0, 0]
-    return counts
 
 
 def skill_use(states: Iterable[ConversationState]) -> dict[str, SkillMetrics]:
@@ -303,14 +265,14 @@ def skill_use(states: Iterable[ConversationState]) -> dict[str, SkillMetrics]:
         for slug, counts in state.uses.items():
             total = totals.get(slug)
             if total is None:
-                totals[slug] = list(counts)
-            else:  # the five counts, added in place (a warm status sums 40,000 of these)
-                total[0] += counts[0]
-                total[1] += counts[1]
-                total[2] += counts[2]
-                total[3] += counts[3]
-                total[4] += counts[4]
-    return {slug: SkillMetrics(*counts) for slug, counts in totals.items()}
+                totals[slug] = msgspec.structs.replace(counts)
+            else:  # added in place, not by a method call (a warm status sums 40,000 of these)
+                total.impressions += counts.impressions
+                total.invocations += counts.invocations
+                total.edited += counts.edited
+                total.ineffective += counts.ineffective
+                total.effective_base += counts.effective_base
+    return totals
 
 
 def history_facts(states: Iterable[ConversationState], last: datetime | None) -> HistoryFacts:
@@ -372,12 +334,12 @@ def _runs(order: list[tuple[ConversationState, int]]) -> list[Run]:
     return [(state, [seq for _, seq in run]) for state, run in itertools.groupby(order, key=operator.itemgetter(0))]
 
 
-def newest_first(states: Iterable[ConversationState]) -> list[dict]:
-    """Every turn row in :func:`newest_order`."""
-    return [state.rows[seq] for state, seq in newest_order(states)]
+def newest_first(states: Iterable[ConversationState]) -> list[TurnSummary]:
+    """Every turn's summary in :func:`newest_order`."""
+    return [state.summaries[seq] for state, seq in newest_order(states)]
 
 
-def newest(states: Iterable[ConversationState], count: int) -> list[dict]:
+def newest(states: Iterable[ConversationState], count: int) -> list[TurnSummary]:
     """The first ``count`` rows of :func:`newest_first`, decoding only the conversations they are in.
     Conversations are visited newest turn first, and the visit stops at one whose newest turn
     is older than every row already kept: most are never looked into."""
@@ -395,4 +357,4 @@ def newest(states: Iterable[ConversationState], count: int) -> list[dict]:
             elif item[:3] > kept[0][:3]:
                 heapq.heapreplace(kept, item)
     kept.sort(reverse=True)
-    return [state.rows[seq] for _, _, seq, state in kept]
+    return [state.summaries[seq] for _, _, seq, state in kept]

@@ -28,33 +28,10 @@ class HistoryFacts:
 
 @dataclass(frozen=True)
 class ScoredTurn:
+    """A turn record and its score: what the app's detail and the reflection bundle read."""
+
     record: TurnRecord
     score: Score
-
-    def to_json(self) -> dict:
-        r, s = self.record, self.score
-        transient = sum(e.transient for e in r.errors) if r.errors else 0
-        return {
-            "conversation": r.conversation,
-            "turn": r.turn,
-            "started_at": r.started_at,
-            "ended_at": r.ended_at,
-            "status": r.status,
-            "tool_calls": r.tool_calls,
-            "real_errors": len(r.errors) - transient,
-            "transient_errors": transient,
-            "signals": s.signals,
-            "score": s.score,
-            "triggers": s.triggers,
-            "evidence": s.evidence,
-            "errors": [
-                {"source": e.source, "message": e.message, "status": e.status, "transient": e.transient, "reason": e.reason}
-                for e in r.errors
-            ],
-            "skills_indexed": r.skills_indexed,
-            "skills_read": r.skills_read,
-            "edited": r.edited,
-        }
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,7 @@ from orkas_tui.core.summary.fold import (
     skill_use,
 )
 from orkas_tui.core.summary.report import HistoryFacts, ScoredTurn
+from orkas_tui.core.summary.turn import TurnSummary
 
 
 @dataclass
@@ -102,8 +103,8 @@ class AgentScan:
             state.records()
         return [state.scored[seq] for state, seq in newest_order(states)]
 
-    def rows(self) -> list[dict]:
-        """Every turn as ``status --json`` prints it, newest first (no turn record built)."""
+    def rows(self) -> list[TurnSummary]:
+        """Every turn's summary (what ``status --json`` prints), newest first (no turn record built)."""
         return newest_first(self.conversations.values())
 
     def skill_use(self) -> dict[str, SkillMetrics]:

@@ -1,0 +1,119 @@
+"""A turn's summary: the one typed form of a turn after observation and scoring.
+
+:class:`TurnSummary` is what the summary cache keeps per turn, what ``status --json``
+prints as a turn (its fields are the printed keys, in order) and what every view reads.
+:class:`TurnTrace` holds what a turn's summary does not print: its tool counts, whether
+its last error ended it, its correction and where it lies in its file (the app's detail
+and the reflection bundle read these). A :class:`~orkas_tui.core.observe.turns.TurnRecord`
+stays inside the observer: a view that wants one gets it rebuilt from these two
+(:func:`record_of`).
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from orkas_tui.core.observe.signals import Score
+from orkas_tui.core.observe.skill_metrics import Counted
+from orkas_tui.core.observe.turns import ObservedError, TurnRecord
+
+
+class TurnSummary(msgspec.Struct, gc=False):
+    """One turn as ``status --json`` prints it. A field added here is printed, cached and
+    shown; its value is set in :func:`summarize`."""
+
+    conversation: str
+    turn: str
+    started_at: str | None
+    ended_at: str | None
+    status: str
+    tool_calls: int
+    real_errors: int
+    transient_errors: int
+    signals: dict[str, float | int]
+    score: float
+    triggers: bool
+    evidence: dict[str, str]
+    errors: list[ObservedError]
+    skills_indexed: list[str]
+    skills_read: list[str]
+    edited: bool
+
+    @property
+    def sort_key(self) -> str:
+        """What newest-first sorts by: its end, else its start time."""
+        return self.ended_at or self.started_at or ""
+
+    def score_of(self) -> Score:
+        return Score(self.signals, self.evidence, self.score, self.triggers)
+
+
+class TurnTrace(msgspec.Struct, array_like=True, gc=False):
+    """What a turn's summary does not print (a short array per turn in the cache)."""
+
+    tools: dict[str, int]
+    end_error: bool  # the summary's last error is the one the turn ended with
+    correction: str | None
+    correction_text: str | None
+    start: int  # the turn's first and last byte in its conversation file
+    end: int
+
+
+def summarize(record: TurnRecord, score: Score) -> TurnSummary:
+    """The summary of an observed, scored turn (its lists copied: the observer appends to the record's own)."""
+    errors = record.errors
+    transient = sum(e.transient for e in errors) if errors else 0
+    return TurnSummary(
+        record.conversation,
+        record.turn,
+        record.started_at,
+        record.ended_at,
+        record.status,
+        record.tool_calls,
+        len(errors) - transient,
+        transient,
+        score.signals,
+        score.score,
+        score.triggers,
+        score.evidence,
+        list(errors),
+        record.skills_indexed,
+        list(record.skills_read),
+        record.edited,
+    )
+
+
+def trace(record: TurnRecord) -> TurnTrace:
+    return TurnTrace(
+        dict(record.tools), record.end_error is not None, record.correction, record.correction_text, record.start, record.end
+    )
+
+
+def counted(summary: TurnSummary, trace: TurnTrace) -> Counted:
+    """What the turn adds to the skill counts (:func:`~orkas_tui.core.observe.skill_metrics.count_uses`)."""
+    ended_in = summary.errors[-1].transient if summary.status == "error" and trace.end_error else None
+    return summary.status, summary.skills_indexed, summary.skills_read, summary.edited, ended_in
+
+
+def record_of(seq: int, summary: TurnSummary, trace: TurnTrace) -> TurnRecord:
+    """The observer's record of a turn restored from the cache, so it can read on or be shown."""
+    errors = list(summary.errors)
+    return TurnRecord(
+        summary.conversation,
+        summary.turn,
+        seq,
+        summary.started_at,
+        summary.ended_at,
+        summary.status,
+        summary.tool_calls,
+        dict(trace.tools),
+        errors,
+        errors[-1] if trace.end_error else None,
+        trace.correction,
+        trace.correction_text,
+        summary.skills_indexed,
+        list(summary.skills_read),
+        summary.edited,
+        trace.start,
+        trace.end,
+    )
