@@ -6,7 +6,8 @@ For each size (MB), :func:`benchmarks.claude_history.ensure_history` copies the 
 session (with its subagents, 2.4 MB a session) under as many new session ids as the size
 needs. ``orkas-tui import claude-code`` then runs as a whole process with ``HOME`` pointed
 at the copies (its default source, ``~/.claude/projects``) into a fresh workspace: wall time
-and peak RSS from ``wait4`` (the import is one process). Then ``status --agent claude`` once
+, CPU time and peak RSS from ``wait4`` (the import is one process; on a loaded machine its
+CPU time is the steadier measure of linearity). Then ``status --agent claude`` once
 (it builds the summary cache) and again, warm: best of 3, with its peak RSS. Prints one JSON
 line. The copies and workspaces are deleted afterwards unless ``--keep`` (2 GB of history
 takes a minute to write).
@@ -33,8 +34,8 @@ def session_bytes() -> int:
     return len(_read(SAMPLE / f"{SESSION}.jsonl.gz")) + subagents
 
 
-def _measured(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:
-    """Wall time (s) and peak RSS (MB) of one child, its stdout discarded, a failure raised with its stderr."""
+def _measured(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, float]:
+    """Wall time (s), peak RSS (MB) and CPU time (s) of one child, its stdout discarded, a failure raised with its stderr."""
     start = time.perf_counter()
     child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=cwd)
     _, status, usage = os.wait4(child.pid, 0)
@@ -42,7 +43,7 @@ def _measured(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, f
     if status != 0:
         raise RuntimeError(f"{argv!r} failed ({status}): {child.stderr.read().decode(errors='replace')[-2000:]}")
     child.stderr.close()
-    return seconds, usage.ru_maxrss / 1024  # kB on Linux
+    return seconds, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime  # ru_maxrss: kB on Linux
 
 
 def measure(megabytes: float, runs: int, keep: bool) -> dict:
@@ -72,12 +73,13 @@ def measure(megabytes: float, runs: int, keep: bool) -> dict:
         "files": len(files),
         "bytes": size,
         "written_bytes": written,
-        "import_s": min(s for s, _ in imports),
-        "import_rss_mb": max(m for _, m in imports),
+        "import_s": min(s for s, _, _ in imports),
+        "import_cpu_s": min(c for _, _, c in imports),
+        "import_rss_mb": max(m for _, m, _ in imports),
         "first_status_s": first[0],
         "first_status_rss_mb": first[1],
-        "warm_status_s": min(s for s, _ in warm),
-        "warm_status_rss_mb": max(m for _, m in warm),
+        "warm_status_s": min(s for s, _, _ in warm),
+        "warm_status_rss_mb": max(m for _, m, _ in warm),
     }
 
 
