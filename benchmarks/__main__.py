@@ -5,7 +5,10 @@ conversation events and 200 skills per agent, copies it, and measures the
 ``status --json`` command cold (default ``--jobs``, and in one process) and warm (JSON
 and text), the peak memory of the cold scan's whole process tree, a refresh after
 appends, the TUI's first paint and live latency, the reflection bundle, the effects of
-changes, and importing a large Claude Code history against ccusage. See ``benchmarks/README.md``.
+changes, and importing a large Claude Code history against ccusage. The cold and warm
+figures are taken again on the other shape of skill index (one per conversation, or one
+drawn for each turn), and Claude Code histories of 0.5, 1 and 2 GB are imported whole. See
+``benchmarks/README.md``.
 """
 
 from __future__ import annotations
