@@ -5,7 +5,10 @@ conversation events and 200 skills per agent, copies it, and measures the
 ``status --json`` command cold (default ``--jobs``, and in one process) and warm (JSON
 and text), the peak memory of the cold scan's whole process tree, a refresh after
 appends, the TUI's first paint and live latency, the reflection bundle, the effects of
-changes, and importing a large Claude Code history against ccusage. See ``benchmarks/README.md``.
+changes, and importing a large Claude Code history against ccusage. The cold and warm
+figures are taken again on the other shape of skill index (one per conversation, or one
+drawn for each turn), and Claude Code histories of 0.5, 1 and 2 GB are imported whole. See
+``benchmarks/README.md``.
 """
 
 from __future__ import annotations
@@ -16,15 +19,17 @@ import itertools
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
 import orkas_tui
 from benchmarks.measure import best_run, best_runs, percentile, run, tree_peak_rss
-from benchmarks.workspace import ANCHOR, Params, _turn, cache_root, ensure_workspace, working_copy
+from benchmarks.workspace import ANCHOR, INDEXED, Params, _turn, cache_root, ensure_workspace, working_copy
 
 NOW = "2026-11-30T09:00:00Z"
 
@@ -34,13 +39,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--events", type=int, default=Params.events)
     parser.add_argument("--agents", type=int, default=Params.agents)
     parser.add_argument("--skills", type=int, default=Params.skills)
-    parser.add_argument("--indexed", type=int, default=Params.indexed, help="skills listed in each turn's index")
+    parser.add_argument(
+        "--index",
+        choices=tuple(INDEXED),
+        default="shared",
+        help="the workspace's skill index: one per conversation (shared) or drawn for each turn (per-turn); "
+        "the other shape's cold and warm figures are added to the table",
+    )
+    parser.add_argument("--indexed", type=int, help="skills listed in each turn's index (default: 24 shared, 20 per-turn)")
+    parser.add_argument("--one-shape", action="store_true", help="leave out the other index shape's figures")
     parser.add_argument("--appends", type=int, default=60, help="turns appended for the live-latency figure")
     parser.add_argument("--no-tui", action="store_true", help="leave out the TUI figures")
     parser.add_argument("--no-claude", action="store_true", help="leave out the Claude Code history (import + status, ccusage)")
     parser.add_argument("--claude-sessions", type=int, default=72, help="sessions in the Claude Code history")
+    parser.add_argument(
+        "--scale",
+        default="500,1000,2000",
+        help="Claude Code history sizes (MB) imported whole; '' leaves them out (2 GB: about a minute and 2 GB of /tmp)",
+    )
     args = parser.parse_args(argv)
-    params = Params(agents=args.agents, events=args.events, skills=args.skills, indexed=args.indexed)
+    params = Params(
+        agents=args.agents, events=args.events, skills=args.skills, indexed=args.indexed or INDEXED[args.index], index=args.index
+    )
+    other = None if args.one_shape else next(shape for shape in INDEXED if shape != args.index)
     began = time.perf_counter()
     # Byte-compiled as an installed wheel is (pip compiles at install; Python writes the cache on a
     # first run): with PYTHONDONTWRITEBYTECODE set, every timed start would compile the package again.
@@ -54,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     history_bytes = sum(p.stat().st_size for p in files)
     print(
         f"workspace {ws}: {params.agents} agents, {params.events:,} events, {history_bytes / 1e6:.0f} MB in {len(files)} "
-        f"conversation files, {params.skills} skills per agent (ready in {generated:.1f} s)",
+        f"conversation files, {params.skills} skills per agent, {_shape(params)} (ready in {generated:.1f} s)",
         flush=True,
     )
 
@@ -106,20 +127,20 @@ def main(argv: list[str] | None = None) -> int:
     tree = tree_peak_rss(status)  # a run of its own: the timed ones are not sampled
     rows.append(
         (
-            f"cold scan: status --json, no cache, --jobs {cpus} (default: usable CPUs)",
+            f"cold scan: status --json, no cache, --jobs {cpus} (default: usable CPUs; {_shape(params)})",
             _s(cold),
             "orjson loop over the same lines",
             _s(parse),
-            _ratio(cold, parse, 1.5, "x"),
+            _ratio(cold, parse, 2.0, "x"),
         )
     )
     rows.append(
         (
-            "cold scan in one process: --jobs 1",
+            f"cold scan in one process: --jobs 1 ({_shape(params)})",
             _s(cold_one),
             "orjson loop over the same lines",
             _s(parse),
-            _ratio(cold_one, parse, 1.5, "x"),
+            _ratio(cold_one, parse, 2.0, "x"),
         )
     )
     rows.append(("", "", "typed decode loop (msgspec Structs, no observer)", _s(typed), f"{typed / parse:.2f}x the orjson loop"))
@@ -220,6 +241,9 @@ def main(argv: list[str] | None = None) -> int:
             )
         )
 
+    if other is not None:
+        rows += _shape_rows(replace(params, index=other, indexed=args.indexed or INDEXED[other]), interpreter)
+
     if not args.no_claude:
         history = _child_json(["-m", "benchmarks.claude_history", "--sessions", str(args.claude_sessions)])
         label = f"{history['sessions']} sessions, {history['files']} files, {history['bytes'] / 1e6:,.0f} MB"
@@ -243,6 +267,9 @@ def main(argv: list[str] | None = None) -> int:
                 f"target < 1 s: {'met' if hook['hook_s'] < 1 else 'MISSED'}",
             )
         )
+
+    if args.scale.strip():
+        rows += _scale_rows(_child_json(["-m", "benchmarks.claude_scale", "--sizes", args.scale]), interpreter)
 
     if not args.no_tui:
         paint = _child_json(["-m", "benchmarks.tui", "paint", str(ws)])
@@ -293,6 +320,100 @@ def main(argv: list[str] | None = None) -> int:
     print(_table(("measure", "figure", "reference", "ref. value", "ratio / verdict"), rows))
     print(f"\nwhole benchmark: {time.perf_counter() - began:.0f} s", flush=True)
     return 0
+
+
+def _shape(params: Params) -> str:
+    return f"{params.indexed} skills indexed {'per conversation' if params.index == 'shared' else 'per turn'}"
+
+
+def _shape_rows(params: Params, interpreter: float) -> list[tuple[str, str, str, str, str]]:
+    """The cold and warm ``status`` figures on a workspace of another index shape, each beside its reference."""
+    ws = working_copy(ensure_workspace(params), cache_root() / "run" / "ws-other")
+    status = ["-m", "orkas_tui", "status", "--json", "--workspace", str(ws), "--now", NOW]
+    text = [arg for arg in status if arg != "--json"]
+
+    def drop_caches() -> None:
+        for cache in ws.glob("agents/*/.orkas/summary-cache.jsonl"):
+            cache.unlink()
+
+    loop = [str(Path(__file__).with_name("parse_loop.py")), str(ws)]
+    run(loop)  # page cache warm for both sides
+    best = best_runs({"parse": (loop, None), "cold": (status, drop_caches)}, 3)
+    drop_caches()
+    tree = tree_peak_rss(status)
+    shape = _shape(params)
+    rows = [
+        (
+            f"{shape}: cold status --json, no cache",
+            _s(best["cold"]),
+            "orjson loop over the same lines",
+            _s(best["parse"]),
+            _ratio(best["cold"], best["parse"], 2.0, "x"),
+        ),
+        (
+            f"{shape}: peak RSS of the cold scan, all {tree.processes} processes",
+            f"{tree.sum_mb:.0f} MB (sum of peaks; largest {tree.largest_mb:.0f} MB)",
+            "",
+            "",
+            f"target < 300 MB: {'met' if tree.sum_mb < 300 else 'MISSED'}",
+        ),
+    ]
+    run(status)  # writes the cache
+    for label, args in (("--json", status), ("text", text)):
+        rss = tree_peak_rss(args)
+        figure = best_run(args, 3)
+        rows.append(
+            (
+                f"{shape}: warm status {label}",
+                f"{_s(figure)} ({_s(figure - interpreter)} of work)",
+                "interpreter start (python -c pass)",
+                _s(interpreter),
+                f"work {_ms(figure - interpreter)} (target <= 500 ms: {'met' if figure - interpreter <= 0.5 else 'MISSED'})",
+            )
+        )
+        rows.append(
+            (
+                f"{shape}: peak RSS of the warm status {label}",
+                f"{rss.sum_mb:.0f} MB",
+                "",
+                "",
+                f"target <= 150 MB: {'met' if rss.sum_mb <= 150 else 'MISSED'}",
+            )
+        )
+    shutil.rmtree(ws, ignore_errors=True)
+    return rows
+
+
+def _scale_rows(scale: dict, interpreter: float) -> list[tuple[str, str, str, str, str]]:
+    """The Claude Code history imported at each size: time against the smallest size's rate, RSS, the warm status after."""
+    rows = []
+    sizes = scale["sizes"]
+    first = sizes[0]
+    for size in sizes:
+        label = f"{size['bytes'] / 1e9:.1f} GB Claude Code history ({size['sessions']} sessions, {size['files']} files)"
+        scaled = size["bytes"] / first["bytes"]  # linear in size: 1.00x the first size's time per byte
+        wall, cpu = first["import_s"] * scaled, first["import_cpu_s"] * scaled
+        rows.append(
+            (
+                f"{label}: import claude-code",
+                f"{_s(size['import_s'])} (CPU {_s(size['import_cpu_s'])}), peak RSS {size['import_rss_mb']:.0f} MB",
+                f"the {first['bytes'] / 1e9:.1f} GB import's time per byte, scaled",
+                f"{_s(wall)} (CPU {_s(cpu)})",
+                f"{size['import_s'] / wall:.2f}x (CPU {size['import_cpu_s'] / cpu:.2f}x); "
+                f"RSS target < 300 MB: {'met' if size['import_rss_mb'] < 300 else 'MISSED'}",
+            )
+        )
+        work = size["warm_status_s"] - interpreter
+        rows.append(
+            (
+                f"{label}: warm status --agent claude after it",
+                f"{_s(size['warm_status_s'])} ({_s(work)} of work), peak RSS {size['warm_status_rss_mb']:.0f} MB",
+                "interpreter start (python -c pass)",
+                _s(interpreter),
+                f"work {_ms(work)} (target <= 500 ms: {'met' if work <= 0.5 else 'MISSED'})",
+            )
+        )
+    return rows
 
 
 def _child_json(args: list[str]) -> dict:

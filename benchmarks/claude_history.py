@@ -5,7 +5,7 @@
 Builds (once, cached under ``$ORKAS_BENCH_CACHE``) a ``.claude/projects`` of
 ``--sessions`` sessions and about ``--mb`` MB by copying the real sample session of
 ``tests/data/samples`` (with its two subagent files) under new session ids, six
-projects, one day apart each; message and request ids are made unique per copy so
+projects, one day apart each (over 100 days); message and request ids are made unique per copy so
 ccusage, which drops repeated messages, counts every copy, and so are record uuids, so
 the import does not take the copies for a resumed session's repeats. Each session's main file is
 cut at a line boundary to reach the size. Then, best of ``--runs`` taken in turns, each
@@ -56,7 +56,8 @@ def ensure_history(sessions: int, megabytes: float) -> Path:
     cut = main.find(b"\n", max(room, 1) - 1) + 1 or len(main)
     for k in range(sessions):
         new = str(uuid.uuid5(uuid.NAMESPACE_URL, f"orkas-bench-session-{k}"))
-        day = b'"' + (date(2026, 2, 11) + timedelta(days=k)).isoformat().encode() + b"T"
+        # one day apart, over 100 days: every copy stays before the status's NOW, however many
+        day = b'"' + (date(2026, 2, 11) + timedelta(days=k % 100)).isoformat().encode() + b"T"
 
         def copy(data: bytes, k: int = k, new: str = new, day: bytes = day) -> bytes:
             data = data.replace(SESSION.encode(), new.encode()).replace(DAY, day)

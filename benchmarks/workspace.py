@@ -55,6 +55,9 @@ TRANSIENT = (
 )
 
 
+INDEXED = {"shared": 24, "per-turn": 20}  # each shape's skills per turn index, as first measured
+
+
 @dataclass(frozen=True)
 class Params:
     agents: int = 12
@@ -63,9 +66,13 @@ class Params:
     indexed: int = 24  # skills listed in each turn's index (a runtime that indexes the relevant ones)
     conversations: int = 150  # per agent
     seed: int = 11
+    index: str = "shared"  # "shared": one index per conversation; "per-turn": each turn draws its own
 
     def key(self) -> str:
-        text = orjson.dumps({"format": FORMAT, **asdict(self)}, option=orjson.OPT_SORT_KEYS)
+        fields = asdict(self)
+        if self.index == "shared":  # the shape from before the option: its cached workspaces keep their key
+            del fields["index"]
+        text = orjson.dumps({"format": FORMAT, **fields}, option=orjson.OPT_SORT_KEYS)
         return hashlib.sha256(text).hexdigest()[:16]
 
 
@@ -127,11 +134,13 @@ def _agent(folder: Path, params: Params, events: int, rng: random.Random) -> Non
         budget = per_conv + (events - per_conv * params.conversations if c == params.conversations - 1 else 0)
         lines: list[bytes] = []
         clock += timedelta(minutes=rng.randint(20, 90))
-        offset = rng.randrange(len(slugs))  # the index changes between conversations, not within one
+        offset = rng.randrange(len(slugs))  # shared: the index changes between conversations, not within one
         index = [slugs[(offset + k) % len(slugs)] for k in range(min(params.indexed, len(slugs)))]
         turn = 0
         while len(lines) < budget:
             turn += 1
+            if params.index == "per-turn":  # a runtime that retrieves the relevant skills for each turn
+                index = rng.sample(slugs, min(params.indexed, len(slugs)))
             clock = _turn(lines, rng, index, clock, f"t{turn}", budget - len(lines))
         (folder / "conversations" / f"conv-{c:04d}.jsonl").write_bytes(b"".join(lines))
 
