@@ -75,16 +75,20 @@ def ensure_history(sessions: int, megabytes: float) -> Path:
     return home
 
 
-def _timed(argv: list[str], env: dict[str, str], cwd: Path | None = None) -> float:
-    """Wall time of one child; its stdout discarded, a failure raised with its stderr."""
+def measured(argv: list[str], env: dict[str, str], cwd: Path | None = None) -> tuple[float, float, float]:
+    """Wall time (s), peak RSS (MB) and CPU time (s) of one child, its stdout discarded, a failure raised with its stderr."""
     start = time.perf_counter()
     child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=cwd)
-    _, status, _ = os.wait4(child.pid, 0)
+    _, status, usage = os.wait4(child.pid, 0)
     seconds = time.perf_counter() - start
     if status != 0:
         raise RuntimeError(f"{argv!r} failed ({status}): {child.stderr.read().decode(errors='replace')[-2000:]}")
     child.stderr.close()
-    return seconds
+    return seconds, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime  # ru_maxrss: kB on Linux
+
+
+def _timed(argv: list[str], env: dict[str, str], cwd: Path | None = None) -> float:
+    return measured(argv, env, cwd)[0]
 
 
 def main(argv: list[str] | None = None) -> int:

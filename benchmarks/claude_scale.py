@@ -19,12 +19,10 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
-import time
 from pathlib import Path
 
-from benchmarks.claude_history import NOW, SAMPLE, SESSION, _read, ensure_history
+from benchmarks.claude_history import NOW, SAMPLE, SESSION, _read, ensure_history, measured
 from benchmarks.workspace import cache_root
 
 
@@ -32,18 +30,6 @@ def session_bytes() -> int:
     """One copied session's size: the main file and its subagents."""
     subagents = sum(len(_read(p)) for p in (SAMPLE / SESSION / "subagents").iterdir())
     return len(_read(SAMPLE / f"{SESSION}.jsonl.gz")) + subagents
-
-
-def _measured(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, float]:
-    """Wall time (s), peak RSS (MB) and CPU time (s) of one child, its stdout discarded, a failure raised with its stderr."""
-    start = time.perf_counter()
-    child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=cwd)
-    _, status, usage = os.wait4(child.pid, 0)
-    seconds = time.perf_counter() - start
-    if status != 0:
-        raise RuntimeError(f"{argv!r} failed ({status}): {child.stderr.read().decode(errors='replace')[-2000:]}")
-    child.stderr.close()
-    return seconds, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime  # ru_maxrss: kB on Linux
 
 
 def measure(megabytes: float, runs: int, keep: bool) -> dict:
@@ -61,10 +47,10 @@ def measure(megabytes: float, runs: int, keep: bool) -> dict:
     imports = []
     for _ in range(runs):
         shutil.rmtree(ws, ignore_errors=True)
-        imports.append(_measured(importing, env, code))
+        imports.append(measured(importing, env, code))
     written = sum(p.stat().st_size for p in ws.glob("agents/*/conversations/*.jsonl"))
-    first = _measured(status, env, code)  # builds the summary cache
-    warm = [_measured(status, env, code) for _ in range(3)]
+    first = measured(status, env, code)  # builds the summary cache
+    warm = [measured(status, env, code) for _ in range(3)]
     shutil.rmtree(ws, ignore_errors=True)
     if not keep:
         shutil.rmtree(home, ignore_errors=True)
