@@ -22,7 +22,7 @@ from orkas_tui.core.store.history import Change, list_changes
 from orkas_tui.core.store.notes import NOTES, Note, SelfNotes, prompt_block
 from orkas_tui.core.store.proposals import Proposal, list_proposals
 from orkas_tui.core.store.skills import BrokenSkill, Skill, SkillStore
-from orkas_tui.core.summary.report import HistoryFacts, ScoredTurn, SkillRow, last_reflection
+from orkas_tui.core.summary.report import QueueFacts, ScoredTurn, SkillRow, last_reflection
 from orkas_tui.core.summary.scan import AgentScan
 from orkas_tui.importers.hook_log import read_log
 
@@ -141,7 +141,7 @@ class WorkspaceData:
         self.workspace = workspace
         self.agents: dict[str, AgentData] = {}
         self.lock = threading.RLock()
-        self._history: dict[str, tuple[datetime | None, HistoryFacts]] = {}  # the queue's view of each history
+        self._history: dict[str, tuple[datetime | None, QueueFacts]] = {}  # the queue's view of each history
 
     def sync_agents(self) -> list[str]:
         """Pick up agents that appeared or went away; return the ones that went away."""

@@ -8,8 +8,8 @@ from datetime import timedelta
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.workspace import Workspace
 from orkas_tui.core.reflect.bundle import build_bundle
-from orkas_tui.core.reflect.front import _redact_lines, clip_chars, clip_tokens
 from orkas_tui.core.reflect.tokens import count_tokens
+from orkas_tui.core.reflect.triggering import _redact_lines, clip_chars, clip_tokens
 from orkas_tui.core.store.redact import Redactor
 from orkas_tui.core.summary.scan import AgentScan
 from tests.reflection.conftest import CORRECTION, NOW, add_events, add_turn, run_cli, run_json, ts

@@ -1,6 +1,6 @@
 """The reflection bundle: what triggered first, then recent activity, redacted, under a token budget.
 
-The front (:mod:`orkas_tui.core.reflect.front`) holds the triggering turns since the
+The front (:mod:`orkas_tui.core.reflect.triggering`) holds the triggering turns since the
 last reflection, most recent first: their signals with evidence, opening prompts,
 corrections and real errors, then the effect of the latest change to each skill
 read, then a line per recent change with its effect on the agent. The rest of the
@@ -33,8 +33,8 @@ from orkas_tui.core.read.timefmt import format_ts, parse_ts
 from orkas_tui.core.reflect.describe import describe, fields_text
 from orkas_tui.core.reflect.effects import measure_effects
 from orkas_tui.core.reflect.evidence import triggering_turns
-from orkas_tui.core.reflect.front import Front, Key, build_front, recent_effects
 from orkas_tui.core.reflect.tokens import count_tokens, cut_middle_to_tokens, truncate_to_tokens
+from orkas_tui.core.reflect.triggering import Front, Key, build_front, recent_effects
 from orkas_tui.core.store.history import list_changes
 from orkas_tui.core.store.redact import Redactor
 from orkas_tui.core.summary.scan import AgentScan

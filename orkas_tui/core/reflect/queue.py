@@ -21,14 +21,14 @@ from orkas_tui.core.read.files import atomic_write, read_json_object
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.timefmt import format_ts, later, parse_ts
 from orkas_tui.core.read.workspace import AgentPaths, Workspace, read_state
-from orkas_tui.core.summary.report import HistoryFacts, last_reflection
+from orkas_tui.core.summary.report import QueueFacts, last_reflection
 from orkas_tui.core.summary.scan import AgentScan, refreshed
 
 NO_CHANGES = "no changes"
 NO_TRIGGER = "no trigger"
 OVER_CAP = "over the per-cycle cap"
 # an agent's paths, the time of its last reflection and its history weighed since then
-Standing = tuple[AgentPaths, datetime | None, HistoryFacts]
+Standing = tuple[AgentPaths, datetime | None, QueueFacts]
 
 
 def cooling_reason(until: datetime) -> str:
@@ -135,7 +135,7 @@ class AgentFacts:
 
 
 def _agent_facts(
-    agent_id: str, last: datetime | None, history: HistoryFacts, now: datetime, settings: Settings, backoff: Backoff | None
+    agent_id: str, last: datetime | None, history: QueueFacts, now: datetime, settings: Settings, backoff: Backoff | None
 ) -> AgentFacts:
     schedule = settings.schedule
     if last is None:

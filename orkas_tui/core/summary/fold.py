@@ -34,7 +34,7 @@ from orkas_tui.core.observe.turns import ConversationObserver, TurnRecord
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.tail import JsonlTail
 from orkas_tui.core.read.timefmt import parse_ts
-from orkas_tui.core.summary.report import HistoryFacts, ScoredTurn
+from orkas_tui.core.summary.report import QueueFacts, ScoredTurn
 from orkas_tui.core.summary.turn import TurnSummary, TurnTrace, counted, record_of, summarize, trace
 
 Uses = dict[str, SkillMetrics]
@@ -275,7 +275,7 @@ def skill_use(states: Iterable[ConversationState]) -> dict[str, SkillMetrics]:
     return totals
 
 
-def history_facts(states: Iterable[ConversationState], last: datetime | None) -> HistoryFacts:
+def queue_facts(states: Iterable[ConversationState], last: datetime | None) -> QueueFacts:
     """The queue's facts given the last reflection. Trigger scores are added in listing order,
     turn by turn. A turn ended after ``last`` has an event after it, so activity after the last
     reflection is the newest event time alone."""
@@ -293,7 +293,7 @@ def history_facts(states: Iterable[ConversationState], last: datetime | None) ->
             if (ended := parse_ts(ended_at)) is not None and (last is None or ended > last):
                 triggered = True
                 total += score
-    return HistoryFacts(first[1] if first else None, pending, round(total, 6), triggered)
+    return QueueFacts(first[1] if first else None, pending, round(total, 6), triggered)
 
 
 def newest_order(states: Iterable[ConversationState]) -> list[tuple[ConversationState, int]]:

@@ -16,7 +16,7 @@ from orkas_tui.core.store.skills import Skill
 
 
 @dataclass(frozen=True)
-class HistoryFacts:
+class QueueFacts:
     """What the queue needs from an agent's turns given its last reflection. ``first_turn`` is
     the earliest turn's timestamp as written."""
 

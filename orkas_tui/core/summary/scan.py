@@ -31,14 +31,14 @@ from orkas_tui.core.store.notes import SelfNotes
 from orkas_tui.core.summary.cache import SummaryCache, still_matches
 from orkas_tui.core.summary.fold import (
     ConversationState,
-    history_facts,
     newest,
     newest_first,
     newest_order,
     newest_runs,
+    queue_facts,
     skill_use,
 )
-from orkas_tui.core.summary.report import HistoryFacts, ScoredTurn
+from orkas_tui.core.summary.report import QueueFacts, ScoredTurn
 from orkas_tui.core.summary.turn import TurnSummary
 
 
@@ -110,8 +110,8 @@ class AgentScan:
     def skill_use(self) -> dict[str, SkillMetrics]:
         return skill_use(self.conversations.values())
 
-    def facts(self, last: datetime | None) -> HistoryFacts:
-        return history_facts(self.conversations.values(), last)
+    def facts(self, last: datetime | None) -> QueueFacts:
+        return queue_facts(self.conversations.values(), last)
 
     def history(self, recent: int | None = None, in_order: bool = False) -> dict:
         """The status fields that follow from the conversations, turns and all; with ``recent``,

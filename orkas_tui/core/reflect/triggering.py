@@ -1,4 +1,4 @@
-"""The bundle's front: the triggering turns, the effect of recent changes to their skills and to the agent.
+"""The bundle's front (what it holds first): the triggering turns, the effect of recent changes to their skills and to the agent.
 
 Filled by priority under the token budget, never by position: first, for every
 triggering turn while they fit (most recent first), its heading, signals with
