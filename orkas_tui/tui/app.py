@@ -25,7 +25,8 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
-from orkas_tui.core.read.files import ConflictError, current_version, read_versioned
+from orkas_tui.core.disk.confine import current_version, read_versioned
+from orkas_tui.core.disk.write import ConflictError
 from orkas_tui.core.read.settings import ConfigError, Settings, load_settings
 from orkas_tui.core.read.timefmt import utc_now
 from orkas_tui.core.read.workspace import Workspace

@@ -15,7 +15,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from orkas_tui.core.read.files import OutsideWorkspace, append_jsonl, atomic_write, file_lock, read_versioned, remove_file
+from orkas_tui.core.disk.confine import OutsideWorkspace, read_versioned
+from orkas_tui.core.disk.write import append_jsonl, atomic_write, file_lock, remove_file
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.timefmt import UTC
 from orkas_tui.core.read.workspace import AgentPaths, Workspace

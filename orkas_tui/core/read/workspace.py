@@ -12,8 +12,9 @@ from pathlib import Path
 
 import orjson
 
+from orkas_tui.core.disk.confine import OutsideWorkspace, confined, open_regular, read_json_object, register_root
+from orkas_tui.core.disk.write import atomic_write
 from orkas_tui.core.errors import OrkasError
-from orkas_tui.core.read.files import OutsideWorkspace, atomic_write, confined, open_regular, read_json_object, register_root
 from orkas_tui.core.read.settings import AGENT_ID, Settings, read_settings
 
 SLUG = AGENT_ID
@@ -82,7 +83,7 @@ class AgentPaths:
 
     def contains(self, path: Path) -> bool:
         """True when ``path``'s real location (links and ``..`` resolved) is inside the workspace
-        (:func:`~orkas_tui.core.read.files.confined`, the check every read and write makes)."""
+        (:func:`~orkas_tui.core.disk.confine.confined`, the check every read and write makes)."""
         try:
             confined(path)
         except OutsideWorkspace:
@@ -93,7 +94,7 @@ class AgentPaths:
         """One line for each of the agent's own folders (and ``events.jsonl``) that must not be used:
         linked out of the workspace, a link loop, not a folder (not a regular file), or an
         ``events.jsonl`` that cannot be read and appended to. Nothing is read from or written
-        through them (:mod:`orkas_tui.core.read.files` refuses it), and no change is made meanwhile."""
+        through them (:mod:`orkas_tui.core.disk.confine` refuses it), and no change is made meanwhile."""
         return self._lines(self._unsafe())
 
     def _lines(self, unsafe: dict[Path, str]) -> list[str]:

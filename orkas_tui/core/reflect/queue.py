@@ -17,7 +17,8 @@ from pathlib import Path
 
 import orjson
 
-from orkas_tui.core.read.files import atomic_write, read_json_object
+from orkas_tui.core.disk.confine import read_json_object
+from orkas_tui.core.disk.write import atomic_write
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.timefmt import format_ts, later, parse_ts
 from orkas_tui.core.read.workspace import AgentPaths, Workspace, read_state

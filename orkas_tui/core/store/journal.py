@@ -22,16 +22,9 @@ from typing import NoReturn
 
 import orjson
 
+from orkas_tui.core.disk.confine import current_version, read_versioned, version_of
+from orkas_tui.core.disk.write import ConflictError, atomic_write, file_lock, remove_file
 from orkas_tui.core.errors import OrkasError
-from orkas_tui.core.read.files import (
-    ConflictError,
-    atomic_write,
-    current_version,
-    file_lock,
-    read_versioned,
-    remove_file,
-    version_of,
-)
 from orkas_tui.core.read.timefmt import parse_ts
 from orkas_tui.core.read.workspace import SLUG, AgentPaths
 from orkas_tui.core.store.notes import NOTES

@@ -19,7 +19,7 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Label, Static, TextArea
 
-from orkas_tui.core.read.files import version_of
+from orkas_tui.core.disk.confine import version_of
 from orkas_tui.core.store.history import list_changes
 from orkas_tui.core.store.skills import BrokenSkill, Skill, SkillStore
 from orkas_tui.tui.messages import DeleteSkill, SaveSkill
