@@ -71,7 +71,7 @@ def workspace_status(
         jobs,
     )
     plan = plan_for(
-        [(p, last, scan.facts(last)) for (p, _, last, _), scan in zip(listed, scans, strict=True)],
+        [(p, last, scan.activity(last)) for (p, _, last, _), scan in zip(listed, scans, strict=True)],
         now,
         settings,
         last_cycle_at(workspace),
@@ -83,7 +83,7 @@ def workspace_status(
         blank, problems = skill_rows(paths, settings, survey.readable["skills"])
         use = scan.skill_use()
         skills = [with_use(row, use.get(row["slug"], NO_USE)) for row in blank]
-        row = compose_status(paths, notes, scan.history(recent, in_order), skills, list(problems), last, survey.skipped)
+        row = compose_status(paths, notes, scan.status_fields(recent, in_order), skills, list(problems), last, survey.skipped)
         if (decision := plan.decision(paths.id)) is not None:  # every agent is planned
             row["queue"] = decision.to_json()
         rows.append(row)
@@ -122,14 +122,14 @@ def render_status(doc: dict, recent: int | None) -> str:
         turns = agent["turns"]
         count = agent.get("turn_count", len(turns))
         title = agent["id"] + (f" ({agent['name']})" if agent.get("name") else "")
-        facts = [
+        heading = [
             f"{count} turns",
             f"{agent['triggering_turns']} triggering",
             f"last reflection {agent['last_reflection_at'] or 'never'}",
         ]
         if agent["malformed_lines"]:
-            facts.append(f"{agent['malformed_lines']} malformed lines skipped")
-        out += ["", f"== {title}: " + ", ".join(facts)]
+            heading.append(f"{agent['malformed_lines']} malformed lines skipped")
+        out += ["", f"== {title}: " + ", ".join(heading)]
         if "queue" in agent:
             out.append("queue: " + queue_phrase(agent["queue"]))
         shown = turns if recent is None else turns[:recent]

@@ -22,7 +22,7 @@ from orkas_tui.core.store.history import Change, list_changes
 from orkas_tui.core.store.notes import NOTES, Note, SelfNotes, prompt_block
 from orkas_tui.core.store.proposals import Proposal, list_proposals
 from orkas_tui.core.store.skills import BrokenSkill, Skill, SkillStore
-from orkas_tui.core.summary.report import QueueFacts, ScoredTurn, SkillRow, last_reflection
+from orkas_tui.core.summary.report import Activity, ScoredTurn, SkillRow, last_reflection
 from orkas_tui.core.summary.scan import AgentScan
 from orkas_tui.importers.hook_log import read_log
 
@@ -141,7 +141,7 @@ class WorkspaceData:
         self.workspace = workspace
         self.agents: dict[str, AgentData] = {}
         self.lock = threading.RLock()
-        self._history: dict[str, tuple[datetime | None, QueueFacts]] = {}  # the queue's view of each history
+        self._activity: dict[str, tuple[datetime | None, Activity]] = {}  # the queue's view of each agent
 
     def sync_agents(self) -> list[str]:
         """Pick up agents that appeared or went away; return the ones that went away."""
@@ -149,7 +149,7 @@ class WorkspaceData:
         gone = [a for a in self.agents if a not in ids]
         for agent_id in gone:
             del self.agents[agent_id]
-            self._history.pop(agent_id, None)
+            self._activity.pop(agent_id, None)
         for agent_id in ids:
             if agent_id not in self.agents:
                 self.agents[agent_id] = AgentData(self.workspace.agent(agent_id), self.workspace)
@@ -168,8 +168,8 @@ class WorkspaceData:
         return targets, gone
 
     def load(self, agent_id: str, areas: frozenset[str]) -> AgentView:
-        """Re-read one agent's areas; the queue weighs its history again at the next :meth:`plan`."""
-        self._history.pop(agent_id, None)
+        """Re-read one agent's areas; the queue weighs its activity again at the next :meth:`plan`."""
+        self._activity.pop(agent_id, None)
         return self.agents[agent_id].load(areas)
 
     def save_caches(self) -> None:
@@ -181,13 +181,13 @@ class WorkspaceData:
     def plan(self, now: datetime) -> QueuePlan:
         """The next cycle's decision for every agent, from the scans already read.
 
-        Only agents re-read since the last plan have their history weighed again (every
+        Only agents re-read since the last plan have their activity weighed again (every
         turn scored): after one appended turn that is one agent, not the workspace.
         """
         standings: list[Standing] = []
         for agent_id, data in self.agents.items():
-            if agent_id not in self._history:
+            if agent_id not in self._activity:
                 last = last_reflection(data.scan.paths)
-                self._history[agent_id] = (last, data.scan.facts(last))
-            standings.append((data.scan.paths, *self._history[agent_id]))
+                self._activity[agent_id] = (last, data.scan.activity(last))
+            standings.append((data.scan.paths, *self._activity[agent_id]))
         return plan_for(standings, now, self.workspace.settings, last_cycle_at(self.workspace))
