@@ -9,6 +9,7 @@ from orkas_tui.commands.io import CliError, add_json, add_now, add_workspace, no
 from orkas_tui.commands.status_json import write_status
 from orkas_tui.core.observe.skill_metrics import NO_USE
 from orkas_tui.core.read.timefmt import format_ts
+from orkas_tui.core.read.workspace import Area
 from orkas_tui.core.reflect.queue import last_cycle_at, plan_for
 from orkas_tui.core.store.changes import recover_workspace
 from orkas_tui.core.store.notes import SelfNotes, prompt_block
@@ -66,7 +67,7 @@ def workspace_status(
         notes = SelfNotes(paths, settings)
         listed.append((paths, notes, last_reflection(paths), paths.survey()))
     scans = refreshed(
-        [(paths, notes.read("profile").text, survey.readable["conversations"]) for paths, notes, _, survey in listed],
+        [(paths, notes.read("profile").text, survey.readable[Area.CONVERSATIONS]) for paths, notes, _, survey in listed],
         settings,
         jobs,
     )
@@ -80,7 +81,7 @@ def workspace_status(
     for (paths, notes, last, survey), scan in zip(listed, scans, strict=True):
         if agent_id and paths.id != agent_id:
             continue
-        blank, problems = skill_rows(paths, settings, survey.readable["skills"])
+        blank, problems = skill_rows(paths, settings, survey.readable[Area.SKILLS])
         use = scan.skill_use()
         skills = [with_use(row, use.get(row["slug"], NO_USE)) for row in blank]
         row = compose_status(paths, notes, scan.status_fields(recent, in_order), skills, list(problems), last, survey.skipped)

@@ -29,7 +29,7 @@ from orkas_tui.core.disk.confine import current_version, read_versioned
 from orkas_tui.core.disk.write import ConflictError
 from orkas_tui.core.read.settings import ConfigError, Settings, load_settings
 from orkas_tui.core.read.timefmt import utc_now
-from orkas_tui.core.read.workspace import Workspace
+from orkas_tui.core.read.workspace import AGENT_AREAS, Area, Workspace
 from orkas_tui.core.reflect.queue import QueuePlan
 from orkas_tui.core.store.changes import approve, edit_operation, recover_workspace, reject
 from orkas_tui.core.store.first_run import display_path, next_steps
@@ -40,7 +40,7 @@ from orkas_tui.core.store.skills import BrokenSkill, SkillError
 from orkas_tui.core.store.user_edits import delete_skill, edit_skill, save_note, save_skill_text
 from orkas_tui.tui import messages
 from orkas_tui.tui.collector import YOUNG_S, Collector
-from orkas_tui.tui.data import AREAS, AgentView, WorkspaceData
+from orkas_tui.tui.data import AgentView, WorkspaceData
 from orkas_tui.tui.exported import export_notice
 from orkas_tui.tui.keymap import check_keymap
 from orkas_tui.tui.palette import AgentsAndSkills
@@ -316,7 +316,7 @@ class OrkasApp(App[None]):
     # loading --------------------------------------------------------------
 
     @work(thread=True, group="load")
-    def load(self, touched: dict[str, set[str]] | None) -> None:
+    def load(self, touched: dict[str, set[Area]] | None) -> None:
         """Re-read the touched agents' areas (all when ``None``) and hand the views to the UI.
 
         The agent on screen is read and shown first, the other agents after it and the
@@ -366,12 +366,12 @@ class OrkasApp(App[None]):
     async def watch_files(self) -> None:
         async for touched in watch_workspace(self.workspace.root):
             workspace_wide = touched.pop(ALL_AGENTS, set())
-            if "settings" in workspace_wide:
+            if Area.SETTINGS in workspace_wide:
                 self.reload_settings()
-            if touched or "cycle" in workspace_wide:
+            if touched or Area.CYCLE in workspace_wide:
                 self.load(touched)
 
-    def reload_agent(self, agent: str, *areas: str) -> None:
+    def reload_agent(self, agent: str, *areas: Area) -> None:
         self.load({agent: set(areas)})
 
     def apply_views(self, views: dict[str, AgentView], gone: Iterable[str], pending: Iterable[str]) -> None:
@@ -390,7 +390,7 @@ class OrkasApp(App[None]):
         elif self.agent in views:
             self.show_agent(views[self.agent], views[self.agent].areas)
         for view in views.values():
-            if "skills" in view.areas:
+            if Area.SKILLS in view.areas:
                 self._tell_skill_editors(view)
 
     def apply_plan(self, plan: QueuePlan) -> None:
@@ -461,7 +461,7 @@ class OrkasApp(App[None]):
         self.collector.changed(thaw=True)  # the rows of the agent left behind are garbage now
         self.show_agent(self.views[agent])
 
-    def show_agent(self, view: AgentView, areas: frozenset[str] = AREAS) -> None:
+    def show_agent(self, view: AgentView, areas: frozenset[Area] = AGENT_AREAS) -> None:
         """Show an agent; after a refresh, only the panes fed by the re-read ``areas`` are redone."""
         now = self.now()
         header = Text()
@@ -475,15 +475,15 @@ class OrkasApp(App[None]):
         if view.malformed:
             header.append(f" · ⚠ {view.malformed} malformed lines skipped", style="yellow")
         self.query_one("#agent-header", Static).update(header)
-        if areas & {"conversations", "self"}:  # the profile note names the known weaknesses
+        if areas & {Area.CONVERSATIONS, Area.SELF}:  # the profile note names the known weaknesses
             self.query_one(TurnsPane).show(view, self.settings, now)
-        if "skills" in areas:
+        if Area.SKILLS in areas:
             self.query_one(SkillsPane).show(view, now)
-        elif "conversations" in areas:  # the rates follow the turns: after the frame that shows the new rows
+        elif Area.CONVERSATIONS in areas:  # the rates follow the turns: after the frame that shows the new rows
             self.call_after_refresh(self._show_skill_rates, view)
-        if areas & {"private", "skills", "self"}:  # operations are diffed against the current files
+        if areas & {Area.PRIVATE, Area.SKILLS, Area.SELF}:  # operations are diffed against the current files
             self.query_one(ProposalsPane).show(view)
-        if areas & {"self", "skills"}:  # the prompt preview lists the skills
+        if areas & {Area.SELF, Area.SKILLS}:  # the prompt preview lists the skills
             for note in self.query_one(SelfPane).show(view):
                 self.notify(
                     f"{note}.md changed on disk while you were editing it. Your edits are kept; saving will ask.",
@@ -491,7 +491,7 @@ class OrkasApp(App[None]):
                     severity="warning",
                     timeout=8,
                 )
-        if areas & {"events", "private"}:  # the hook log lives in the agent's private folder
+        if areas & {Area.EVENTS, Area.PRIVATE}:  # the hook log lives in the agent's private folder
             self.query_one(EventsPane).show(view, now)
 
     def _show_skill_rates(self, view: AgentView) -> None:
@@ -613,7 +613,7 @@ class OrkasApp(App[None]):
         self.call_from_thread(
             self.push_screen,
             SkillEditor(agent, store, opened, text, version),
-            lambda _: self.reload_agent(agent, "skills", "events", "private"),
+            lambda _: self.reload_agent(agent, Area.SKILLS, Area.EVENTS, Area.PRIVATE),
         )
 
     @on(messages.SaveSkill)
@@ -636,7 +636,7 @@ class OrkasApp(App[None]):
             return
         done = "fixed and saved" if event.whole_file else "saved"
         self.call_from_thread(self.notify, f"{slug}.md {done}; F2 shows it in the history (revertable)", title="Skill")
-        self.call_from_thread(self.reload_agent, event.agent, "skills", "events", "private")
+        self.call_from_thread(self.reload_agent, event.agent, Area.SKILLS, Area.EVENTS, Area.PRIVATE)
 
     def _ask_skill_conflict(self, event: messages.SaveSkill) -> None:
         def answer(choice: str | None) -> None:
@@ -648,9 +648,9 @@ class OrkasApp(App[None]):
             elif choice == "reload":
                 for editor in self._skill_editors(event.agent, event.slug):
                     editor.discard()
-                self.reload_agent(event.agent, "skills")
+                self.reload_agent(event.agent, Area.SKILLS)
 
-        self.reload_agent(event.agent, "skills")  # the editor hears of the change on disk
+        self.reload_agent(event.agent, Area.SKILLS)  # the editor hears of the change on disk
         self.push_screen(changed_on_disk(f"{event.slug}.md", " (your edits are lost)"), answer)
 
     def _skill_editors(self, agent: str, slug: str) -> list[SkillEditor]:
@@ -694,7 +694,7 @@ class OrkasApp(App[None]):
             return
         saved = f"{event.note}.md saved (recorded in history: `orkas-tui history {event.agent}`, revertable)"
         self.call_from_thread(self.notify, saved, title="Self")
-        self.call_from_thread(self.reload_agent, event.agent, "self", "events", "private")
+        self.call_from_thread(self.reload_agent, event.agent, Area.SELF, Area.EVENTS, Area.PRIVATE)
 
     def _ask_note_conflict(self, event: messages.SaveNote) -> None:
         def answer(choice: str | None) -> None:
@@ -723,7 +723,7 @@ class OrkasApp(App[None]):
         pane = self.query_one(SelfPane)
         if pane.agent == agent:
             pane.discard(note)
-            self.reload_agent(agent, "self")
+            self.reload_agent(agent, Area.SELF)
 
     @on(messages.EditOperation)
     def _edit_operation(self, event: messages.EditOperation) -> None:
@@ -775,7 +775,9 @@ class OrkasApp(App[None]):
             except (ProposalError, HistoryError, OSError) as exc:
                 message, severity = str(exc), "error"
             self.call_from_thread(self.notify, message, title=proposal_id, severity=severity, timeout=10)
-            self.call_from_thread(self.load, {PROPOSALS.parse(proposal_id).agent: {"private", "skills", "self", "events"}})
+            self.call_from_thread(
+                self.load, {PROPOSALS.parse(proposal_id).agent: {Area.PRIVATE, Area.SKILLS, Area.SELF, Area.EVENTS}}
+            )
 
         self.run_worker(worker, thread=True, group="decide")
 

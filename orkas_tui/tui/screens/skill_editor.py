@@ -20,6 +20,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Label, Static, TextArea
 
 from orkas_tui.core.disk.confine import version_of
+from orkas_tui.core.read.workspace import Area
 from orkas_tui.core.store.history import list_changes
 from orkas_tui.core.store.skills import BrokenSkill, Skill, SkillStore
 from orkas_tui.tui.messages import DeleteSkill, SaveSkill
@@ -178,7 +179,7 @@ class SkillEditor(Screen[None]):
 
     def _after_history(self, reverted: bool | None) -> None:
         if reverted:
-            self.app.reload_agent(self.agent, "skills", "private", "events")
+            self.app.reload_agent(self.agent, Area.SKILLS, Area.PRIVATE, Area.EVENTS)
 
     def action_delete(self) -> None:
         def answer(choice: str | None) -> None:
