@@ -132,7 +132,7 @@ def test_a_history_target_that_climbs_out_is_refused(world) -> None:
 
 
 def test_the_primitives_refuse_every_path_that_resolves_outside(tmp_path: Path) -> None:
-    """core.files itself: whatever a caller passes, nothing under a workspace reaches outside it."""
+    """core/disk itself: whatever a caller passes, nothing under a workspace reaches outside it."""
     root, outside = tmp_path / "ws", tmp_path / "outside"
     (root / "agents" / "a1").mkdir(parents=True)
     outside.mkdir()

@@ -62,7 +62,7 @@ class AgentPaths:
     root: Path
 
     def __post_init__(self) -> None:
-        register_root(self.workspace_root)  # every read and write below is confined to it (core.files)
+        register_root(self.workspace_root)  # every read and write below is confined to it (core/disk)
 
     @property
     def id(self) -> str:

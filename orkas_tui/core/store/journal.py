@@ -37,7 +37,7 @@ ACTIONS = (
     "evict_skill",
     "update_self",
     "edit_skill",
-)  # edit_skill: a person's edit (core/user_edits.py)
+)  # edit_skill: a person's edit (core/store/user_edits.py)
 REMOVALS = ("delete_skill", "evict_skill")  # the actions that remove a skill file
 
 
