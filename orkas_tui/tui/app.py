@@ -31,7 +31,7 @@ from orkas_tui.core.read.settings import ConfigError, Settings, load_settings
 from orkas_tui.core.read.timefmt import utc_now
 from orkas_tui.core.read.workspace import AGENT_AREAS, Area, Workspace
 from orkas_tui.core.reflect.queue import QueuePlan
-from orkas_tui.core.store.changes import approve, edit_operation, recover_workspace, reject
+from orkas_tui.core.store.changes import approve, edit_operation, recover_workspace, reject, revert_change
 from orkas_tui.core.store.first_run import display_path, next_steps
 from orkas_tui.core.store.history import HistoryError
 from orkas_tui.core.store.notes import NOTES, NoteError
@@ -392,6 +392,8 @@ class OrkasApp(App[None]):
         for view in views.values():
             if Area.SKILLS in view.areas:
                 self._tell_skill_editors(view)
+            if Area.PRIVATE in view.areas:
+                self._tell_histories(view)
 
     def apply_plan(self, plan: QueuePlan) -> None:
         """The queue's decisions: the Queue tab and the sidebar's badges."""
@@ -447,6 +449,11 @@ class OrkasApp(App[None]):
         for screen in self.screen_stack:
             if isinstance(screen, SkillEditor) and screen.agent == view.id:
                 screen.disk_changed(skills.get(screen.slug))
+
+    def _tell_histories(self, view: AgentView) -> None:
+        for screen in self.screen_stack:
+            if isinstance(screen, SkillHistory) and screen.agent == view.id:
+                screen.show_changes(view.changes)
 
     def select_agent(self, agent: str) -> None:
         if agent == self.agent or agent not in self.views:
@@ -677,6 +684,22 @@ class OrkasApp(App[None]):
         self.notify(f"{slug} deleted", title="Skill")
         for editor in self._skill_editors(agent, slug):
             editor.dismiss(None)
+
+    @on(messages.RevertChange)
+    def _revert_change(self, event: messages.RevertChange) -> None:
+        self.run_worker(lambda: self._undo_change(event.change_id), thread=True, group="history")
+
+    def _undo_change(self, change_id: str) -> None:
+        try:
+            change, export = revert_change(self.workspace, change_id, self.now())
+        except (HistoryError, OSError) as exc:
+            self.call_from_thread(self.notify, str(exc), title="Not reverted", severity="error", timeout=10)
+            return
+        exported, look = export_notice(export)
+        message = f"{change.id} reverted" + (f"; {exported}" if exported else "")
+        self.call_from_thread(self.notify, message, title="History", severity="warning" if look else "information")
+        target = Area.SKILLS if change.kind == "skill" else Area.SELF
+        self.call_from_thread(self.reload_agent, change.agent, target, Area.PRIVATE, Area.EVENTS)
 
     @on(messages.SaveNote)
     def _save_note(self, event: messages.SaveNote) -> None:
