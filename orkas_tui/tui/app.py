@@ -342,7 +342,7 @@ class OrkasApp(App[None]):
             self.call_from_thread(self.apply_plan, plan)
             if touched is None:
                 self.data.save_caches()
-                gc.freeze()  # the history just read lives as long as the app: the idle full passes skip it
+                gc.freeze()  # the turns just read live as long as the app: the idle full passes skip it
             elif targets or first is not None:
                 self.call_from_thread(self._save_when_idle)
 

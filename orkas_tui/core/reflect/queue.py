@@ -1,7 +1,7 @@
 """The reflection schedule: which agents a cycle reflects on, and why the others wait.
 
 :func:`plan_for` is the one planner: a pure function of each agent's standing (its
-last reflection and history), the moment ``now`` and the time of the last cycle. It
+last reflection and its activity since), the moment ``now`` and the time of the last cycle. It
 reads each agent's back-off state but writes nothing, so the CLI, the daemon and the
 TUI all show the same decision. Every agent left out gets exactly one reason, the first that applies in
 the spec's order: ``no changes``, ``cooling down (until ...)``, ``no trigger``,
