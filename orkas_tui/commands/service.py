@@ -13,7 +13,8 @@ from pathlib import Path
 from xml.sax.saxutils import escape
 
 from orkas_tui.commands.io import CliError
-from orkas_tui.core.read.files import atomic_write, read_versioned
+from orkas_tui.core.disk.confine import read_versioned
+from orkas_tui.core.disk.write import atomic_write
 from orkas_tui.importers.hook_settings import program
 
 LABEL = "dev.orkas-tui.daemon"

@@ -9,6 +9,7 @@ from orkas_tui.commands.io import CliError, add_json, add_now, add_workspace, no
 from orkas_tui.commands.status_json import write_status
 from orkas_tui.core.observe.skill_metrics import NO_USE
 from orkas_tui.core.read.timefmt import format_ts
+from orkas_tui.core.read.workspace import Area
 from orkas_tui.core.reflect.queue import last_cycle_at, plan_for
 from orkas_tui.core.store.changes import recover_workspace
 from orkas_tui.core.store.notes import SelfNotes, prompt_block
@@ -66,12 +67,12 @@ def workspace_status(
         notes = SelfNotes(paths, settings)
         listed.append((paths, notes, last_reflection(paths), paths.survey()))
     scans = refreshed(
-        [(paths, notes.read("profile").text, survey.readable["conversations"]) for paths, notes, _, survey in listed],
+        [(paths, notes.read("profile").text, survey.readable[Area.CONVERSATIONS]) for paths, notes, _, survey in listed],
         settings,
         jobs,
     )
     plan = plan_for(
-        [(p, last, scan.facts(last)) for (p, _, last, _), scan in zip(listed, scans, strict=True)],
+        [(p, last, scan.activity(last)) for (p, _, last, _), scan in zip(listed, scans, strict=True)],
         now,
         settings,
         last_cycle_at(workspace),
@@ -80,10 +81,10 @@ def workspace_status(
     for (paths, notes, last, survey), scan in zip(listed, scans, strict=True):
         if agent_id and paths.id != agent_id:
             continue
-        blank, problems = skill_rows(paths, settings, survey.readable["skills"])
+        blank, problems = skill_rows(paths, settings, survey.readable[Area.SKILLS])
         use = scan.skill_use()
         skills = [with_use(row, use.get(row["slug"], NO_USE)) for row in blank]
-        row = compose_status(paths, notes, scan.history(recent, in_order), skills, list(problems), last, survey.skipped)
+        row = compose_status(paths, notes, scan.status_fields(recent, in_order), skills, list(problems), last, survey.skipped)
         if (decision := plan.decision(paths.id)) is not None:  # every agent is planned
             row["queue"] = decision.to_json()
         rows.append(row)
@@ -122,14 +123,14 @@ def render_status(doc: dict, recent: int | None) -> str:
         turns = agent["turns"]
         count = agent.get("turn_count", len(turns))
         title = agent["id"] + (f" ({agent['name']})" if agent.get("name") else "")
-        facts = [
+        heading = [
             f"{count} turns",
             f"{agent['triggering_turns']} triggering",
             f"last reflection {agent['last_reflection_at'] or 'never'}",
         ]
         if agent["malformed_lines"]:
-            facts.append(f"{agent['malformed_lines']} malformed lines skipped")
-        out += ["", f"== {title}: " + ", ".join(facts)]
+            heading.append(f"{agent['malformed_lines']} malformed lines skipped")
+        out += ["", f"== {title}: " + ", ".join(heading)]
         if "queue" in agent:
             out.append("queue: " + queue_phrase(agent["queue"]))
         shown = turns if recent is None else turns[:recent]

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-from orkas_tui.core.read.files import append_jsonl
+from orkas_tui.core.disk.write import append_jsonl
 from orkas_tui.core.read.settings import Settings, load_settings
 from orkas_tui.core.read.timefmt import format_ts, utc_now
 from orkas_tui.core.read.workspace import AGENT_ID, AgentPaths, WorkspaceError

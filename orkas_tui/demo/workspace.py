@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from orkas_tui.core.read.files import atomic_write
+from orkas_tui.core.disk.write import atomic_write
 from orkas_tui.core.read.timefmt import UTC, format_ts
 from orkas_tui.core.read.workspace import Workspace, write_state
 from orkas_tui.core.runtime import AgentRuntime, Conversation

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import orjson
 
-from orkas_tui.core.read.files import confined
+from orkas_tui.core.disk.confine import confined
 from orkas_tui.core.read.settings import ConfigError
 from orkas_tui.core.read.timefmt import utc_now
 from orkas_tui.core.read.workspace import AGENT_ID, AgentPaths, Workspace, WorkspaceError

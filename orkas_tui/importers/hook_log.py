@@ -14,7 +14,8 @@ from pathlib import Path
 
 import orjson
 
-from orkas_tui.core.read.files import append_bytes, open_regular
+from orkas_tui.core.disk.confine import open_regular
+from orkas_tui.core.disk.write import append_bytes
 from orkas_tui.core.read.timefmt import format_ts, utc_now
 
 LOG_NAME = "hooks.log"

@@ -29,8 +29,9 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from orkas_tui.core.disk.confine import read_versioned
+from orkas_tui.core.disk.write import atomic_write
 from orkas_tui.core.errors import OrkasError
-from orkas_tui.core.read.files import atomic_write, read_versioned
 from orkas_tui.core.store.first_run import display_path
 from orkas_tui.importers import claude_code, codex
 from orkas_tui.importers.skills import user_skill_dirs

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import orjson
 
-from orkas_tui.core.read.files import read_json_object
+from orkas_tui.core.disk.confine import read_json_object
 
 MESSAGES = frozenset({"user", "assistant", "system"})
 

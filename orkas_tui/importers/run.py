@@ -25,9 +25,10 @@ from typing import Any
 
 import orjson
 
+from orkas_tui.core.disk.confine import confined, open_regular, read_versioned
+from orkas_tui.core.disk.write import atomic_write_all, file_lock, sync_files
 from orkas_tui.core.observe.corrections import CorrectionMatcher, matcher_for
 from orkas_tui.core.observe.transient import TransientRule
-from orkas_tui.core.read.files import atomic_write_all, confined, file_lock, open_regular, read_versioned, sync_files
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.workspace import AgentPaths
 from orkas_tui.importers import claude_code, codex
@@ -197,7 +198,7 @@ class _Batch:
     then the imports folder synced. A state on disk thus never claims bytes its conversation
     does not durably hold: a cut before (2) leaves the old state, and the next import cuts the
     conversation back to it and reads those lines again. Each step syncs its files as a group
-    (``files.sync_files``: one ``syncfs`` for many on Linux, else one ``fsync`` a file).
+    (``sync_files``: one ``syncfs`` for many on Linux, else one ``fsync`` a file).
     """
 
     def __init__(self, paths: AgentPaths, stats: ImportStats, deadline: float | None = None) -> None:

@@ -22,7 +22,8 @@ from typing import Any
 
 import orjson
 
-from orkas_tui.core.read.files import atomic_write, read_versioned
+from orkas_tui.core.disk.confine import read_versioned
+from orkas_tui.core.disk.write import atomic_write
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.timefmt import format_ts, parse_ts
 from orkas_tui.core.read.workspace import SLUG, AgentPaths

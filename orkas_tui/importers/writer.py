@@ -21,10 +21,10 @@ from pathlib import Path
 
 import orjson
 
+from orkas_tui.core.disk.write import append_bytes
 from orkas_tui.core.observe.corrections import CorrectionMatcher
 from orkas_tui.core.observe.transient import TransientRule
 from orkas_tui.core.observe.turns import end_failure, tool_failure
-from orkas_tui.core.read.files import append_bytes
 from orkas_tui.core.read.timefmt import format_ts, parse_ts
 
 OUTPUT_LIMIT = 2_000

@@ -25,12 +25,13 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
-from orkas_tui.core.read.files import ConflictError, current_version, read_versioned
+from orkas_tui.core.disk.confine import current_version, read_versioned
+from orkas_tui.core.disk.write import ConflictError
 from orkas_tui.core.read.settings import ConfigError, Settings, load_settings
 from orkas_tui.core.read.timefmt import utc_now
-from orkas_tui.core.read.workspace import Workspace
+from orkas_tui.core.read.workspace import AGENT_AREAS, Area, Workspace
 from orkas_tui.core.reflect.queue import QueuePlan
-from orkas_tui.core.store.changes import approve, edit_operation, recover_workspace, reject
+from orkas_tui.core.store.changes import approve, edit_operation, recover_workspace, reject, revert_change
 from orkas_tui.core.store.first_run import display_path, next_steps
 from orkas_tui.core.store.history import HistoryError
 from orkas_tui.core.store.notes import NOTES, NoteError
@@ -39,7 +40,7 @@ from orkas_tui.core.store.skills import BrokenSkill, SkillError
 from orkas_tui.core.store.user_edits import delete_skill, edit_skill, save_note, save_skill_text
 from orkas_tui.tui import messages
 from orkas_tui.tui.collector import YOUNG_S, Collector
-from orkas_tui.tui.data import AREAS, AgentView, WorkspaceData
+from orkas_tui.tui.data import AgentView, WorkspaceData
 from orkas_tui.tui.exported import export_notice
 from orkas_tui.tui.keymap import check_keymap
 from orkas_tui.tui.palette import AgentsAndSkills
@@ -315,7 +316,7 @@ class OrkasApp(App[None]):
     # loading --------------------------------------------------------------
 
     @work(thread=True, group="load")
-    def load(self, touched: dict[str, set[str]] | None) -> None:
+    def load(self, touched: dict[str, set[Area]] | None) -> None:
         """Re-read the touched agents' areas (all when ``None``) and hand the views to the UI.
 
         The agent on screen is read and shown first, the other agents after it and the
@@ -341,7 +342,7 @@ class OrkasApp(App[None]):
             self.call_from_thread(self.apply_plan, plan)
             if touched is None:
                 self.data.save_caches()
-                gc.freeze()  # the history just read lives as long as the app: the idle full passes skip it
+                gc.freeze()  # the turns just read live as long as the app: the idle full passes skip it
             elif targets or first is not None:
                 self.call_from_thread(self._save_when_idle)
 
@@ -365,12 +366,12 @@ class OrkasApp(App[None]):
     async def watch_files(self) -> None:
         async for touched in watch_workspace(self.workspace.root):
             workspace_wide = touched.pop(ALL_AGENTS, set())
-            if "settings" in workspace_wide:
+            if Area.SETTINGS in workspace_wide:
                 self.reload_settings()
-            if touched or "cycle" in workspace_wide:
+            if touched or Area.CYCLE in workspace_wide:
                 self.load(touched)
 
-    def reload_agent(self, agent: str, *areas: str) -> None:
+    def reload_agent(self, agent: str, *areas: Area) -> None:
         self.load({agent: set(areas)})
 
     def apply_views(self, views: dict[str, AgentView], gone: Iterable[str], pending: Iterable[str]) -> None:
@@ -389,8 +390,10 @@ class OrkasApp(App[None]):
         elif self.agent in views:
             self.show_agent(views[self.agent], views[self.agent].areas)
         for view in views.values():
-            if "skills" in view.areas:
+            if Area.SKILLS in view.areas:
                 self._tell_skill_editors(view)
+            if Area.PRIVATE in view.areas:
+                self._tell_histories(view)
 
     def apply_plan(self, plan: QueuePlan) -> None:
         """The queue's decisions: the Queue tab and the sidebar's badges."""
@@ -447,6 +450,11 @@ class OrkasApp(App[None]):
             if isinstance(screen, SkillEditor) and screen.agent == view.id:
                 screen.disk_changed(skills.get(screen.slug))
 
+    def _tell_histories(self, view: AgentView) -> None:
+        for screen in self.screen_stack:
+            if isinstance(screen, SkillHistory) and screen.agent == view.id:
+                screen.show_changes(view.changes)
+
     def select_agent(self, agent: str) -> None:
         if agent == self.agent or agent not in self.views:
             return
@@ -460,7 +468,7 @@ class OrkasApp(App[None]):
         self.collector.changed(thaw=True)  # the rows of the agent left behind are garbage now
         self.show_agent(self.views[agent])
 
-    def show_agent(self, view: AgentView, areas: frozenset[str] = AREAS) -> None:
+    def show_agent(self, view: AgentView, areas: frozenset[Area] = AGENT_AREAS) -> None:
         """Show an agent; after a refresh, only the panes fed by the re-read ``areas`` are redone."""
         now = self.now()
         header = Text()
@@ -474,15 +482,15 @@ class OrkasApp(App[None]):
         if view.malformed:
             header.append(f" · ⚠ {view.malformed} malformed lines skipped", style="yellow")
         self.query_one("#agent-header", Static).update(header)
-        if areas & {"conversations", "self"}:  # the profile note names the known weaknesses
+        if areas & {Area.CONVERSATIONS, Area.SELF}:  # the profile note names the known weaknesses
             self.query_one(TurnsPane).show(view, self.settings, now)
-        if "skills" in areas:
+        if Area.SKILLS in areas:
             self.query_one(SkillsPane).show(view, now)
-        elif "conversations" in areas:  # the rates follow the turns: after the frame that shows the new rows
+        elif Area.CONVERSATIONS in areas:  # the rates follow the turns: after the frame that shows the new rows
             self.call_after_refresh(self._show_skill_rates, view)
-        if areas & {"private", "skills", "self"}:  # operations are diffed against the current files
+        if areas & {Area.PRIVATE, Area.SKILLS, Area.SELF}:  # operations are diffed against the current files
             self.query_one(ProposalsPane).show(view)
-        if areas & {"self", "skills"}:  # the prompt preview lists the skills
+        if areas & {Area.SELF, Area.SKILLS}:  # the prompt preview lists the skills
             for note in self.query_one(SelfPane).show(view):
                 self.notify(
                     f"{note}.md changed on disk while you were editing it. Your edits are kept; saving will ask.",
@@ -490,7 +498,7 @@ class OrkasApp(App[None]):
                     severity="warning",
                     timeout=8,
                 )
-        if areas & {"events", "private"}:  # the hook log lives in the agent's private folder
+        if areas & {Area.EVENTS, Area.PRIVATE}:  # the hook log lives in the agent's private folder
             self.query_one(EventsPane).show(view, now)
 
     def _show_skill_rates(self, view: AgentView) -> None:
@@ -612,7 +620,7 @@ class OrkasApp(App[None]):
         self.call_from_thread(
             self.push_screen,
             SkillEditor(agent, store, opened, text, version),
-            lambda _: self.reload_agent(agent, "skills", "events", "private"),
+            lambda _: self.reload_agent(agent, Area.SKILLS, Area.EVENTS, Area.PRIVATE),
         )
 
     @on(messages.SaveSkill)
@@ -635,7 +643,7 @@ class OrkasApp(App[None]):
             return
         done = "fixed and saved" if event.whole_file else "saved"
         self.call_from_thread(self.notify, f"{slug}.md {done}; F2 shows it in the history (revertable)", title="Skill")
-        self.call_from_thread(self.reload_agent, event.agent, "skills", "events", "private")
+        self.call_from_thread(self.reload_agent, event.agent, Area.SKILLS, Area.EVENTS, Area.PRIVATE)
 
     def _ask_skill_conflict(self, event: messages.SaveSkill) -> None:
         def answer(choice: str | None) -> None:
@@ -647,9 +655,9 @@ class OrkasApp(App[None]):
             elif choice == "reload":
                 for editor in self._skill_editors(event.agent, event.slug):
                     editor.discard()
-                self.reload_agent(event.agent, "skills")
+                self.reload_agent(event.agent, Area.SKILLS)
 
-        self.reload_agent(event.agent, "skills")  # the editor hears of the change on disk
+        self.reload_agent(event.agent, Area.SKILLS)  # the editor hears of the change on disk
         self.push_screen(changed_on_disk(f"{event.slug}.md", " (your edits are lost)"), answer)
 
     def _skill_editors(self, agent: str, slug: str) -> list[SkillEditor]:
@@ -677,6 +685,22 @@ class OrkasApp(App[None]):
         for editor in self._skill_editors(agent, slug):
             editor.dismiss(None)
 
+    @on(messages.RevertChange)
+    def _revert_change(self, event: messages.RevertChange) -> None:
+        self.run_worker(lambda: self._undo_change(event.change_id), thread=True, group="history")
+
+    def _undo_change(self, change_id: str) -> None:
+        try:
+            change, export = revert_change(self.workspace, change_id, self.now())
+        except (HistoryError, OSError) as exc:
+            self.call_from_thread(self.notify, str(exc), title="Not reverted", severity="error", timeout=10)
+            return
+        exported, look = export_notice(export)
+        message = f"{change.id} reverted" + (f"; {exported}" if exported else "")
+        self.call_from_thread(self.notify, message, title="History", severity="warning" if look else "information")
+        target = Area.SKILLS if change.kind == "skill" else Area.SELF
+        self.call_from_thread(self.reload_agent, change.agent, target, Area.PRIVATE, Area.EVENTS)
+
     @on(messages.SaveNote)
     def _save_note(self, event: messages.SaveNote) -> None:
         self.run_worker(lambda: self._write_note(event), thread=True, group="note-io")
@@ -693,7 +717,7 @@ class OrkasApp(App[None]):
             return
         saved = f"{event.note}.md saved (recorded in history: `orkas-tui history {event.agent}`, revertable)"
         self.call_from_thread(self.notify, saved, title="Self")
-        self.call_from_thread(self.reload_agent, event.agent, "self", "events", "private")
+        self.call_from_thread(self.reload_agent, event.agent, Area.SELF, Area.EVENTS, Area.PRIVATE)
 
     def _ask_note_conflict(self, event: messages.SaveNote) -> None:
         def answer(choice: str | None) -> None:
@@ -722,7 +746,7 @@ class OrkasApp(App[None]):
         pane = self.query_one(SelfPane)
         if pane.agent == agent:
             pane.discard(note)
-            self.reload_agent(agent, "self")
+            self.reload_agent(agent, Area.SELF)
 
     @on(messages.EditOperation)
     def _edit_operation(self, event: messages.EditOperation) -> None:
@@ -774,7 +798,9 @@ class OrkasApp(App[None]):
             except (ProposalError, HistoryError, OSError) as exc:
                 message, severity = str(exc), "error"
             self.call_from_thread(self.notify, message, title=proposal_id, severity=severity, timeout=10)
-            self.call_from_thread(self.load, {PROPOSALS.parse(proposal_id).agent: {"private", "skills", "self", "events"}})
+            self.call_from_thread(
+                self.load, {PROPOSALS.parse(proposal_id).agent: {Area.PRIVATE, Area.SKILLS, Area.SELF, Area.EVENTS}}
+            )
 
         self.run_worker(worker, thread=True, group="decide")
 

@@ -15,18 +15,17 @@ from datetime import datetime
 
 from orkas_tui.core.observe.skill_metrics import SkillMetrics
 from orkas_tui.core.read.tail import JsonlTail
-from orkas_tui.core.read.workspace import AgentMeta, AgentPaths, Workspace, read_agent_meta
+from orkas_tui.core.read.workspace import AGENT_AREAS, AgentMeta, AgentPaths, Area, Workspace, read_agent_meta
 from orkas_tui.core.reflect.queue import QueuePlan, Standing, last_cycle_at, plan_for
 from orkas_tui.core.store.export import hand_edited, way_out
 from orkas_tui.core.store.history import Change, list_changes
 from orkas_tui.core.store.notes import NOTES, Note, SelfNotes, prompt_block
 from orkas_tui.core.store.proposals import Proposal, list_proposals
 from orkas_tui.core.store.skills import BrokenSkill, Skill, SkillStore
-from orkas_tui.core.summary.report import QueueFacts, ScoredTurn, SkillRow, last_reflection
+from orkas_tui.core.summary.report import Activity, ScoredTurn, SkillRow, last_reflection
 from orkas_tui.core.summary.scan import AgentScan
 from orkas_tui.importers.hook_log import read_log
 
-AREAS = frozenset({"conversations", "events", "skills", "self", "state", "meta", "private"})
 EVENTS_KEPT = 2_000
 
 
@@ -49,7 +48,7 @@ class AgentView:
     changes: list[Change]
     hand_edited: dict[str, str] = field(default_factory=dict)  # slug -> its exported SKILL.md, edited by hand since
     export_fix: str = ""  # how a person resolves one (the agent's export link)
-    areas: frozenset[str] = field(default_factory=frozenset)
+    areas: frozenset[Area] = field(default_factory=frozenset)
     touched: frozenset[tuple[str, int]] | None = None  # (conversation, seq) of the turns this load changed; None: any
 
     @property
@@ -82,33 +81,33 @@ class AgentData:
     def id(self) -> str:
         return self.paths.id
 
-    def load(self, areas: frozenset[str] = AREAS) -> AgentView:
+    def load(self, areas: frozenset[Area] = AGENT_AREAS) -> AgentView:
         """Re-read the touched areas (everything the first time); call from a worker thread."""
         if not self._loaded:
-            areas, self._loaded = AREAS, True
+            areas, self._loaded = AGENT_AREAS, True
         touched: frozenset[tuple[str, int]] | None = frozenset()
-        if "self" in areas:
+        if Area.SELF in areas:
             self._notes = {note: self.notes.read(note) for note in NOTES}
             self.scan.rescore(self._notes["profile"].text)  # the profile names the weak tools
-        if "conversations" in areas:
+        if Area.CONVERSATIONS in areas:
             touched = frozenset(self.scan.refresh().changed)
-        if areas is AREAS or "self" in areas:  # any turn's score may have changed
+        if areas is AGENT_AREAS or Area.SELF in areas:  # any turn's score may have changed
             touched = None
-        if "events" in areas:
+        if Area.EVENTS in areas:
             reset, lines = self._events_tail.poll()
             if reset:
                 self._events.clear()
             self._events.extend((line.start, line.event) for line in lines if line.event is not None)
-        if "skills" in areas:
+        if Area.SKILLS in areas:
             files = self.store.read_all()
             self._skills, self._broken = files.skills, {b.slug: b for b in files.broken}
-        if "meta" in areas:
+        if Area.META in areas:
             self._meta = read_agent_meta(self.paths)
-        if "private" in areas:
+        if Area.PRIVATE in areas:
             self._proposals = list_proposals(self.paths)
             self._changes = list_changes(self.paths)
             self._hook_log = read_log(self.paths.private)
-        if areas & {"skills", "private"}:  # an export, or a skill changed since: read where it was exported
+        if areas & {Area.SKILLS, Area.PRIVATE}:  # an export, or a skill changed since: read where it was exported
             link = self.workspace.settings.agents.get(self.id)
             self._hand_edited = hand_edited(self.paths, link, self._skills) if link else {}
             self._export_fix = way_out(self.id, link) if link else ""
@@ -141,7 +140,7 @@ class WorkspaceData:
         self.workspace = workspace
         self.agents: dict[str, AgentData] = {}
         self.lock = threading.RLock()
-        self._history: dict[str, tuple[datetime | None, QueueFacts]] = {}  # the queue's view of each history
+        self._activity: dict[str, tuple[datetime | None, Activity]] = {}  # the queue's view of each agent
 
     def sync_agents(self) -> list[str]:
         """Pick up agents that appeared or went away; return the ones that went away."""
@@ -149,27 +148,29 @@ class WorkspaceData:
         gone = [a for a in self.agents if a not in ids]
         for agent_id in gone:
             del self.agents[agent_id]
-            self._history.pop(agent_id, None)
+            self._activity.pop(agent_id, None)
         for agent_id in ids:
             if agent_id not in self.agents:
                 self.agents[agent_id] = AgentData(self.workspace.agent(agent_id), self.workspace)
         return gone
 
-    def targets(self, touched: dict[str, set[str]] | None) -> tuple[dict[str, frozenset[str]], list[str]]:
+    def targets(self, touched: dict[str, set[Area]] | None) -> tuple[dict[str, frozenset[Area]], list[str]]:
         """The agents to re-read with their areas (every agent, everything, when ``touched`` is ``None``),
         and the ids of agents that went away."""
         gone: list[str] = []
-        if touched is None or any(a not in self.agents for a in touched) or any("agent" in s for s in touched.values()):
+        if touched is None or any(a not in self.agents for a in touched) or any(Area.AGENT in s for s in touched.values()):
             gone = self.sync_agents()
         targets = {}
         for agent_id in self.agents:
             if touched is None or agent_id in touched:
-                targets[agent_id] = AREAS if touched is None or "agent" in touched[agent_id] else frozenset(touched[agent_id])
+                targets[agent_id] = (
+                    AGENT_AREAS if touched is None or Area.AGENT in touched[agent_id] else frozenset(touched[agent_id])
+                )
         return targets, gone
 
-    def load(self, agent_id: str, areas: frozenset[str]) -> AgentView:
-        """Re-read one agent's areas; the queue weighs its history again at the next :meth:`plan`."""
-        self._history.pop(agent_id, None)
+    def load(self, agent_id: str, areas: frozenset[Area]) -> AgentView:
+        """Re-read one agent's areas; the queue weighs its activity again at the next :meth:`plan`."""
+        self._activity.pop(agent_id, None)
         return self.agents[agent_id].load(areas)
 
     def save_caches(self) -> None:
@@ -181,13 +182,13 @@ class WorkspaceData:
     def plan(self, now: datetime) -> QueuePlan:
         """The next cycle's decision for every agent, from the scans already read.
 
-        Only agents re-read since the last plan have their history weighed again (every
+        Only agents re-read since the last plan have their activity weighed again (every
         turn scored): after one appended turn that is one agent, not the workspace.
         """
         standings: list[Standing] = []
         for agent_id, data in self.agents.items():
-            if agent_id not in self._history:
+            if agent_id not in self._activity:
                 last = last_reflection(data.scan.paths)
-                self._history[agent_id] = (last, data.scan.facts(last))
-            standings.append((data.scan.paths, *self._history[agent_id]))
+                self._activity[agent_id] = (last, data.scan.activity(last))
+            standings.append((data.scan.paths, *self._activity[agent_id]))
         return plan_for(standings, now, self.workspace.settings, last_cycle_at(self.workspace))

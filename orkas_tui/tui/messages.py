@@ -85,3 +85,11 @@ class EditOperation(Message):
     def __init__(self, proposal: Proposal, index: int) -> None:
         super().__init__()
         self.proposal, self.index = proposal, index
+
+
+class RevertChange(Message):
+    """Undo one applied change (a skill's or a note's), refused when its file changed since."""
+
+    def __init__(self, change_id: str) -> None:
+        super().__init__()
+        self.change_id = change_id

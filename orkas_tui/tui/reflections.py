@@ -15,6 +15,7 @@ from rich.text import Text
 from textual.timer import Timer
 from textual.widgets import Static
 
+from orkas_tui.core.read.workspace import Area
 from orkas_tui.core.reflect.cycle import run_cycle
 from orkas_tui.core.reflect.reflection import (
     APPLYING,
@@ -162,7 +163,7 @@ class Reflections:
         self.app.notify(
             f"{outcome.agent}: {outcome.message}", title="Reflection", severity="information" if good else "warning", timeout=10
         )
-        self.app.load({outcome.agent: {"private", "state", "events", "skills", "self"}})
+        self.app.load({outcome.agent: {Area.PRIVATE, Area.STATE, Area.EVENTS, Area.SKILLS, Area.SELF}})
 
     def _busy(self) -> bool:
         if self.cancel_event is not None:

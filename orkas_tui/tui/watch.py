@@ -11,6 +11,7 @@ from pathlib import Path
 
 from watchfiles import Change, awatch
 
+from orkas_tui.core.read.workspace import Area
 from orkas_tui.core.summary import cache
 
 DEBOUNCE_MS = 60  # watchfiles' default 1,600 ms makes a live view feel dead
@@ -18,23 +19,29 @@ STEP_MS = 10  # a lone write is yielded after one quiet step: 10 to 20 ms
 ALL_AGENTS = "*"
 
 OWN_CACHES = {(cache.NAME,), (cache.SKILLS,)}
-_TOP = {"conversations": "conversations", "events.jsonl": "events", "skills": "skills", "self": "self", "agent.toml": "meta"}
+_TOP = {  # an agent's top-level names on disk -> their area
+    "conversations": Area.CONVERSATIONS,
+    "events.jsonl": Area.EVENTS,
+    "skills": Area.SKILLS,
+    "self": Area.SELF,
+    "agent.toml": Area.META,
+}
 
 
-def classify(root: Path, path: Path) -> tuple[str, str] | None:
+def classify(root: Path, path: Path) -> tuple[str, Area] | None:
     """``(agent_id, area)`` for a path under ``root``; ``None`` for what the app ignores."""
     try:
         parts = path.relative_to(root).parts
     except ValueError:
         return None
     if parts == ("orkas.toml",):
-        return ALL_AGENTS, "settings"
+        return ALL_AGENTS, Area.SETTINGS
     if parts[:1] == (".orkas",):
-        return (ALL_AGENTS, "cycle") if parts[-1] == "state.json" else None
+        return (ALL_AGENTS, Area.CYCLE) if parts[-1] == "state.json" else None
     if len(parts) < 2 or parts[0] != "agents":
         return None
     if len(parts) == 2:
-        return parts[1], "agent"
+        return parts[1], Area.AGENT
     name = parts[-1]
     if (name.startswith(".") and name.endswith(".tmp")) or name == ".orkas-write.lock":
         return None
@@ -42,14 +49,14 @@ def classify(root: Path, path: Path) -> tuple[str, str] | None:
     if head == ".orkas":
         if parts[3:] in OWN_CACHES:  # written by the app's own scans and by status: nothing to show
             return None
-        return parts[1], "state" if parts[-1] == "state.json" else "private"
+        return parts[1], Area.STATE if parts[-1] == "state.json" else Area.PRIVATE
     area = _TOP.get(head)
     return (parts[1], area) if area else None
 
 
-def group_changes(root: Path, paths: Iterable[Path]) -> dict[str, set[str]]:
+def group_changes(root: Path, paths: Iterable[Path]) -> dict[str, set[Area]]:
     """Agent id -> the set of areas that changed in one batch."""
-    touched: dict[str, set[str]] = {}
+    touched: dict[str, set[Area]] = {}
     for path in paths:
         hit = classify(root, path)
         if hit is not None:
@@ -57,7 +64,7 @@ def group_changes(root: Path, paths: Iterable[Path]) -> dict[str, set[str]]:
     return touched
 
 
-async def watch_workspace(root: Path, stop_event=None) -> AsyncIterator[dict[str, set[str]]]:
+async def watch_workspace(root: Path, stop_event=None) -> AsyncIterator[dict[str, set[Area]]]:
     """Yield grouped changes under ``root`` as they happen, debounced to ``DEBOUNCE_MS``."""
     async for changes in awatch(root, debounce=DEBOUNCE_MS, step=STEP_MS, stop_event=stop_event, watch_filter=_keep):
         grouped = group_changes(root, (Path(p) for _, p in changes))

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from orkas_tui.core.read.settings import Settings
-from orkas_tui.core.read.workspace import AgentPaths
+from orkas_tui.core.read.workspace import AgentPaths, Area
 from orkas_tui.core.store.skills import SkillStore
 
 
@@ -85,7 +85,7 @@ def test_one_survey_says_what_each_listing_says(tmp_path: Path) -> None:
     (paths.skills / "leak.md").symlink_to(outside / "x.md")
     (paths.self_dir / "profile.md").write_text("me")
     survey = paths.survey()
-    assert survey.readable["conversations"] == [p.name for p in paths.conversation_files()]
-    assert [n[:-3] for n in survey.readable["skills"] if n != "Bad Slug.md"] == SkillStore(paths, Settings()).slugs()
-    assert survey.readable["self"] == ["profile.md"]
+    assert survey.readable[Area.CONVERSATIONS] == [p.name for p in paths.conversation_files()]
+    assert [n[:-3] for n in survey.readable[Area.SKILLS] if n != "Bad Slug.md"] == SkillStore(paths, Settings()).slugs()
+    assert survey.readable[Area.SELF] == ["profile.md"]
     assert survey.skipped == paths.skipped_files() == [f"{paths.skills / 'leak.md'}: links outside the workspace; not read"]

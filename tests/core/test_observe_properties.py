@@ -134,13 +134,13 @@ def _scanned(conversations: dict[str, list[bytes]]) -> dict:
             for chunk in chunks:
                 write_lines(path, [chunk])
                 scan.refresh()
-        history = scan.history()
+        fields = scan.status_fields()
         return {
-            "rows": {(row.conversation, row.turn): row for row in history.pop("turns")},
-            "history": history,
+            "rows": {(row.conversation, row.turn): row for row in fields.pop("turns")},
+            "fields": fields,
             "skills": scan.skill_use(),
             "observed": skill_metrics(scan.turns()),
-            "facts": scan.facts(None),
+            "activity": scan.activity(None),
         }
 
 
@@ -161,7 +161,7 @@ def test_a_transient_error_changes_no_score_and_no_metric(drawn, inserted) -> No
     assert skill_metrics(loud) == skill_metrics(quiet)
     scanned, noisy_scanned = _scanned({"c": [_lines(events)]}), _scanned({"c": [_lines(noisy)]})
     assert noisy_scanned["skills"] == scanned["skills"]
-    assert noisy_scanned["history"]["triggering_turns"] == scanned["history"]["triggering_turns"]
+    assert noisy_scanned["fields"]["triggering_turns"] == scanned["fields"]["triggering_turns"]
     assert [r.score for r in noisy_scanned["rows"].values()] == [r.score for r in scanned["rows"].values()]
 
 
@@ -172,7 +172,7 @@ JUNK = st.sampled_from([b"junk", b"[]", b'{"type": 1}', b"", b'{"type": "user", 
 @given(conversation(), st.lists(st.tuples(st.integers(0, 200), JUNK), max_size=3), st.lists(st.integers(0, 10**6)))
 def test_a_file_read_in_any_chunks_is_summarised_as_read_whole(drawn, junk, cuts) -> None:
     """Appended a few bytes at a time (cut anywhere, mid-line too) and refreshed after each
-    append, a conversation gives the rows, counts, skill metrics and queue facts of one read."""
+    append, a conversation gives the rows, counts, skill metrics and queue activity of one read."""
     _plan, events = drawn
     lines = [orjson.dumps(event) for event in events]
     for at, line in junk:

@@ -62,7 +62,7 @@ def test_importing_the_status_command_leaves_the_heavy_modules_out() -> None:
 
 
 def test_the_file_helpers_load_tempfile_only_to_write() -> None:
-    assert loaded("import orkas_tui.core.read.files", ("tempfile", "shutil")) == []
+    assert loaded("import orkas_tui.core.disk.confine, orkas_tui.core.disk.write", ("tempfile", "shutil")) == []
 
 
 def test_a_warm_status_run_leaves_them_out_too(demo_ws: Path, capsys) -> None:

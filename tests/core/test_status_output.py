@@ -57,9 +57,9 @@ def reference(ws: Path) -> str:
         skills, problems = SkillStore(scan.paths, scan.settings).load_all()
         table = skill_metrics(scan.turns())
         rows = [SkillRow(s, table.get(s.slug, SkillMetrics())).to_json() for s in skills]
-        history = {**scan.history(), "turns": [to_builtins(summarize(t.record, t.score)) for t in scan.scored_turns()]}
+        fields = {**scan.status_fields(), "turns": [to_builtins(summarize(t.record, t.score)) for t in scan.scored_turns()]}
         doc = compose_status(
-            scan.paths, SelfNotes(scan.paths, scan.settings), history, rows, problems, last_reflection(scan.paths)
+            scan.paths, SelfNotes(scan.paths, scan.settings), fields, rows, problems, last_reflection(scan.paths)
         )
         agents.append({**doc, "queue": plan.decision(scan.id).to_json()})
     doc = {

@@ -9,7 +9,7 @@ import frontmatter
 import orjson
 import pytest
 
-from orkas_tui.core.read.files import ConflictError
+from orkas_tui.core.disk.write import ConflictError
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.workspace import AgentPaths
 from orkas_tui.core.store.notes import NoteError, SelfNotes, prompt_block

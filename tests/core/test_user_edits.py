@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 
 from orkas_tui import cli
-from orkas_tui.core.read.files import current_version
+from orkas_tui.core.disk.confine import current_version
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.workspace import AgentPaths
 from orkas_tui.core.store.history import list_changes

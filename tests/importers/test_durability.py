@@ -13,7 +13,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from orkas_tui.core.read import files
+from orkas_tui.core.disk.write import GROUP_SYNC, atomic_write_all
 from orkas_tui.core.read.timefmt import format_ts, parse_ts
 from orkas_tui.core.read.workspace import AgentPaths
 from orkas_tui.importers import run
@@ -156,7 +156,7 @@ def test_many_sessions_are_synced_as_a_group(tmp_path, monkeypatch) -> None:
     (only the imports folder after its renames); the conversations are those of a plain import."""
     if not hasattr(__import__("ctypes").CDLL(None), "syncfs"):
         pytest.skip("no syncfs on this system: every file is fsynced")
-    count = files.GROUP_SYNC + 2
+    count = GROUP_SYNC + 2
     workspace, agent = fresh(tmp_path / "ws")
     synced: list[str] = []
     fsync = os.fsync
@@ -169,9 +169,7 @@ def test_many_sessions_are_synced_as_a_group(tmp_path, monkeypatch) -> None:
 # --- a kill at any write: the next import completes it or rolls it back ---
 
 
-@pytest.mark.parametrize(
-    ("count", "batch"), [(3, run.BATCH_FILES), (files.GROUP_SYNC + 1, files.GROUP_SYNC)], ids=["fsync-each", "groups"]
-)
+@pytest.mark.parametrize(("count", "batch"), [(3, run.BATCH_FILES), (GROUP_SYNC + 1, GROUP_SYNC)], ids=["fsync-each", "groups"])
 def test_an_import_killed_after_any_write_is_completed_by_the_next(tmp_path, monkeypatch, count, batch) -> None:
     """Killed after each of its writes and renames (appends, temporary states, renames), an import
     that grows every conversation is followed by a plain one: the conversations are byte for byte
@@ -223,8 +221,8 @@ def test_two_importers_taking_sessions_in_opposite_orders_both_finish(tmp_path) 
 
 def test_a_group_write_reports_the_item_that_fails_and_writes_the_others(tmp_path) -> None:
     (tmp_path / "blocked").write_text("a file where a folder should be\n")
-    items = [(tmp_path / "ok" / f"{n}.json", f"{n}\n".encode()) for n in range(files.GROUP_SYNC)]
-    failed = files.atomic_write_all([*items[:3], (tmp_path / "blocked" / "x.json", b"x\n"), *items[3:]])
+    items = [(tmp_path / "ok" / f"{n}.json", f"{n}\n".encode()) for n in range(GROUP_SYNC)]
+    failed = atomic_write_all([*items[:3], (tmp_path / "blocked" / "x.json", b"x\n"), *items[3:]])
     assert [path for path, _ in failed] == [tmp_path / "blocked" / "x.json"]
     assert all(path.read_bytes() == data for path, data in items)
     assert sorted(p.name for p in (tmp_path / "ok").iterdir()) == sorted(path.name for path, _ in items)  # no temporary file left

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from orkas_tui.cli import main
-from orkas_tui.core.read.files import ConflictError
+from orkas_tui.core.disk.write import ConflictError
 from orkas_tui.core.read.workspace import AgentPaths
 from orkas_tui.core.store.journal import apply_lock
 from orkas_tui.importers.hook_log import read_log
@@ -514,7 +514,7 @@ def test_the_launchd_agent_names_the_daemon_and_its_log(home: Path) -> None:
 
 
 def test_a_hook_while_another_import_holds_the_session_defers_it(home: Path, samples: Path) -> None:
-    from orkas_tui.core.read.files import file_lock
+    from orkas_tui.core.disk.write import file_lock
 
     session = place(samples, home, SHORT)
     paths = AgentPaths(agent_dir(home))

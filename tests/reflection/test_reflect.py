@@ -11,7 +11,7 @@ from datetime import timedelta
 import orjson
 import pytest
 
-from orkas_tui.core.read.files import file_lock
+from orkas_tui.core.disk.write import file_lock
 from orkas_tui.core.read.timefmt import format_ts
 from orkas_tui.core.read.workspace import read_state
 from orkas_tui.core.reflect.queue import workspace_queue

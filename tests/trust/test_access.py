@@ -20,7 +20,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from orkas_tui.core.read.files import OutsideWorkspace
+from orkas_tui.core.disk.confine import OutsideWorkspace
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.timefmt import UTC
 from orkas_tui.core.read.workspace import AgentPaths

@@ -15,7 +15,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from orkas_tui.core.read.files import OutsideWorkspace, append_jsonl, atomic_write, file_lock, read_versioned, remove_file
+from orkas_tui.core.disk.confine import OutsideWorkspace, read_versioned
+from orkas_tui.core.disk.write import append_jsonl, atomic_write, file_lock, remove_file
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.timefmt import UTC
 from orkas_tui.core.read.workspace import AgentPaths, Workspace
@@ -131,7 +132,7 @@ def test_a_history_target_that_climbs_out_is_refused(world) -> None:
 
 
 def test_the_primitives_refuse_every_path_that_resolves_outside(tmp_path: Path) -> None:
-    """core.files itself: whatever a caller passes, nothing under a workspace reaches outside it."""
+    """core/disk itself: whatever a caller passes, nothing under a workspace reaches outside it."""
     root, outside = tmp_path / "ws", tmp_path / "outside"
     (root / "agents" / "a1").mkdir(parents=True)
     outside.mkdir()

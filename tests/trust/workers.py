@@ -12,7 +12,7 @@ import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from orkas_tui.core.read.files import ConflictError, atomic_write
+from orkas_tui.core.disk.write import ConflictError, atomic_write
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.timefmt import UTC
 from orkas_tui.core.read.workspace import AgentPaths, write_state

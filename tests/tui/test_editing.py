@@ -6,6 +6,7 @@ from pathlib import Path
 
 from textual.widgets import Input, TextArea
 
+from orkas_tui.core.read.workspace import Area
 from orkas_tui.core.store.skills import parse_skill
 from orkas_tui.tui.screens.confirm import Choose
 from orkas_tui.tui.screens.skill_editor import SkillEditor
@@ -119,7 +120,7 @@ async def test_an_external_edit_is_announced_and_never_overwritten_silently(app_
         path = demo_ws / "agents" / "coder" / "skills" / f"{slug}.md"
         external = path.read_text().replace("---\n\n", "---\n\nEdited by hand in vim.\n", 1)
         path.write_text(external)
-        app.reload_agent("coder", "skills")  # what the watcher does when the file changes
+        app.reload_agent("coder", Area.SKILLS)  # what the watcher does when the file changes
         await settle(pilot)
         assert editor.changed_on_disk
         assert any("changed on disk" in n.message for n in app._notifications)
@@ -160,7 +161,7 @@ async def test_a_note_changed_on_disk_under_unsaved_edits_is_announced_and_kept(
         editor = app.query_one(SelfPane).editor("profile")
         editor.area.load_text("my unsaved words")
         profile.write_text("written by hand in another editor")
-        app.reload_agent("coder", "self")
+        app.reload_agent("coder", Area.SELF)
         await settle(pilot)
         assert editor.changed_on_disk and editor.area.text == "my unsaved words"
         assert any("changed on disk" in n.message for n in app._notifications)

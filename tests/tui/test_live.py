@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from orkas_tui.core.read.workspace import Area
 from orkas_tui.core.reflect.queue import workspace_queue
 from orkas_tui.core.runtime import AgentRuntime
 from orkas_tui.tui.watch import classify, group_changes
@@ -69,9 +70,9 @@ def test_changes_are_grouped_by_agent_and_area(tmp_path: Path) -> None:
         root / "agents" / "coder" / ".orkas" / "summary-cache.jsonl",  # the app's own scans and status write it
         root / "elsewhere.txt",
     ]
-    assert group_changes(root, paths) == {"coder": {"conversations", "skills"}, "ops": {"self", "state"}}
-    assert classify(root, root / "orkas.toml") == ("*", "settings")
-    assert classify(root, root / "agents" / "new-agent") == ("new-agent", "agent")
+    assert group_changes(root, paths) == {"coder": {Area.CONVERSATIONS, Area.SKILLS}, "ops": {Area.SELF, Area.STATE}}
+    assert classify(root, root / "orkas.toml") == ("*", Area.SETTINGS)
+    assert classify(root, root / "agents" / "new-agent") == ("new-agent", Area.AGENT)
 
 
 async def test_rows_beyond_the_first_screenful_follow_in_chunks(app_factory, monkeypatch) -> None:
@@ -96,7 +97,7 @@ async def test_the_queue_after_an_append_matches_a_full_plan(app_factory, demo_w
         conv.start_turn()
         conv.user("No, that's wrong, file it under invoices")
         conv.end_turn("ok")
-        app.reload_agent("archivist", "conversations")
+        app.reload_agent("archivist", Area.CONVERSATIONS)
         await settle(pilot)
         assert app.plan == workspace_queue(app.workspace, NOW)  # only archivist was weighed again
         assert app.plan.decision("archivist").pending_changes
@@ -114,7 +115,7 @@ async def test_a_turn_that_ends_is_updated_in_place_and_the_skill_rates_follow(a
         conv = runtime.conversation("in-place")
         conv.start_turn(skills_indexed=[slug])
         conv.user("That's wrong, try again on staging")
-        app.reload_agent("ops", "conversations")
+        app.reload_agent("ops", Area.CONVERSATIONS)
         await settle(pilot)
         key = "in-place#0"
         assert "running" in str(pane.table.get_row(key))
@@ -123,7 +124,7 @@ async def test_a_turn_that_ends_is_updated_in_place_and_the_skill_rates_follow(a
         for _ in range(6):
             conv.tool_result(conv.tool_call("kubectl", {"cmd": "get pods"}), ok=True, output="3 pods")
         conv.end_turn("error", error="exit 1: cluster unreachable")
-        app.reload_agent("ops", "conversations")
+        app.reload_agent("ops", Area.CONVERSATIONS)
         await settle(pilot)
         row = str(pane.table.get_row(key))
         assert "running" not in row and "▲" in row  # the same row, its cells redone
@@ -138,28 +139,28 @@ async def test_a_turn_that_ends_is_updated_in_place_and_the_skill_rates_follow(a
         rates_as_if_counted_again()
         conv.start_turn(skills_indexed=[slug])  # the same conversation grows again: its old counts are replaced
         conv.end_turn("ok")
-        app.reload_agent("ops", "conversations")
+        app.reload_agent("ops", Area.CONVERSATIONS)
         await settle(pilot)
         rates_as_if_counted_again()
 
 
 def test_skill_rates_follow_a_conversation_emptied_or_removed(demo_ws: Path) -> None:
-    from orkas_tui.core.read.workspace import Workspace
-    from orkas_tui.tui.data import AREAS, AgentData
+    from orkas_tui.core.read.workspace import AGENT_AREAS, Workspace
+    from orkas_tui.tui.data import AgentData
 
     workspace = Workspace.open(demo_ws)
     paths = workspace.agent("archivist")
     data = AgentData(paths, workspace)
-    data.load(AREAS)
+    data.load(AGENT_AREAS)
     first, second = sorted(paths.conversations.glob("*.jsonl"))[:2]
 
     def rates(view) -> list:
         return [(row.skill.slug, row.metrics) for row in view.skills]
 
     first.write_bytes(b"")  # read again from its start, with no turn left
-    assert rates(data.load(frozenset({"conversations"}))) == rates(AgentData(paths, workspace).load(AREAS))
+    assert rates(data.load(frozenset({Area.CONVERSATIONS}))) == rates(AgentData(paths, workspace).load(AGENT_AREAS))
     second.unlink()
-    assert rates(data.load(frozenset({"conversations"}))) == rates(AgentData(paths, workspace).load(AREAS))
+    assert rates(data.load(frozenset({Area.CONVERSATIONS}))) == rates(AgentData(paths, workspace).load(AGENT_AREAS))
 
 
 async def test_a_hook_log_line_appears_in_the_events_tab_without_a_keypress(app_factory, demo_ws: Path) -> None:

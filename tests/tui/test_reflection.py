@@ -6,8 +6,8 @@ import json
 import re
 from pathlib import Path
 
-from orkas_tui.core.read.workspace import Workspace
-from orkas_tui.core.store.changes import approve
+from orkas_tui.core.read.workspace import Area, Workspace
+from orkas_tui.core.store.changes import approve, revert_change
 from orkas_tui.core.store.proposals import create_proposal, list_proposals
 from orkas_tui.core.store.skills import SkillStore
 from orkas_tui.demo.proposal import add_demo_proposal
@@ -15,6 +15,7 @@ from orkas_tui.tui.screens.confirm import Choose
 from orkas_tui.tui.screens.skill_editor import SkillEditor
 from orkas_tui.tui.screens.skill_history import SkillHistory
 from orkas_tui.tui.screens.text_view import TextView
+from orkas_tui.tui.widgets.keyed_table import KeyedTable
 from orkas_tui.tui.widgets.proposals import ProposalsPane
 from tests.conftest import NOW
 from tests.modelserver import ModelServer, reply
@@ -110,13 +111,47 @@ async def test_an_approved_patch_is_reverted_from_the_skill_history(app_factory,
         editor = app.screen
         await pilot.press("f2")
         await wait_until(pilot, lambda: isinstance(app.screen, SkillHistory))
+        history = app.screen
+        change_id = history.query_one(KeyedTable).current_key()
         await pilot.press("v")
         await wait_until(pilot, lambda: isinstance(app.screen, Choose))
         await pilot.click("#answer-revert")
         await wait_until(pilot, lambda: path.read_text() == original)
+        # the app ran the revert and read the agent again: the history, the agent's view and the editor follow
+        await wait_until(pilot, lambda: _state(history, change_id).startswith("reverted"))
+        view = app.views["coder"]
+        assert [c.id for c in view.changes if c.reverted_at] == [change_id]
+        assert next(row.skill for row in view.skills if row.skill.slug == slug).body in original
+        assert app.screen is history and editor.skill.body in original
         await pilot.press("escape")
-        await wait_until(pilot, lambda: app.screen is editor and editor.skill.body in original)
+        await wait_until(pilot, lambda: app.screen is editor)
     assert '"type":"change_reverted"' in workspace.agent("coder").events.read_text()
+
+
+def _state(history: SkillHistory, change_id: str) -> str:
+    """The State column of a change's row, as shown."""
+    table = history.query_one(KeyedTable)
+    return table.get_cell(change_id, "state").plain
+
+
+async def test_a_revert_made_elsewhere_shows_in_an_open_skill_history(app_factory, demo_ws: Path) -> None:
+    proposal = add_demo_proposal(demo_ws, NOW)
+    workspace = Workspace.open(demo_ws)
+    slug = proposal.operations[0].op["skill"]
+    change = approve(workspace, proposal.id, NOW, 0)[1].applied[0]
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.open_skill("coder", slug)
+        await wait_until(pilot, lambda: isinstance(app.screen, SkillEditor))
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: isinstance(app.screen, SkillHistory))
+        history = app.screen
+        assert _state(history, change.id) == "applied"
+        revert_change(workspace, change.id, NOW)  # as `orkas-tui revert` in another terminal
+        app.reload_agent("coder", Area.SKILLS, Area.PRIVATE, Area.EVENTS)  # what the watcher does
+        await wait_until(pilot, lambda: _state(history, change.id).startswith("reverted"))
+        assert history.changes[change.id].reverted_at
 
 
 async def test_a_reflection_in_progress_can_be_cancelled(app_factory, demo_ws: Path) -> None:

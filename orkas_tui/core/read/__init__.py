@@ -1,1 +1,1 @@
-"""Read: files confined to the workspace, tailing by offset, time parsing, the layout and its settings."""
+"""Read: what the workspace says: tailing by offset, events, time parsing, the layout and its settings."""

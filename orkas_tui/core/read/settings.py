@@ -29,8 +29,8 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 import msgspec
 from msgspec import Meta
 
+from orkas_tui.core.disk.confine import open_regular
 from orkas_tui.core.errors import OrkasError
-from orkas_tui.core.read.files import open_regular
 
 MAX_DURATION_S = 100 * 365 * 86400  # adding it to any time never overflows the calendar
 AGENT_ID = re.compile(r"^[a-z0-9_-]{1,64}$")  # an agent's folder name; here so [agents.<id>] is checked with it

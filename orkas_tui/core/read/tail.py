@@ -20,7 +20,7 @@ from pathlib import Path
 
 import orjson
 
-from orkas_tui.core.read.files import open_regular
+from orkas_tui.core.disk.confine import open_regular
 from orkas_tui.core.read.settings import Settings
 
 CHUNK = 4 * 1024 * 1024

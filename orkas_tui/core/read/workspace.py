@@ -7,13 +7,15 @@ import os
 import stat
 import tomllib
 from dataclasses import dataclass
+from enum import StrEnum
 from functools import cached_property
 from pathlib import Path
 
 import orjson
 
+from orkas_tui.core.disk.confine import OutsideWorkspace, confined, open_regular, read_json_object, register_root
+from orkas_tui.core.disk.write import atomic_write
 from orkas_tui.core.errors import OrkasError
-from orkas_tui.core.read.files import OutsideWorkspace, atomic_write, confined, open_regular, read_json_object, register_root
 from orkas_tui.core.read.settings import AGENT_ID, Settings, read_settings
 
 SLUG = AGENT_ID
@@ -33,12 +35,34 @@ def resolve_root(explicit: str | os.PathLike | None = None) -> Path:
     return Path.home() / ".orkas"
 
 
+class Area(StrEnum):
+    """A part of the workspace that changes on its own and is re-read on its own: the app's watcher
+    names the areas a change touched, and each view is redone only for the areas it shows. An
+    agent's three folders are named on disk as their areas are."""
+
+    CONVERSATIONS = "conversations"
+    EVENTS = "events"  # events.jsonl
+    SKILLS = "skills"
+    SELF = "self"  # the self notes
+    STATE = "state"  # .orkas/state.json: the last reflection
+    META = "meta"  # agent.toml
+    PRIVATE = "private"  # the rest of .orkas: proposals, history, the hook log
+    AGENT = "agent"  # the agent's folder itself appeared or went: all of it
+    SETTINGS = "settings"  # orkas.toml, for every agent
+    CYCLE = "cycle"  # the workspace's .orkas/state.json: the last cycle
+
+
+AGENT_AREAS = frozenset(
+    {Area.CONVERSATIONS, Area.EVENTS, Area.SKILLS, Area.SELF, Area.STATE, Area.META, Area.PRIVATE}
+)  # all of one agent, as read the first time
+
+
 @dataclass(frozen=True)
 class AgentPaths:
     root: Path
 
     def __post_init__(self) -> None:
-        register_root(self.workspace_root)  # every read and write below is confined to it (core.files)
+        register_root(self.workspace_root)  # every read and write below is confined to it (core/disk)
 
     @property
     def id(self) -> str:
@@ -46,7 +70,7 @@ class AgentPaths:
 
     @property
     def conversations(self) -> Path:
-        return self.root / "conversations"
+        return self.root / Area.CONVERSATIONS
 
     @property
     def events(self) -> Path:
@@ -54,11 +78,11 @@ class AgentPaths:
 
     @property
     def skills(self) -> Path:
-        return self.root / "skills"
+        return self.root / Area.SKILLS
 
     @property
     def self_dir(self) -> Path:
-        return self.root / "self"
+        return self.root / Area.SELF
 
     @property
     def private(self) -> Path:
@@ -82,7 +106,7 @@ class AgentPaths:
 
     def contains(self, path: Path) -> bool:
         """True when ``path``'s real location (links and ``..`` resolved) is inside the workspace
-        (:func:`~orkas_tui.core.read.files.confined`, the check every read and write makes)."""
+        (:func:`~orkas_tui.core.disk.confine.confined`, the check every read and write makes)."""
         try:
             confined(path)
         except OutsideWorkspace:
@@ -93,7 +117,7 @@ class AgentPaths:
         """One line for each of the agent's own folders (and ``events.jsonl``) that must not be used:
         linked out of the workspace, a link loop, not a folder (not a regular file), or an
         ``events.jsonl`` that cannot be read and appended to. Nothing is read from or written
-        through them (:mod:`orkas_tui.core.read.files` refuses it), and no change is made meanwhile."""
+        through them (:mod:`orkas_tui.core.disk.confine` refuses it), and no change is made meanwhile."""
         return self._lines(self._unsafe())
 
     def _lines(self, unsafe: dict[Path, str]) -> list[str]:
@@ -183,11 +207,12 @@ class AgentPaths:
     def survey(self) -> Survey:
         """The conversation, skill and note folders listed once: what is read and why the rest is not
         (first the agent's folders that are not used at all, :meth:`unsafe_paths`)."""
-        readable: dict[str, list[str]] = {}
+        readable: dict[Area, list[str]] = {}
         refused = self._unsafe()
         problems = self._lines(refused)
-        for folder, suffix in ((self.conversations, ".jsonl"), (self.skills, ".md"), (self.self_dir, ".md")):
-            names = readable[folder.name] = []
+        for area, suffix in ((Area.CONVERSATIONS, ".jsonl"), (Area.SKILLS, ".md"), (Area.SELF, ".md")):
+            folder = self.root / area
+            names = readable[area] = []
             if folder in refused or self.root in refused:
                 continue
             try:
@@ -233,9 +258,9 @@ def _unsafe(path: Path, test, kind: str) -> str | None:
 
 @dataclass(frozen=True)
 class Survey:
-    """Readable file names by folder (``conversations``, ``skills``, ``self``) and one line per file skipped."""
+    """Readable file names by folder (its :class:`Area`) and one line per file skipped."""
 
-    readable: dict[str, list[str]]
+    readable: dict[Area, list[str]]
     skipped: list[str]
 
 

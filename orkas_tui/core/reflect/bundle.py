@@ -26,8 +26,8 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 
+from orkas_tui.core.disk.confine import open_regular
 from orkas_tui.core.observe.transient import TransientRule
-from orkas_tui.core.read.files import open_regular
 from orkas_tui.core.read.tail import JsonlTail
 from orkas_tui.core.read.timefmt import format_ts, parse_ts
 from orkas_tui.core.reflect.describe import describe, fields_text

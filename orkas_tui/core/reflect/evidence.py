@@ -17,11 +17,11 @@ from typing import BinaryIO
 
 import orjson
 
+from orkas_tui.core.disk.confine import open_regular
 from orkas_tui.core.observe.corrections import CorrectionMatcher
 from orkas_tui.core.observe.signals import Score
 from orkas_tui.core.observe.transient import TransientRule
 from orkas_tui.core.observe.turns import TurnRecord, end_failure, tool_failure
-from orkas_tui.core.read.files import open_regular
 from orkas_tui.core.read.tail import parse_line
 from orkas_tui.core.read.timefmt import parse_ts
 from orkas_tui.core.summary.scan import AgentScan

@@ -1,7 +1,7 @@
 """The reflection schedule: which agents a cycle reflects on, and why the others wait.
 
 :func:`plan_for` is the one planner: a pure function of each agent's standing (its
-last reflection and history), the moment ``now`` and the time of the last cycle. It
+last reflection and its activity since), the moment ``now`` and the time of the last cycle. It
 reads each agent's back-off state but writes nothing, so the CLI, the daemon and the
 TUI all show the same decision. Every agent left out gets exactly one reason, the first that applies in
 the spec's order: ``no changes``, ``cooling down (until ...)``, ``no trigger``,
@@ -17,18 +17,19 @@ from pathlib import Path
 
 import orjson
 
-from orkas_tui.core.read.files import atomic_write, read_json_object
+from orkas_tui.core.disk.confine import read_json_object
+from orkas_tui.core.disk.write import atomic_write
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.timefmt import format_ts, later, parse_ts
 from orkas_tui.core.read.workspace import AgentPaths, Workspace, read_state
-from orkas_tui.core.summary.report import QueueFacts, last_reflection
+from orkas_tui.core.summary.report import Activity, last_reflection
 from orkas_tui.core.summary.scan import AgentScan, refreshed
 
 NO_CHANGES = "no changes"
 NO_TRIGGER = "no trigger"
 OVER_CAP = "over the per-cycle cap"
-# an agent's paths, the time of its last reflection and its history weighed since then
-Standing = tuple[AgentPaths, datetime | None, QueueFacts]
+# an agent's paths, the time of its last reflection and its activity since then
+Standing = tuple[AgentPaths, datetime | None, Activity]
 
 
 def cooling_reason(until: datetime) -> str:
@@ -121,7 +122,7 @@ def _ts(moment: datetime | None) -> str | None:
 
 
 @dataclass(frozen=True)
-class AgentFacts:
+class Candidate:
     """One agent's standing for the next cycle, as :func:`plan_for` weighs it."""
 
     id: str
@@ -134,17 +135,19 @@ class AgentFacts:
     backoff: Backoff | None = None
 
 
-def _agent_facts(
-    agent_id: str, last: datetime | None, history: QueueFacts, now: datetime, settings: Settings, backoff: Backoff | None
-) -> AgentFacts:
+def _candidate(
+    agent_id: str, last: datetime | None, activity: Activity, now: datetime, settings: Settings, backoff: Backoff | None
+) -> Candidate:
     schedule = settings.schedule
     if last is None:
-        first = parse_ts(history.first_turn)
+        first = parse_ts(activity.first_turn)
         forced = first is not None and now - first >= schedule.force_after
     else:
         forced = now - last >= schedule.force_after
     cooldown_until = later(last, schedule.cooldown) if last is not None else None
-    return AgentFacts(agent_id, last, history.pending, history.trigger_score, history.triggered, forced, cooldown_until, backoff)
+    return Candidate(
+        agent_id, last, activity.pending, activity.trigger_score, activity.triggered, forced, cooldown_until, backoff
+    )
 
 
 def next_cycle_at(last_cycle_at: datetime | None, now: datetime, interval: timedelta) -> datetime:
@@ -155,9 +158,9 @@ def next_cycle_at(last_cycle_at: datetime | None, now: datetime, interval: timed
 
 
 def standing(scan: AgentScan) -> Standing:
-    """A refreshed scan's paths, last reflection and history weighed since it: what :func:`plan_for` takes."""
+    """A refreshed scan's paths, last reflection and activity since it: what :func:`plan_for` takes."""
     last = last_reflection(scan.paths)
-    return scan.paths, last, scan.facts(last)
+    return scan.paths, last, scan.activity(last)
 
 
 def plan_queue(scans: Iterable[AgentScan], now: datetime, settings: Settings, last_cycle_at: datetime | None = None) -> QueuePlan:
@@ -167,15 +170,15 @@ def plan_queue(scans: Iterable[AgentScan], now: datetime, settings: Settings, la
 
 def plan_for(agents: Iterable[Standing], now: datetime, settings: Settings, last_cycle_at: datetime | None = None) -> QueuePlan:
     """The next cycle from each agent's standing: the one plan the CLI's ``status`` and ``queue``,
-    the daemon and the app all show (each reads the history its own way, then calls this)."""
+    the daemon and the app all show (each reads the activity its own way, then calls this)."""
     schedule = settings.schedule
-    facts = sorted(
-        (_agent_facts(p.id, last, history, now, settings, failure_backoff(p, settings)) for p, last, history in agents),
+    candidates = sorted(
+        (_candidate(p.id, last, activity, now, settings, failure_backoff(p, settings)) for p, last, activity in agents),
         key=lambda f: f.id,
     )
-    eligible: list[AgentFacts] = []
+    eligible: list[Candidate] = []
     reasons: dict[str, str] = {}
-    for f in facts:
+    for f in candidates:
         if not f.pending:
             reasons[f.id] = NO_CHANGES
         elif f.cooldown_until is not None and now < f.cooldown_until:
@@ -204,7 +207,7 @@ def plan_for(agents: Iterable[Standing], now: datetime, settings: Settings, last
             last_reflection_at=f.last,
             rank=ranks.get(f.id),
         )
-        for f in facts
+        for f in candidates
     ]
     decisions.sort(key=lambda d: (d.rank is None, d.rank or 0, d.id))
     return QueuePlan(now, last_cycle_at, next_cycle_at(last_cycle_at, now, schedule.cycle_interval), decisions)

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from orkas_tui.core.read.files import atomic_write, file_lock
+from orkas_tui.core.disk.write import atomic_write, file_lock
 from orkas_tui.core.read.timefmt import format_ts
 from orkas_tui.core.read.workspace import AgentPaths, Workspace, read_state, write_state
 from orkas_tui.core.reflect.bundle import Bundle, build_bundle

@@ -25,7 +25,8 @@ from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 
-from orkas_tui.core.read.files import ConflictError, current_version, read_regular, version_of
+from orkas_tui.core.disk.confine import current_version, read_regular, version_of
+from orkas_tui.core.disk.write import ConflictError
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.timefmt import format_ts
 from orkas_tui.core.read.workspace import AgentPaths, Workspace

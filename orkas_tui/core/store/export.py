@@ -24,8 +24,9 @@ from pathlib import Path
 
 import orjson
 
+from orkas_tui.core.disk.confine import read_versioned, version_of
+from orkas_tui.core.disk.write import ConflictError, atomic_write, file_lock
 from orkas_tui.core.errors import OrkasError
-from orkas_tui.core.read.files import ConflictError, atomic_write, file_lock, read_versioned, version_of
 from orkas_tui.core.read.settings import AgentLink, Settings
 from orkas_tui.core.read.timefmt import format_ts, utc_now
 from orkas_tui.core.read.workspace import AgentPaths

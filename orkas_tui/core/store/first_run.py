@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from orkas_tui.core.read.files import atomic_write
+from orkas_tui.core.disk.write import atomic_write
 from orkas_tui.core.read.workspace import resolve_root
 
 SETTINGS_TEMPLATE = """\

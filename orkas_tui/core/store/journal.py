@@ -22,16 +22,9 @@ from typing import NoReturn
 
 import orjson
 
+from orkas_tui.core.disk.confine import current_version, read_versioned, version_of
+from orkas_tui.core.disk.write import ConflictError, atomic_write, file_lock, remove_file
 from orkas_tui.core.errors import OrkasError
-from orkas_tui.core.read.files import (
-    ConflictError,
-    atomic_write,
-    current_version,
-    file_lock,
-    read_versioned,
-    remove_file,
-    version_of,
-)
 from orkas_tui.core.read.timefmt import parse_ts
 from orkas_tui.core.read.workspace import SLUG, AgentPaths
 from orkas_tui.core.store.notes import NOTES
@@ -44,7 +37,7 @@ ACTIONS = (
     "evict_skill",
     "update_self",
     "edit_skill",
-)  # edit_skill: a person's edit (core/user_edits.py)
+)  # edit_skill: a person's edit (core/store/user_edits.py)
 REMOVALS = ("delete_skill", "evict_skill")  # the actions that remove a skill file
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from orkas_tui.core.disk.confine import read_versioned, version_of
+from orkas_tui.core.disk.write import atomic_write
 from orkas_tui.core.errors import OrkasError
-from orkas_tui.core.read.files import atomic_write, read_versioned, version_of
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.workspace import AgentPaths
 from orkas_tui.core.store.skills import Skill

@@ -18,8 +18,8 @@ from datetime import datetime
 
 import orjson
 
+from orkas_tui.core.disk.confine import read_versioned
 from orkas_tui.core.errors import OrkasError
-from orkas_tui.core.read.files import read_versioned
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.workspace import SLUG, AgentPaths
 from orkas_tui.core.store import guard

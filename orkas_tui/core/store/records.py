@@ -19,7 +19,8 @@ from typing import Any, Generic, TypeVar
 import msgspec
 import orjson
 
-from orkas_tui.core.read.files import atomic_write, read_regular
+from orkas_tui.core.disk.confine import read_regular
+from orkas_tui.core.disk.write import atomic_write
 from orkas_tui.core.read.workspace import AgentPaths, Workspace, WorkspaceError
 
 ID = re.compile(r"^([a-z0-9_-]{1,64})\.([pc])([0-9]{1,9})$")

@@ -6,7 +6,7 @@ Three sources of rules, one span list per text:
   regex-based plugin and the keyword plugin's assignment forms. Only their patterns
   are used; their ``verify`` methods, which would call the providers' APIs, never run.
   Public IP addresses are not secrets, so that plugin is left out.
-- **our own patterns** (``bundle.redact_patterns``, defaults in ``config.py``) for what
+- **our own patterns** (``[bundle] redact_patterns``, defaults in ``core/read/settings.py``) for what
   the plugins miss: connection URLs, PEM and PGP blocks cut short, JSON and YAML key
   forms, CLI flags, authorization headers, webhooks and many providers' token shapes.
 - **a high-entropy value next to a key that sounds like a credential**

@@ -19,8 +19,9 @@ from pathlib import Path
 
 import orjson
 
+from orkas_tui.core.disk.confine import read_versioned, version_of
+from orkas_tui.core.disk.write import ConflictError, atomic_write, remove_file
 from orkas_tui.core.errors import OrkasError
-from orkas_tui.core.read.files import ConflictError, atomic_write, read_versioned, remove_file, version_of
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.timefmt import format_ts, parse_ts
 from orkas_tui.core.read.workspace import SLUG, AgentPaths

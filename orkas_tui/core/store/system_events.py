@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from orkas_tui.core.read.files import append_jsonl
+from orkas_tui.core.disk.write import append_jsonl
 from orkas_tui.core.read.timefmt import format_ts
 from orkas_tui.core.read.workspace import AgentPaths
 

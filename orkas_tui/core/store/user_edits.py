@@ -14,7 +14,8 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from orkas_tui.core.read.files import atomic_write, read_versioned
+from orkas_tui.core.disk.confine import read_versioned
+from orkas_tui.core.disk.write import atomic_write
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.workspace import AgentPaths
 from orkas_tui.core.store.export import export_linked

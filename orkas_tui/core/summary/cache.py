@@ -40,9 +40,10 @@ from typing import Annotated, Any
 import msgspec
 import orjson
 
+from orkas_tui.core.disk.confine import open_regular, read_regular
+from orkas_tui.core.disk.write import append_bytes, atomic_write
 from orkas_tui.core.observe import corrections, transient
 from orkas_tui.core.observe.skill_metrics import NO_USE, SkillMetrics
-from orkas_tui.core.read.files import append_bytes, atomic_write, open_regular, read_regular
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.tail import JsonlTail
 from orkas_tui.core.read.timefmt import parse_ts

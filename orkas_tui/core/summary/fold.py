@@ -34,7 +34,7 @@ from orkas_tui.core.observe.turns import ConversationObserver, TurnRecord
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.tail import JsonlTail
 from orkas_tui.core.read.timefmt import parse_ts
-from orkas_tui.core.summary.report import QueueFacts, ScoredTurn
+from orkas_tui.core.summary.report import Activity, ScoredTurn
 from orkas_tui.core.summary.turn import TurnSummary, TurnTrace, counted, record_of, summarize, trace
 
 Uses = dict[str, SkillMetrics]
@@ -82,7 +82,7 @@ def encode_turns(summaries: Sequence[TurnSummary], traces: Sequence[TurnTrace]) 
 @dataclass
 class Packed:
     """A restored conversation's turns still as the cache's bytes (validated when read):
-    counts, the newest turns and the queue's facts need only the columns kept beside them."""
+    counts, the newest turns and the queue's activity need only the columns kept beside them."""
 
     # compact JSON arrays, last turn first (the order status prints a conversation in): the
     # summaries (:func:`encode_turns`) and their traces
@@ -275,8 +275,8 @@ def skill_use(states: Iterable[ConversationState]) -> dict[str, SkillMetrics]:
     return totals
 
 
-def queue_facts(states: Iterable[ConversationState], last: datetime | None) -> QueueFacts:
-    """The queue's facts given the last reflection. Trigger scores are added in listing order,
+def activity_since(states: Iterable[ConversationState], last: datetime | None) -> Activity:
+    """The agent's activity since the last reflection. Trigger scores are added in listing order,
     turn by turn. A turn ended after ``last`` has an event after it, so activity after the last
     reflection is the newest event time alone."""
     first: tuple[datetime, str] | None = None
@@ -293,7 +293,7 @@ def queue_facts(states: Iterable[ConversationState], last: datetime | None) -> Q
             if (ended := parse_ts(ended_at)) is not None and (last is None or ended > last):
                 triggered = True
                 total += score
-    return QueueFacts(first[1] if first else None, pending, round(total, 6), triggered)
+    return Activity(first[1] if first else None, pending, round(total, 6), triggered)
 
 
 def newest_order(states: Iterable[ConversationState]) -> list[tuple[ConversationState, int]]:

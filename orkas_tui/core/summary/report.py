@@ -16,9 +16,9 @@ from orkas_tui.core.store.skills import Skill
 
 
 @dataclass(frozen=True)
-class QueueFacts:
-    """What the queue needs from an agent's turns given its last reflection. ``first_turn`` is
-    the earliest turn's timestamp as written."""
+class Activity:
+    """An agent's turns weighed since its last reflection: what the queue needs of them.
+    ``first_turn`` is the earliest turn's timestamp as written."""
 
     first_turn: str | None
     pending: bool
@@ -76,17 +76,17 @@ def last_reflection(paths: AgentPaths) -> datetime | None:
 def compose_status(
     paths: AgentPaths,
     notes: SelfNotes,
-    history: dict,
+    fields: dict,
     skills: list[dict],
     problems: list[str],
     last: datetime | None,
     skipped: list[str] | None = None,
 ) -> dict:
-    """The ``status --json`` object for one agent: ``history`` (the summary's fields and turns),
+    """The ``status --json`` object for one agent: ``fields`` (:meth:`AgentScan.status_fields`: counts and turns),
     its ``skills`` rows and skill ``problems``, and what is read fresh each time (``skipped``:
     :meth:`AgentPaths.skipped_files` when the caller has just listed them)."""
     meta = read_agent_meta(paths)
-    problems = problems + history["line_problems"]
+    problems = problems + fields["line_problems"]
     if meta.problem:
         problems.append(meta.problem)
     problems += [p for p in (notes.read(note).problem for note in NOTES) if p]
@@ -95,14 +95,14 @@ def compose_status(
         "id": paths.id,
         "name": meta.name,
         "description": meta.description,
-        "malformed_lines": history["malformed_lines"],
-        "orphan_events": history["orphan_events"],
+        "malformed_lines": fields["malformed_lines"],
+        "orphan_events": fields["orphan_events"],
         "last_reflection_at": format_ts(last) if last else None,
-        "triggering_turns": history["triggering_turns"],
-        "turns": history["turns"],
+        "triggering_turns": fields["triggering_turns"],
+        "turns": fields["turns"],
         "skills": skills,
         "problems": problems,
     }
-    if "turn_count" in history:  # only the newest turns asked for (text status)
-        status["turn_count"] = history["turn_count"]
+    if "turn_count" in fields:  # only the newest turns asked for (text status)
+        status["turn_count"] = fields["turn_count"]
     return status

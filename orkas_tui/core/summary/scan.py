@@ -6,7 +6,7 @@ last one and folds the turns they changed; a file that shrank or was replaced is
 again from its start. It starts from the agent's cache (:mod:`orkas_tui.core.summary.cache`),
 so a warm start reads no old history and builds no turn record it is not asked for. The
 CLI refreshes once; the TUI on every change the watcher reports. Every view reads what
-this holds: status (:meth:`history`), the queue (:meth:`facts`), the TUI and the bundle
+this holds: status (:meth:`status_fields`), the queue (:meth:`activity`), the TUI and the bundle
 (:meth:`scored_turns`).
 """
 
@@ -31,14 +31,14 @@ from orkas_tui.core.store.notes import SelfNotes
 from orkas_tui.core.summary.cache import SummaryCache, still_matches
 from orkas_tui.core.summary.fold import (
     ConversationState,
+    activity_since,
     newest,
     newest_first,
     newest_order,
     newest_runs,
-    queue_facts,
     skill_use,
 )
-from orkas_tui.core.summary.report import QueueFacts, ScoredTurn
+from orkas_tui.core.summary.report import Activity, ScoredTurn
 from orkas_tui.core.summary.turn import TurnSummary
 
 
@@ -110,16 +110,16 @@ class AgentScan:
     def skill_use(self) -> dict[str, SkillMetrics]:
         return skill_use(self.conversations.values())
 
-    def facts(self, last: datetime | None) -> QueueFacts:
-        return queue_facts(self.conversations.values(), last)
+    def activity(self, last: datetime | None) -> Activity:
+        return activity_since(self.conversations.values(), last)
 
-    def history(self, recent: int | None = None, in_order: bool = False) -> dict:
+    def status_fields(self, recent: int | None = None, in_order: bool = False) -> dict:
         """The status fields that follow from the conversations, turns and all; with ``recent``,
         only that many newest turns and ``turn_count``, the number of all (what text status shows);
         ``in_order``: the turns as :func:`newest_runs`, none decoded (what ``status --json`` prints from)."""
         states = self.conversations.values()
         turns: list = newest(states, recent) if recent is not None else newest_runs(states) if in_order else self.rows()
-        facts = {
+        fields = {
             "malformed_lines": self.malformed_lines,
             "orphan_events": self.orphan_events,
             "triggering_turns": sum(s.triggering for s in states),
@@ -127,8 +127,8 @@ class AgentScan:
             "line_problems": [p for s in states if (p := s.long_line_problem())],
         }
         if recent is not None:
-            facts["turn_count"] = sum(s.count for s in states)
-        return facts
+            fields["turn_count"] = sum(s.count for s in states)
+        return fields
 
     @property
     def pending_removals(self) -> bool:

@@ -15,7 +15,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Label, Static, TextArea
 
-from orkas_tui.core.read.files import ConflictError, atomic_write, read_versioned
+from orkas_tui.core.disk.confine import read_versioned
+from orkas_tui.core.disk.write import ConflictError, atomic_write
 from orkas_tui.core.read.settings import AgentLink, Settings
 from orkas_tui.core.reflect.llm import model_summary
 from orkas_tui.core.store.export import memory_path

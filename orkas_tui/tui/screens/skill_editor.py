@@ -19,7 +19,7 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Label, Static, TextArea
 
-from orkas_tui.core.read.files import version_of
+from orkas_tui.core.disk.confine import version_of
 from orkas_tui.core.store.history import list_changes
 from orkas_tui.core.store.skills import BrokenSkill, Skill, SkillStore
 from orkas_tui.tui.messages import DeleteSkill, SaveSkill
@@ -173,12 +173,8 @@ class SkillEditor(Screen[None]):
 
     @work(thread=True, group="skill-io")
     def _open_history(self) -> None:
-        changes = [c for c in list_changes(self.store.paths) if c.kind == "skill" and c.target == self.slug]
-        self.app.call_from_thread(self.app.push_screen, SkillHistory(self.slug, changes), self._after_history)
-
-    def _after_history(self, reverted: bool | None) -> None:
-        if reverted:
-            self.app.reload_agent(self.agent, "skills", "private", "events")
+        history = SkillHistory(self.agent, self.slug, list_changes(self.store.paths))
+        self.app.call_from_thread(self.app.push_screen, history)
 
     def action_delete(self) -> None:
         def answer(choice: str | None) -> None:

@@ -3,8 +3,10 @@
 Each change shows its effect (the skill's rates over the turns before and after it, and
 the agent's corrections and real errors per turn, :func:`measure_effects`), measured
 in a worker on the app's own scan once the screen is up, so a change that made things
-worse is seen right beside its revert. Reverting goes through
-:func:`revert_change`, which refuses when the file changed since."""
+worse is seen right beside its revert. Reverting is an intent the app runs
+(:class:`~orkas_tui.tui.messages.RevertChange`: refused when the file changed since); the
+app reads the agent's history again and hands it to :meth:`SkillHistory.show_changes`, as
+it does for a revert made anywhere else."""
 
 from __future__ import annotations
 
@@ -20,11 +22,9 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Static
 
 from orkas_tui.core.reflect.effects import REVERTED, Effect, SkillEffect, measure_effects
-from orkas_tui.core.store.changes import revert_change
-from orkas_tui.core.store.export import ExportResult
-from orkas_tui.core.store.history import Change, HistoryError
+from orkas_tui.core.store.history import Change
 from orkas_tui.core.textfmt import rate
-from orkas_tui.tui.exported import export_notice
+from orkas_tui.tui.messages import RevertChange
 from orkas_tui.tui.screens.confirm import Choose
 from orkas_tui.tui.widgets.keyed_table import Cell, KeyedTable
 
@@ -60,8 +60,8 @@ def change_diff(change: Change) -> Text:
     return out
 
 
-class SkillHistory(ModalScreen[bool]):
-    """Dismissed with True when a change was reverted."""
+class SkillHistory(ModalScreen[None]):
+    """One skill's changes, from an agent's whole history (:meth:`show_changes` keeps them current)."""
 
     app: OrkasApp  # the app it lives in, for the type checker
 
@@ -70,12 +70,20 @@ class SkillHistory(ModalScreen[bool]):
         Binding("escape", "close", "Close", id="history_close"),
     ]
 
-    def __init__(self, slug: str, changes: list[Change]) -> None:
+    def __init__(self, agent: str, slug: str, changes: list[Change]) -> None:
         super().__init__(classes="viewer")
-        self.slug = slug
-        self.changes = {c.id: c for c in changes}
+        self.agent, self.slug = agent, slug
+        self.changes = self._of_skill(changes)
         self.effects: dict[str, Effect] | None = None  # None while being measured
-        self.reverted = False
+
+    def _of_skill(self, changes: list[Change]) -> dict[str, Change]:
+        return {c.id: c for c in changes if c.kind == "skill" and c.target == self.slug}
+
+    def show_changes(self, changes: list[Change]) -> None:
+        """The agent's history as read again (after a revert here or anywhere else): this skill's part shown."""
+        self.changes = self._of_skill(changes)
+        if self.is_mounted:
+            self._fill()
 
     def compose(self) -> ComposeResult:
         yield Static(
@@ -98,9 +106,8 @@ class SkillHistory(ModalScreen[bool]):
     def _measure(self) -> None:
         """On the app's scan of the agent, under the lock its loads hold (no file is read again)."""
         app = self.app
-        agent = next(iter(self.changes.values())).agent
         with app.data.lock:
-            data = app.data.agents.get(agent)
+            data = app.data.agents.get(self.agent)
             effects = measure_effects(data.scan, list(self.changes.values())) if data is not None else {}
         app.call_from_thread(self._measured, effects)
 
@@ -162,7 +169,7 @@ class SkillHistory(ModalScreen[bool]):
 
         def answer(choice: str | None) -> None:
             if choice == "revert":
-                self._revert(key)
+                self.post_message(RevertChange(key))
 
         self.app.push_screen(
             Choose(
@@ -173,26 +180,5 @@ class SkillHistory(ModalScreen[bool]):
             answer,
         )
 
-    @work(thread=True, group="history")
-    def _revert(self, change_id: str) -> None:
-        app = self.app
-        try:
-            change, export = revert_change(app.workspace, change_id, app.now())
-        except (HistoryError, OSError) as exc:
-            app.call_from_thread(self.notify, str(exc), title="Not reverted", severity="error", timeout=10)
-            return
-        app.call_from_thread(self._reverted, change, export)
-
-    def _reverted(self, change: Change, export: ExportResult | None) -> None:
-        self.changes[change.id] = change
-        self.reverted = True
-        self._fill()
-        exported, look = export_notice(export)
-        self.notify(
-            f"{change.id} reverted" + (f"; {exported}" if exported else ""),
-            title="History",
-            severity="warning" if look else "information",
-        )
-
     def action_close(self) -> None:
-        self.dismiss(self.reverted)
+        self.dismiss()
