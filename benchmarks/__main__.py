@@ -242,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
         )
 
     if other is not None:
-        rows += _shape_rows(replace(params, index=other, indexed=args.indexed or INDEXED[other]), interpreter)
+        rows += _shape_rows(replace(params, index=other, indexed=args.indexed or INDEXED[other]), interpreter, not args.no_tui)
 
     if not args.no_claude:
         history = _child_json(["-m", "benchmarks.claude_history", "--sessions", str(args.claude_sessions)])
@@ -282,6 +282,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"target < 1 s: {'met' if paint['paint_s'] < 1 else 'MISSED'}",
             )
         )
+        rows.append(_app_rss_row(paint, f"the app, every agent read ({_shape(params)})"))
         drop_caches()
         paint_cold = _child_json(["-m", "benchmarks.tui", "paint", str(ws)])
         rows.append(
@@ -322,12 +323,18 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _app_rss_row(paint: dict, label: str) -> tuple[str, str, str, str, str]:
+    mb = paint["rss_mb"]
+    return (f"{label}: peak RSS", f"{mb:.0f} MB", "", "", f"target < 300 MB: {'met' if mb < 300 else 'MISSED'}")
+
+
 def _shape(params: Params) -> str:
     return f"{params.indexed} skills indexed {'per conversation' if params.index == 'shared' else 'per turn'}"
 
 
-def _shape_rows(params: Params, interpreter: float) -> list[tuple[str, str, str, str, str]]:
-    """The cold and warm ``status`` figures on a workspace of another index shape, each beside its reference."""
+def _shape_rows(params: Params, interpreter: float, tui: bool) -> list[tuple[str, str, str, str, str]]:
+    """The cold and warm ``status`` figures on a workspace of another index shape, each beside its
+    reference, and with ``tui`` the app's peak RSS once it has read every agent."""
     ws = working_copy(ensure_workspace(params), cache_root() / "run" / "ws-other")
     status = ["-m", "orkas_tui", "status", "--json", "--workspace", str(ws), "--now", NOW]
     text = [arg for arg in status if arg != "--json"]
@@ -380,6 +387,8 @@ def _shape_rows(params: Params, interpreter: float) -> list[tuple[str, str, str,
                 f"target <= 150 MB: {'met' if rss.sum_mb <= 150 else 'MISSED'}",
             )
         )
+    if tui:
+        rows.append(_app_rss_row(_child_json(["-m", "benchmarks.tui", "paint", str(ws)]), f"the app, every agent read ({shape})"))
     shutil.rmtree(ws, ignore_errors=True)
     return rows
 

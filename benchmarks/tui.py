@@ -2,7 +2,7 @@
 
 Prints one JSON object. ``paint``: seconds from ``make_app`` until the Turns tab
 shows rows (a screenful comes first), until every agent, the queue and every turn row
-are in, plus the import time of the app. ``live``: for each appended turn,
+are in, the import time of the app, and the process's peak RSS once every agent is read. ``live``: for each appended turn,
 seconds from the ``write`` until the Turns tab holds its row; ``live-idle``: the same with
 the app's collector doing nothing.
 """
@@ -16,6 +16,7 @@ _T0 = time.perf_counter()
 import asyncio  # noqa: E402
 import os  # noqa: E402
 import random  # noqa: E402
+import resource  # noqa: E402
 import sys  # noqa: E402
 from datetime import timedelta  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -59,7 +60,8 @@ async def paint(root: Path) -> dict:
         await _until(lambda: app.loaded and table.row_count == len(pane.rows), 60)
         complete = time.perf_counter() - start
         rows = table.row_count
-    return {"import_s": IMPORTED, "paint_s": painted[0] - start, "complete_s": complete, "rows": rows}
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kB on Linux
+    return {"import_s": IMPORTED, "paint_s": painted[0] - start, "complete_s": complete, "rows": rows, "rss_mb": peak_mb}
 
 
 class _NoCollector(Collector):

@@ -20,7 +20,7 @@ from typing import BinaryIO
 import msgspec
 import orjson
 
-from orkas_tui.core.summary.fold import ConversationState, Run
+from orkas_tui.core.summary.fold import ConversationState, Run, decode_indexes
 
 INDENT = orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS
 # Rows wrapped so they sit where the document has them: agents at 4, a turn's braces at 8, its keys at 10.
@@ -101,7 +101,7 @@ def _printed(state: ConversationState) -> bytes:
     if packed is None:
         text = msgspec.json.format(msgspec.json.encode({"a": [{"t": state.summaries[::-1]}]}), indent=2)
     else:
-        text = _spliced(msgspec.json.format(WRAP_OPEN + packed.rows + WRAP_CLOSE, indent=2), packed.indexes)
+        text = _spliced(msgspec.json.format(WRAP_OPEN + packed.rows + WRAP_CLOSE, indent=2), decode_indexes(packed.indexes))
     if not (text.startswith(ROWS_OPEN) and text.endswith(ROWS_CLOSE)):
         raise ValueError("a conversation without turns in the order")
     return text

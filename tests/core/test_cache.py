@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import os
+import tempfile
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 
 import orjson
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 from msgspec.structs import replace
 
+from orkas_tui.core.observe.skill_metrics import skill_metrics
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.workspace import AgentPaths
 from orkas_tui.core.summary import cache
@@ -156,24 +161,35 @@ def _resigned(data: bytes, change) -> bytes:
     """A cache whose entries were changed and whose checksums still hold: only validation can catch it."""
     lines = data.splitlines()
     entries = []
-    for line in lines[1:]:
-        head, rows, facts = line.partition(b" ")[2].split(b"\t")
-        entries.append({**orjson.loads(head), "r": orjson.loads(rows), "f": orjson.loads(facts)})
+    for line in lines[1:-1]:
+        head, rows, traces, indexes = line.partition(b" ")[2].split(b"\t")
+        entries.append({**orjson.loads(head), "r": orjson.loads(rows), "f": orjson.loads(traces), "x": orjson.loads(indexes)})
+    entries.append(orjson.loads(lines[-1].partition(b" ")[2]))  # the skill-use counts
     return lines[0] + b"\n" + b"".join(map(_signed, map(change, entries)))
 
 
 def _with_extra_part(data: bytes) -> bytes:
-    """The first entry with a third part after its rows and facts, its checksum made to hold."""
+    """The first entry with a fourth part after its rows, traces and indexes, its checksum made to hold."""
     header, entry, rest = data.split(b"\n", 2)
     body = entry.partition(b" ")[2] + b"\t[]"
     return b"%s\n%08x %s\n%s" % (header, zlib.crc32(body), body, rest)
 
 
 def _signed(entry) -> bytes:
-    if not isinstance(entry, dict):
+    if not isinstance(entry, dict) or "uses" in entry:
         return cache._line(entry)
-    rest = {key: value for key, value in entry.items() if key not in ("r", "f")}
-    return cache._line(rest, (orjson.dumps(entry["r"]), orjson.dumps(entry["f"])))
+    rest = {key: value for key, value in entry.items() if key not in ("r", "f", "x")}
+    return cache._line(rest, (orjson.dumps(entry["r"]), orjson.dumps(entry["f"]), orjson.dumps(entry["x"])))
+
+
+def _uses(change) -> Callable[[dict], object]:
+    """A change to the skill-use counts line only."""
+    return lambda e: change(e) if "uses" in e else e
+
+
+def _turns(change) -> Callable[[dict], object]:
+    """A change to the conversations' entries only."""
+    return lambda e: e if "uses" in e else change(e)
 
 
 @pytest.mark.parametrize(
@@ -184,16 +200,20 @@ def _signed(entry) -> bytes:
         lambda data: data[:-40] + b"X" * 40,
         lambda data: data.partition(b"\n")[2],
         lambda data: data.replace(b'"version":%d' % cache.VERSION, b'"version":999'),
-        lambda data: _resigned(data, lambda e: {**e, "r": [["bad"], *e["r"][1:]]}),
-        lambda data: _resigned(data, lambda e: {**e, "r": [{"turn": "x"}, *e["r"][1:]]}),
-        lambda data: _resigned(data, lambda e: {**e, "f": [[], *e["f"][1:]]}),
-        lambda data: _resigned(data, lambda e: {**e, "agg": [{"a": [1]}, *e["agg"][1:]]}),
-        lambda data: _resigned(data, lambda e: {**e, "at": [*e["at"][:4], -5, *e["at"][5:]]}),
-        lambda data: _resigned(data, lambda e: {**e, "base": 7}),
-        lambda data: _resigned(data, lambda e: {**e, "n": e["n"] + 1}),
-        lambda data: _resigned(data, lambda e: [1, 2, 3]),
-        lambda data: _resigned(data, lambda e: {**e, "r": [{**e["r"][0], "skills_indexed": -1}, *e["r"][1:]]}),
-        lambda data: _resigned(data, lambda e: {**e, "r": [{**e["r"][0], "skills_indexed": len(e["ix"])}, *e["r"][1:]]}),
+        lambda data: _resigned(data, _turns(lambda e: {**e, "r": [["bad"], *e["r"][1:]]})),
+        lambda data: _resigned(data, _turns(lambda e: {**e, "r": [{"turn": "x"}, *e["r"][1:]]})),
+        lambda data: _resigned(data, _turns(lambda e: {**e, "f": [[], *e["f"][1:]]})),
+        lambda data: _resigned(data, _uses(lambda e: {"uses": {**e["uses"], "a": [1]}})),
+        lambda data: _resigned(data, _uses(lambda e: {"uses": {**e["uses"], "a": "many"}})),
+        lambda data: data[: data.rindex(b"\n", 0, -1) + 1],
+        lambda data: _resigned(data, _turns(lambda e: {**e, "at": [*e["at"][:4], -5, *e["at"][5:]]})),
+        lambda data: _resigned(data, _turns(lambda e: {**e, "base": 7})),
+        lambda data: _resigned(data, _turns(lambda e: {**e, "n": e["n"] + 1})),
+        lambda data: _resigned(data, _turns(lambda e: [1, 2, 3])),
+        lambda data: _resigned(data, _turns(lambda e: {**e, "r": [{**e["r"][0], "skills_indexed": -1}, *e["r"][1:]]})),
+        lambda data: _resigned(data, _turns(lambda e: {**e, "r": [{**e["r"][0], "skills_indexed": e["ix"]}, *e["r"][1:]]})),
+        lambda data: _resigned(data, _turns(lambda e: {**e, "ix": e["ix"] + 1})),
+        lambda data: _resigned(data, _turns(lambda e: {**e, "x": [*e["x"], 7]})),
         lambda data: _with_extra_part(data),
     ],
     ids=[
@@ -205,14 +225,18 @@ def _signed(entry) -> bytes:
         "bad-rows",
         "bad-row-keys",
         "bad-facts",
+        "short-uses",
         "bad-uses",
+        "no-uses",
         "bad-offset",
         "bad-base",
         "turns-missing",
         "not-a-map",
         "index-below",
         "index-past",
-        "three-parts",
+        "index-count",
+        "extra-index",
+        "extra-part",
     ],
 )
 def test_a_damaged_cache_is_rebuilt_never_trusted(tmp_path: Path, damage, fed: list) -> None:
@@ -259,8 +283,8 @@ def test_an_append_adds_one_entry_in_proportion_to_its_turns(tmp_path: Path, fed
     scan.refresh()
     assert scan.save_cache()
     after = path.read_bytes()
-    assert after.startswith(before) and after.count(b"\n") == before.count(b"\n") + 1  # one line: the new turn
-    assert after[len(before) :].count(b'"turn":') == 1
+    assert after.startswith(before) and after.count(b"\n") == before.count(b"\n") + 2  # the new turn, the counts
+    assert after[len(before) :].count(b'"turn":') == 1 and after[len(before) :].count(b'{"uses":') == 1
     fed.clear()
     restored = warm(agent)
     assert fed == []
@@ -364,3 +388,57 @@ def test_the_skills_cache_outlives_a_theme_change_but_not_a_skill_setting(tmp_pa
     first = inode()
     assert cache.skill_rows(paths, replace(settings, theme="gruvbox"), names)[0] == rows and inode() == first
     assert cache.skill_rows(paths, replace(settings, max_skills=10), names)[0] == rows and inode() != first
+
+
+# One step of a history's life, drawn: (what, conversation, turn status, skills indexed, skills read, edited).
+STEPS = st.lists(
+    st.tuples(
+        st.sampled_from(["append", "append", "append", "truncate", "remove", "save", "restart", "rescore"]),
+        st.integers(0, 3),
+        st.sampled_from(["ok", "error", "aborted"]),
+        st.lists(st.sampled_from("abcd"), max_size=3),
+        st.lists(st.sampled_from("abce"), max_size=2),
+        st.booleans(),
+    ),
+    min_size=1,
+    max_size=14,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(STEPS)
+@example(
+    [
+        ("append", 0, "ok", ["a"], ["a"], False),
+        ("save", 0, "ok", [], [], False),
+        ("remove", 0, "ok", [], [], False),
+        ("restart", 0, "ok", [], [], False),
+    ]
+)
+def test_the_skill_counts_kept_by_the_cache_are_every_turn_counted_again(steps: list) -> None:
+    """The agent's skill counts are kept and folded, never summed again; after any appends,
+    truncations, removals, saves, restarts from the cache and rescorings they are exactly what
+    counting every turn from scratch gives."""
+    with tempfile.TemporaryDirectory() as root:
+        agent = make_agent(Path(root))
+        folder = agent / "conversations"
+        scan = AgentScan(AgentPaths(agent), Settings())
+        for n, (what, conv, status, indexed, read, edited) in enumerate(steps):
+            path = folder / f"c{conv}.jsonl"
+            if what == "append":
+                events = turn(f"t{n}", status=status, indexed=indexed, read=read, ts=f"2026-11-20T10:{n:02d}:00Z")
+                write_lines(
+                    path, events + ([{"ts": "2026-11-20T11:00:00Z", "type": "output_edited", "turn": f"t{n}"}] if edited else [])
+                )
+            elif what == "truncate":
+                write_lines(path, turn(f"t{n}", indexed=indexed, read=read), mode="wb")
+            elif what == "remove":
+                path.unlink(missing_ok=True)
+            elif what == "save":
+                scan.save_cache()
+            elif what == "restart":
+                scan = AgentScan(AgentPaths(agent), Settings())
+            else:
+                scan.rescore("I stumble with `bash`." if n % 2 else "")
+            scan.refresh()
+            assert scan.skill_use() == skill_metrics(scan.turns())

@@ -65,7 +65,7 @@ def _state(made: list[TurnSummary]) -> ConversationState:
 def test_a_packed_conversation_prints_the_bytes_its_decoded_summaries_print(made: list[TurnSummary]) -> None:
     from_rows, from_cache = _state(made), _state(made)
     indexes, *turns = encode_turns(made[::-1], from_cache.traces[::-1])  # as the cache writes a whole entry
-    from_cache.packed = _packed((turns[0], turns[1]), indexes)
+    from_cache.packed = _packed(tuple(turns), len(indexes))
     assert _printed(from_cache) == _printed(from_rows)
     as_dicts = [msgspec.to_builtins(summary) for summary in made[::-1]]
     assert _printed(from_rows) == orjson.dumps({"a": [{"t": as_dicts}]}, option=INDENT)

@@ -7,14 +7,18 @@ correction phrases, the line cap, the rules' own versions) and of what scoring d
 on (the score settings, the tools ``self/profile.md`` names). Each further line is an
 entry for one conversation file: where reading stopped (device, inode, size, mtime,
 offset, its first bytes and the bytes just before the offset), the observer's state to
-read on from there, the summary's counts, then its turns' summaries and their traces
-(:mod:`orkas_tui.core.summary.turn`), each after a tab, as compact JSON arrays. A whole entry's
-turns are only checked for shape when read and kept as those bytes (:class:`~orkas_tui.core.summary.fold.Packed`): counts, the queue and the newest
-turns come from columns read beside them, ``status --json`` prints them from the bytes,
-and a conversation's turns are decoded only when one of them is needed as data. An entry either holds the whole
-conversation (``base`` 0) or only the turns that changed since the entry before it, which
-ended at offset ``base``: an append to a conversation appends one line, in proportion to
-its new turns. When entries pile up the file is written again whole.
+read on from there, the summary's counts, then its turns' summaries, their traces
+(:mod:`orkas_tui.core.summary.turn`) and the distinct skill indexes the summaries point
+into, each after a tab, as compact JSON arrays. A whole entry's turns are only checked for
+shape when read and kept as those bytes (:class:`~orkas_tui.core.summary.fold.Packed`):
+counts, the queue and the newest turns come from columns read beside them, ``status --json``
+prints them from the bytes, and a conversation's turns are decoded only when one of them is
+needed as data. An entry either holds the whole conversation (``base`` 0) or only the turns
+that changed since the entry before it, which ended at offset ``base``: an append to a
+conversation appends one line, in proportion to its new turns. When entries pile up the file
+is written again whole. Every write ends with the agent's skill-use counts (``uses``: what
+every turn of every conversation above adds up to), so a warm start reads the counts and
+never sums them; a fold changes them by what it changes.
 
 Trust: a cache of another version or observation fingerprint, a line whose CRC fails,
 an entry that does not extend the one before it, a turn of the wrong shape: the whole
@@ -30,6 +34,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import os
 import zlib
 from collections.abc import Callable, Iterable, Sequence
@@ -49,11 +54,11 @@ from orkas_tui.core.read.tail import JsonlTail
 from orkas_tui.core.read.timefmt import parse_ts
 from orkas_tui.core.read.workspace import SLUG, AgentPaths
 from orkas_tui.core.store.skills import SkillStore
-from orkas_tui.core.summary.fold import ConversationState, Packed, decode_turns, encode_turns
+from orkas_tui.core.summary.fold import ConversationState, Packed, Uses, decode_indexes, decode_turns, encode_turns
 from orkas_tui.core.summary.report import SkillRow
 from orkas_tui.core.summary.turn import TurnSummary, TurnTrace
 
-VERSION = 5
+VERSION = 6
 NAME = "summary-cache.jsonl"
 SKILLS = "skills-cache.json"
 PROBE = 64  # bytes before the cached offset that must still be the same
@@ -97,8 +102,9 @@ class SummaryCache:
         self._file: tuple[int, int, int] | None = None  # (device, inode, size) of the file as last read or written
         self._lines = 0
 
-    def load(self, make: Callable[[str], ConversationState]) -> dict[str, ConversationState]:
-        """Each conversation's state as the cache has it (its observer not yet built); none if untrusted."""
+    def load(self, make: Callable[[str], ConversationState]) -> tuple[dict[str, ConversationState], Uses]:
+        """Each conversation's state as the cache has it (its observer not yet built) and the
+        agent's skill-use counts over them; none if untrusted."""
         try:
             with open_regular(self.path) as handle:
                 stat = os.fstat(handle.fileno())
@@ -111,31 +117,49 @@ class SummaryCache:
                 raise Untrusted("another version or observation fingerprint")
             states: dict[str, ConversationState] = {}
             lines = 1
+            entry: dict = header
             while stop + 1 < len(data):
                 start, stop = stop + 1, data.index(b"\n", stop + 1)
-                _apply(*_body(data, start, stop), states, make)
+                entry, turns = _body(data, start, stop)
+                if "uses" not in entry:
+                    _apply(entry, turns, states, make)
                 lines += 1
-        except (OSError, IndexError, KeyError, TypeError, ValueError, AttributeError, orjson.JSONDecodeError):
-            return {}
+            if any(map(USE_COUNTS.__ne__, map(len, entry["uses"].values()))):  # (a short array takes the defaults)
+                raise Untrusted("skill-use counts of the wrong shape")
+            uses = msgspec.convert(entry["uses"], Uses)  # the last line's: the counts as last written
+        except (
+            OSError,
+            IndexError,
+            KeyError,
+            TypeError,
+            ValueError,
+            AttributeError,
+            orjson.JSONDecodeError,
+            msgspec.ValidationError,
+        ):
+            return {}, {}
         self.rescore = header.get("score") != self.score
         self._file, self._lines = (stat.st_dev, stat.st_ino, stat.st_size), lines
-        return states
+        return states, uses
 
-    def save(self, states: dict[str, ConversationState], gone: Iterable[str] = ()) -> bool:
-        """Bring the file up to date with ``states``: append what changed since it was read or
-        written by this object, or write it whole; ``False`` if it cannot be written."""
+    def save(self, states: dict[str, ConversationState], uses: Uses, gone: Iterable[str] = ()) -> bool:
+        """Bring the file up to date with ``states`` and ``uses``, the agent's skill-use counts over
+        them: append what changed since it was read or written by this object, or write it whole;
+        ``False`` if it cannot be written."""
         changed = [s for s in states.values() if s.unsaved or s.saved_at != s.tail.offset]
         gone = list(gone)
         if not changed and not gone and self._file is not None and not self.rescore:
             return True
+        counts = _line({"uses": uses})
         try:
-            if self._file is not None and self._appendable(len(changed) + len(gone), len(states)):
+            if self._file is not None and self._appendable(len(changed) + len(gone) + 1, len(states)):
                 lines = [_line(*_entry(s, s.saved_at)) for s in changed] + [_line({"c": stem, "gone": True}) for stem in gone]
+                lines.append(counts)
                 append_bytes(self.path, b"".join(lines), sync=False)
                 self._file, self._lines = (*self._file[:2], self._file[2] + sum(map(len, lines))), self._lines + len(lines)
             else:
                 header = _line({"version": VERSION, "observe": self.observe, "score": self.score})
-                lines = [header] + [_line(*_entry(s, 0)) for s in states.values()]
+                lines = [header] + [_line(*_entry(s, 0)) for s in states.values()] + [counts]
                 atomic_write(self.path, lines, durable=False)
                 stat = os.stat(self.path)
                 self._file, self._lines, self.rescore = (stat.st_dev, stat.st_ino, stat.st_size), len(lines), False
@@ -157,13 +181,15 @@ class SummaryCache:
         return (stat.st_dev, stat.st_ino, stat.st_size) == self._file
 
 
-Turns = tuple[bytes | memoryview, bytes | memoryview]  # an entry's summaries and traces, each a compact JSON array
+Bytes = bytes | memoryview
+Turns = tuple[Bytes, Bytes, Bytes]  # an entry's summaries, traces and skill indexes, each a compact JSON array
+PARTS = 3
 _ENCODE = msgspec.json.Encoder().encode
 
 
 def _line(value: object, turns: Turns | None = None) -> bytes:
-    """One line: a checksum, the object, and the turns' rows and facts each after a tab (compact JSON has no raw tab)."""
-    body = _ENCODE(value) if turns is None else b"%s\t%s\t%s" % (_ENCODE(value), *turns)
+    """One line: a checksum, the object, and the turns' parts each after a tab (compact JSON has no raw tab)."""
+    body = _ENCODE(value) if turns is None else b"\t".join((_ENCODE(value), *turns))
     return b"%08x %s\n" % (zlib.crc32(body), body)
 
 
@@ -173,14 +199,19 @@ def _body(data: bytes, start: int = 0, stop: int | None = None) -> tuple[dict, T
     view = memoryview(data)
     if stop - start < 9 or data[start + 8] != 0x20 or data[start : start + 8] != b"%08x" % zlib.crc32(view[start + 9 : stop]):
         raise Untrusted("a checksum that does not hold")
-    first = data.find(b"\t", start + 9, stop)
-    second = data.find(b"\t", first + 1, stop) if first >= 0 else -1
-    if (first >= 0) != (second >= 0) or (second >= 0 and data.find(b"\t", second + 1, stop) >= 0):
+    tabs = [start + 8]
+    while len(tabs) <= PARTS and (tab := data.find(b"\t", tabs[-1] + 1, stop)) >= 0:
+        tabs.append(tab)
+    if len(tabs) not in (1, 1 + PARTS):
         raise Untrusted("an entry of the wrong shape")
-    value = orjson.loads(view[start + 9 : stop if first < 0 else first])
+    tabs.append(stop)
+    value = orjson.loads(view[start + 9 : tabs[1]])
     if not isinstance(value, dict):
         raise Untrusted("not an object")
-    return value, None if first < 0 else (view[first + 1 : second], view[second + 1 : stop])
+    if len(tabs) == 2:
+        return value, None
+    rows, traces, indexes = (view[a + 1 : b] for a, b in itertools.pairwise(tabs[1:]))
+    return value, (rows, traces, indexes)
 
 
 Raw = msgspec.Raw
@@ -198,13 +229,15 @@ _ROWS = msgspec.json.Decoder(list[_Row])  # type: ignore[valid-type]
 _POSITION = attrgetter("skills_indexed")
 _Trace = msgspec.defstruct("_Trace", [(name, Raw) for name in TurnTrace.__struct_fields__], array_like=True, gc=False)
 _TRACES = msgspec.json.Decoder(list[_Trace])  # type: ignore[valid-type]
+_INDEXES = msgspec.json.Decoder(list[Raw])  # only counted: decoded when the turns are
 
 
-def _packed(turns: Turns, indexes: list) -> Packed:
-    """A whole entry's turns checked for shape and kept as bytes: nothing else of them is decoded."""
+def _packed(turns: Turns, indexes: int) -> Packed:
+    """A whole entry's turns checked for shape and kept as bytes: nothing else of them is decoded
+    (``indexes``: how many distinct skill indexes the entry says its last part holds)."""
     rows: list[Any] = _ROWS.decode(turns[0])
     traces = _TRACES.decode(turns[1])
-    if len(rows) != len(traces) or max(map(_POSITION, rows), default=-1) >= len(indexes):
+    if len(rows) != len(traces) or max(map(_POSITION, rows), default=-1) >= indexes or len(_INDEXES.decode(turns[2])) != indexes:
         raise Untrusted("a turn of the wrong shape")
     rows.reverse()  # stored last turn first
     keys = [row.ended_at or row.started_at or "" for row in rows]
@@ -217,12 +250,13 @@ def _entry(state: ConversationState, base: int) -> tuple[dict, Turns]:
     state is written back as the bytes it was read from."""
     tail, observer = state.tail, state.observer
     seqs: Sequence[int] = range(state.count - 1, -1, -1) if base == 0 else sorted(state.unsaved)
-    if base == 0 and state.packed is not None:
-        indexes, turns = state.packed.indexes, (state.packed.rows, state.packed.traces)
+    packed = state.packed
+    if base == 0 and packed is not None:
+        indexes, turns = packed.index_count, (packed.rows, packed.traces, packed.indexes)
     else:
         summaries, traces = state.summaries, state.traces
-        indexes, rows, traces_ = encode_turns([summaries[seq] for seq in seqs], [traces[seq] for seq in seqs])
-        turns = (rows, traces_)
+        listed, rows, traces_, indexes_ = encode_turns([summaries[seq] for seq in seqs], [traces[seq] for seq in seqs])
+        indexes, turns = len(listed), (rows, traces_, indexes_)
     seen = state.seen or (0, 0, -1, 0)
     probe = _probe(tail.path, tail.offset) if tail.identity else b""
     return {
@@ -240,7 +274,7 @@ def _entry(state: ConversationState, base: int) -> tuple[dict, Turns]:
             sorted(observer.edited_ids),
             observer._index_seen,
         ],
-        "agg": [state.uses, state.triggering, state.first[1] if state.first else None],
+        "agg": [state.triggering, state.first[1] if state.first else None],
         "ix": indexes,
         "s": None if base == 0 else list(seqs),
     }, turns
@@ -275,12 +309,15 @@ def _apply(
         state = known
     dev, ino, size, mtime, offset, head, probe = entry["at"]
     malformed, long_lines, orphans, latest_ts, open_turn, tool_names, edited_ids, index_seen = entry["obs"]
-    uses, triggering, first = entry["agg"]
+    triggering, first = entry["agg"]
     indexes = entry["ix"]
     if base == 0:
-        state.packed = _packed(turns, indexes)
+        state.packed = _packed(turns, _count(indexes))
     else:
-        new_summaries, new_traces = decode_turns(turns[0], turns[1], indexes)
+        listed = decode_indexes(turns[2])
+        if len(listed) != indexes:
+            raise Untrusted("skill indexes missing")
+        new_summaries, new_traces = decode_turns(turns[0], turns[1], listed)
         summaries, traces = state.summaries, state.traces
         for seq, summary, trace in zip(entry["s"], new_summaries, new_traces, strict=True):
             if seq == len(summaries):
@@ -296,9 +333,7 @@ def _apply(
         raise Untrusted("an event time that does not parse")
     observer.tool_names, observer.edited_ids, observer._index_seen = dict(tool_names), set(edited_ids), index_seen
     state.malformed, state.long_lines = _count(malformed), [(_count(a), _count(b)) for a, b in long_lines]
-    if any(map(USE_COUNTS.__ne__, map(len, uses.values()))):  # (a short array would take the defaults)
-        raise Untrusted("skill-use counts of the wrong shape")
-    state.uses, state.triggering = msgspec.convert(uses, dict[str, SkillMetrics]), _count(triggering)
+    state.triggering = _count(triggering)
     state.first = (moment, first) if (moment := parse_ts(first)) is not None else None
     state.tail = JsonlTail(state.path, _count(offset), (dev, ino), bytes.fromhex(head), state.tail.max_line)
     state.seen = (dev, ino, size, mtime) if size >= 0 else None

@@ -64,8 +64,16 @@ def decode_turns(
     return summaries, _TRACES.decode(traces)
 
 
-def encode_turns(summaries: Sequence[TurnSummary], traces: Sequence[TurnTrace]) -> tuple[list[list[str]], bytes, bytes]:
-    """The distinct skill indexes and the turns as compact JSON, each index written once."""
+_INDEXES = msgspec.json.Decoder(list[list[str]])
+
+
+def decode_indexes(data: bytes | memoryview) -> list[list[str]]:
+    return _INDEXES.decode(data)
+
+
+def encode_turns(summaries: Sequence[TurnSummary], traces: Sequence[TurnTrace]) -> tuple[list[list[str]], bytes, bytes, bytes]:
+    """The distinct skill indexes, then the turns, their traces and those indexes as compact JSON
+    (each index written once; a turn's ``skills_indexed`` is its position)."""
     tables: dict[int, int] = {}
     indexes: list[list[str]] = []
     rows = []
@@ -76,7 +84,7 @@ def encode_turns(summaries: Sequence[TurnSummary], traces: Sequence[TurnTrace]) 
             ref = tables[id(index)] = len(indexes)
             indexes.append(index)
         rows.append(msgspec.structs.replace(summary, skills_indexed=ref))
-    return indexes, msgspec.json.encode(rows), msgspec.json.encode(traces)
+    return indexes, msgspec.json.encode(rows), msgspec.json.encode(traces), msgspec.json.encode(indexes)
 
 
 @dataclass
@@ -88,13 +96,14 @@ class Packed:
     # summaries (:func:`encode_turns`) and their traces
     rows: bytes | memoryview
     traces: bytes | memoryview
-    indexes: list[list[str]]
+    indexes: bytes | memoryview  # a compact JSON array of the distinct skill indexes the rows point into
+    index_count: int
     keys: list[str]  # per turn, in turn order: its end (else start) time, what newest-first sorts by
     triggered: list[tuple[str | None, float]]  # (ended_at, score) of the triggering turns, in turn order
 
     def unpack(self) -> tuple[list[TurnSummary], list[TurnTrace]]:
         """The summaries and traces as data, in turn order."""
-        summaries, traces = decode_turns(self.rows, self.traces, self.indexes)
+        summaries, traces = decode_turns(self.rows, self.traces, decode_indexes(self.indexes))
         summaries.reverse()
         traces.reverse()
         return summaries, traces
@@ -118,7 +127,6 @@ class ConversationState:
         self.ready = True  # the observer can read on (False: restored, its records not even in place)
         self.open_turn = False  # restored with its last turn open, until the observer is readied (read_on)
         self.probe: bytes | None = None  # restored: the bytes before the offset, checked once (cache.still_matches)
-        self.uses: Uses = {}
         self.triggering = 0
         self.first: tuple[datetime, str] | None = None  # the earliest turn's moment and stamp
         self.unsaved: set[int] = set()  # turns folded since the cache last had this conversation
@@ -214,9 +222,10 @@ class ConversationState:
         if b"output_edited" in block:
             self.records()
 
-    def fold(self, changed: Iterable[TurnRecord], settings: Settings, weak: frozenset[str]) -> None:
-        """Fold the ``changed`` records (of this observer) into the summary, one turn at a time."""
-        summaries, traces, scored, uses = self.summaries, self.traces, self.scored, self.uses
+    def fold(self, changed: Iterable[TurnRecord], settings: Settings, weak: frozenset[str], uses: Uses) -> None:
+        """Fold the ``changed`` records (of this observer) into the summary, one turn at a time,
+        and what they change into ``uses``, the agent's skill-use counts."""
+        summaries, traces, scored = self.summaries, self.traces, self.scored
         for record in sorted(changed, key=_seq):
             seq = record.seq
             score = score_turn(record, settings, weak)
@@ -234,19 +243,25 @@ class ConversationState:
             self._first(summary)
             self.unsaved.add(seq)
 
-    def fold_all(self, settings: Settings, weak: frozenset[str]) -> None:
-        """The summary made again from every record (a file read from its start, or new scoring inputs)."""
+    def fold_all(self, settings: Settings, weak: frozenset[str], uses: Uses) -> None:
+        """The summary made again from every record (a file read from its start, or new scoring
+        inputs), and ``uses``, the agent's skill-use counts, changed to match."""
         records = self.records()
+        self.forget(uses)
         self.scored = [ScoredTurn(r, score_turn(r, settings, weak)) for r in records]
         self.set_turns([summarize(t.record, t.score) for t in self.scored], [trace(r) for r in records])
-        self.uses = {}
-        count_uses(self.uses, map(counted, self._summaries, self._traces))
+        count_uses(uses, map(counted, self._summaries, self._traces))
         self.triggering = sum(summary.triggers for summary in self._summaries)
         self.first = None
         for summary in self._summaries:
             self._first(summary)
         self.unsaved = set(range(len(self._summaries)))
         self.saved_at = 0
+
+    def forget(self, uses: Uses) -> None:
+        """Take what this conversation's turns contribute out of ``uses`` (it is gone, or is counted again)."""
+        if self.count:
+            count_uses(uses, map(counted, self.summaries, self.traces), -1)
 
     def _first(self, summary: TurnSummary) -> None:
         stamp = summary.started_at or summary.ended_at
@@ -256,23 +271,6 @@ class ConversationState:
 
 def _seq(record: TurnRecord) -> int:
     return record.seq
-
-
-def skill_use(states: Iterable[ConversationState]) -> dict[str, SkillMetrics]:
-    """The skill metrics over conversations, from their summed counts."""
-    totals: Uses = {}
-    for state in states:
-        for slug, counts in state.uses.items():
-            total = totals.get(slug)
-            if total is None:
-                totals[slug] = msgspec.structs.replace(counts)
-            else:  # added in place, not by a method call (a warm status sums 40,000 of these)
-                total.impressions += counts.impressions
-                total.invocations += counts.invocations
-                total.edited += counts.edited
-                total.ineffective += counts.ineffective
-                total.effective_base += counts.effective_base
-    return totals
 
 
 def activity_since(states: Iterable[ConversationState], last: datetime | None) -> Activity:

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+import msgspec
+
 from orkas_tui.core.observe.corrections import matcher_for
 from orkas_tui.core.observe.signals import weakness_tools
 from orkas_tui.core.observe.skill_metrics import SkillMetrics
@@ -31,12 +33,12 @@ from orkas_tui.core.store.notes import SelfNotes
 from orkas_tui.core.summary.cache import SummaryCache, still_matches
 from orkas_tui.core.summary.fold import (
     ConversationState,
+    Uses,
     activity_since,
     newest,
     newest_first,
     newest_order,
     newest_runs,
-    skill_use,
 )
 from orkas_tui.core.summary.report import Activity, ScoredTurn
 from orkas_tui.core.summary.turn import TurnSummary
@@ -78,6 +80,7 @@ class AgentScan:
         self.cache = SummaryCache(paths, settings, self.weak)
         self._restored: dict[str, ConversationState] | None = None if persist else {}
         self._gone: set[str] = set()  # conversations the cache still has
+        self.uses: Uses = {}  # the skill-use counts over every turn of every conversation (:meth:`skill_use`)
         self.unsaved = 0
 
     @property
@@ -108,7 +111,9 @@ class AgentScan:
         return newest_first(self.conversations.values())
 
     def skill_use(self) -> dict[str, SkillMetrics]:
-        return skill_use(self.conversations.values())
+        """Each skill's use counts over the agent's turns: a copy, so a view keeps what it was shown
+        while the next refresh folds new turns in."""
+        return {slug: msgspec.structs.replace(counts) for slug, counts in self.uses.items()}
 
     def activity(self, last: datetime | None) -> Activity:
         return activity_since(self.conversations.values(), last)
@@ -143,7 +148,7 @@ class AgentScan:
         self.weak = weak
         self.cache = SummaryCache(self.paths, self.settings, weak)
         for state in self.conversations.values():
-            state.fold_all(self.settings, weak)
+            state.fold_all(self.settings, weak, self.uses)
         self.unsaved += 1  # every row changed: the cache is written whole at the next save
         return True
 
@@ -160,11 +165,11 @@ class AgentScan:
     def _cached(self) -> dict[str, ConversationState]:
         """The states the cache holds that no refresh took yet (read from the file the first time)."""
         if self._restored is None:
-            self._restored = self.cache.load(self._new_state)
+            self._restored, self.uses = self.cache.load(self._new_state)
             self._gone.update(self._restored)
             if self.cache.rescore:
                 for state in self._restored.values():
-                    state.fold_all(self.settings, self.weak)
+                    state.fold_all(self.settings, self.weak, self.uses)
                 self.unsaved += 1  # every row changed: written whole at the next save
         return self._restored
 
@@ -174,7 +179,7 @@ class AgentScan:
             return False
         if self._restored is None:
             self._restored = {}
-        saved = self.cache.save(self.conversations, self._gone)
+        saved = self.cache.save(self.conversations, self.uses, self._gone)
         if saved:
             self._gone.clear()
             self.unsaved = 0
@@ -194,12 +199,16 @@ class AgentScan:
         stems = [name[: -len(".jsonl")] for name in listed]
         present = set(stems)
         for conv in [c for c in self.conversations if c not in present]:
-            del self.conversations[conv]
+            self.conversations.pop(conv).forget(self.uses)
             self._gone.add(conv)
             result.removed.append(conv)
         folder = str(self.paths.conversations)
         for stem in stems:
             self._refresh_one(stem, f"{folder}/{stem}.jsonl", result)
+        if self._restored:  # what the cache holds of conversations no longer on disk
+            for state in self._restored.values():
+                state.forget(self.uses)
+            self._restored.clear()
         # listing order: the order the queue adds trigger scores in
         self.conversations = {stem: self.conversations[stem] for stem in stems if stem in self.conversations}
         if self.persist and self.autosave and (self.unsaved >= SAVE_AFTER or self.cache.rescore):
@@ -224,11 +233,11 @@ class AgentScan:
             return
         if state.probe is not None:  # restored, and the file changed since: does it still start the same?
             if stat is None or not still_matches(state, stat):
-                state = self.conversations[stem] = self._new_state(stem)
+                state = self._start_over(state)
             state.probe = None
         reset, blocks = state.tail.poll_blocks()
         if reset:
-            state = self.conversations[stem] = self._new_state(stem)
+            state = self._start_over(state)
             result.reset.append(stem)
         elif new:
             result.malformed += state.malformed
@@ -247,15 +256,21 @@ class AgentScan:
             state.malformed += len(long_lines)
             result.malformed += len(long_lines)
         if touched and len(touched) == len(observer.turns):
-            state.fold_all(self.settings, self.weak)
+            state.fold_all(self.settings, self.weak, self.uses)
         elif touched:
-            state.fold(touched.values(), self.settings, self.weak)
+            state.fold(touched.values(), self.settings, self.weak, self.uses)
         if whole:
             result.changed += [(stem, seq) for seq in range(state.count)]
         else:
             result.changed += [(stem, record.seq) for record in touched.values()]
         if stat is not None and state.tail.offset <= stat.st_size:
             state.seen = (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns)
+
+    def _start_over(self, state: ConversationState) -> ConversationState:
+        """A new state for a file to read from its start, the old one's turns no longer counted."""
+        state.forget(self.uses)
+        fresh = self.conversations[state.stem] = self._new_state(state.stem)
+        return fresh
 
 
 @contextmanager
