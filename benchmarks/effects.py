@@ -27,7 +27,7 @@ CHANGES = 20
 
 def changes_over(scan: AgentScan) -> tuple[list[Change], int]:
     """``CHANGES`` changes at evenly spaced turn ends of the agent, and the number of ended turns."""
-    ended = sorted((t for t in scan.turns() if t.ended and parse_ts(t.ended_at)), key=lambda t: parse_ts(t.ended_at))
+    ended = sorted((t for t in scan.records() if t.ended and parse_ts(t.ended_at)), key=lambda t: parse_ts(t.ended_at))
     step = len(ended) // (CHANGES + 1)
     out = []
     for i in range(1, CHANGES + 1):
@@ -66,7 +66,7 @@ def main() -> None:
     effects = measure_effects(scan, changes)
     figures = {
         "measure_s": best(lambda: measure_effects(scan, changes)),
-        "skill_metrics_s": best(lambda: skill_metrics(scan.turns())),
+        "skill_metrics_s": best(lambda: skill_metrics(scan.records())),
         "turns": turns,
         "changes": len(changes),
         "measured": sum(1 for e in effects.values() if e.agent.window.status == "measured"),

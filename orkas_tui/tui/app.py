@@ -477,7 +477,7 @@ class OrkasApp(App[None]):
             header.append(f" ({view.id})", style="dim")
         if view.meta.description:
             header.append(f" · {view.meta.description}")
-        triggering = sum(1 for t in view.turns if t.score.triggers)
+        triggering = sum(1 for t in view.turns if t.summary.triggers)
         header.append(f"\n{len(view.turns)} turns · {triggering} triggering · {len(view.skills)} skills", style="dim")
         if view.malformed:
             header.append(f" · ⚠ {view.malformed} malformed lines skipped", style="yellow")

@@ -22,8 +22,9 @@ from orkas_tui.core.store.history import Change, list_changes
 from orkas_tui.core.store.notes import NOTES, Note, SelfNotes, prompt_block
 from orkas_tui.core.store.proposals import Proposal, list_proposals
 from orkas_tui.core.store.skills import BrokenSkill, Skill, SkillStore
-from orkas_tui.core.summary.report import Activity, ScoredTurn, SkillRow, last_reflection
+from orkas_tui.core.summary.report import Activity, SkillRow, last_reflection
 from orkas_tui.core.summary.scan import AgentScan
+from orkas_tui.core.summary.turn import Turn
 from orkas_tui.importers.hook_log import read_log
 
 EVENTS_KEPT = 2_000
@@ -37,7 +38,7 @@ class AgentView:
     meta: AgentMeta
     malformed: int
     last_reflection: datetime | None
-    turns: list[ScoredTurn]
+    turns: list[Turn]
     skills: list[SkillRow]
     broken_skills: dict[str, BrokenSkill]  # the files that do not parse: listed, and opened to be fixed
     events: list[tuple[int, dict]]
@@ -117,7 +118,7 @@ class AgentData:
             meta=self._meta,
             malformed=self.scan.malformed_lines,
             last_reflection=last_reflection(self.scan.paths),
-            turns=self.scan.scored_turns(),
+            turns=self.scan.newest_turns(),
             skills=[SkillRow(s, use.get(s.slug) or SkillMetrics()) for s in self._skills],
             broken_skills=dict(self._broken),
             events=list(self._events),

@@ -16,7 +16,7 @@ def metrics(tmp_path: Path, events: list[dict]):
     write_lines(agent / "conversations" / "c1.jsonl", events)
     scan = AgentScan(AgentPaths(agent), Settings())
     scan.refresh()
-    return skill_metrics(scan.turns())
+    return skill_metrics(scan.records())
 
 
 def test_rates_over_ended_turns(tmp_path: Path) -> None:

@@ -139,7 +139,7 @@ def _scanned(conversations: dict[str, list[bytes]]) -> dict:
             "rows": {(row.conversation, row.turn): row for row in fields.pop("turns")},
             "fields": fields,
             "skills": scan.skill_use(),
-            "observed": skill_metrics(scan.turns()),
+            "observed": skill_metrics(scan.records()),
             "activity": scan.activity(None),
         }
 

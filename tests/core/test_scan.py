@@ -27,7 +27,7 @@ def test_refresh_reports_only_changed_turns(tmp_path: Path) -> None:
     write_lines(conv, turn("t3", user="wrong"))
     result = scan.refresh()
     assert result.changed == [("c1", 2)] and not result.reset
-    assert [t.turn for t in scan.turns()] == ["t1", "t2", "t3"]
+    assert [t.turn for t in scan.records()] == ["t1", "t2", "t3"]
 
 
 def test_a_turn_grows_from_running_to_ended(tmp_path: Path) -> None:
@@ -37,10 +37,10 @@ def test_a_turn_grows_from_running_to_ended(tmp_path: Path) -> None:
     write_lines(conv, events[:-1])
     scan = AgentScan(AgentPaths(agent), Settings())
     scan.refresh()
-    assert [t.status for t in scan.turns()] == ["running"]
+    assert [t.status for t in scan.records()] == ["running"]
     write_lines(conv, events[-1:])
     assert scan.refresh().changed == [("c1", 0)]
-    assert [t.status for t in scan.turns()] == ["ok"]
+    assert [t.status for t in scan.records()] == ["ok"]
 
 
 def test_truncated_conversation_is_observed_again(tmp_path: Path) -> None:
@@ -53,7 +53,7 @@ def test_truncated_conversation_is_observed_again(tmp_path: Path) -> None:
     write_lines(conv, turn("only"), mode="wb")
     result = scan.refresh()
     assert result.reset == ["c1"]
-    assert [t.turn for t in scan.turns()] == ["only"] and scan.malformed_lines == 0
+    assert [t.turn for t in scan.records()] == ["only"] and scan.malformed_lines == 0
 
 
 def test_new_and_removed_conversations(tmp_path: Path) -> None:
@@ -65,7 +65,7 @@ def test_new_and_removed_conversations(tmp_path: Path) -> None:
     (agent / "conversations" / "c1.jsonl").unlink()
     (agent / "conversations" / "notes.txt").write_text("ignored")
     result = scan.refresh()
-    assert result.removed == ["c1"] and [t.turn for t in scan.turns()] == ["u1"]
+    assert result.removed == ["c1"] and [t.turn for t in scan.records()] == ["u1"]
 
 
 def test_malformed_lines_are_counted_per_agent(tmp_path: Path) -> None:
@@ -75,7 +75,7 @@ def test_malformed_lines_are_counted_per_agent(tmp_path: Path) -> None:
     s1, s2 = AgentScan(AgentPaths(a1), Settings()), AgentScan(AgentPaths(a2), Settings())
     s1.refresh(), s2.refresh()
     assert (s1.malformed_lines, s2.malformed_lines) == (2, 0)
-    assert [t.turn for t in s1.turns()] == ["t1"]
+    assert [t.turn for t in s1.records()] == ["t1"]
 
 
 STAMPS = st.sampled_from(["", "2026-11-20T09:00:00Z", "2026-11-20T10:00:00Z", "2026-11-21T09:00:00Z", "2026-11-22T09:00:00Z"])

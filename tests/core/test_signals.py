@@ -10,7 +10,6 @@ from orkas_tui.core.observe.transient import TransientRule
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.workspace import AgentPaths
 from orkas_tui.core.summary.scan import AgentScan
-from orkas_tui.core.summary.turn import summarize
 from tests.core.helpers import make_agent, turn, write_lines
 
 REAL = {"ok": False, "error": "exit 1: assertion failed"}
@@ -25,40 +24,39 @@ def score(tmp_path: Path, events: list[dict], profile: str | None = None, settin
     write_lines(agent / "conversations" / "c1.jsonl", events)
     scan = AgentScan(AgentPaths(agent), settings or Settings())
     scan.refresh()
-    rows = scan.scored_turns()
-    return {row.record.turn: row for row in rows}
+    return {row.summary.turn: row.summary for row in scan.newest_turns()}
 
 
 def test_correction_plus_complexity_is_1_4_and_triggers(tmp_path: Path) -> None:
     row = score(tmp_path, turn("t1", user="Actually, use the other branch", calls=8))["t1"]
-    assert row.score.signals == {"user_correction": 0.9, "complex_task": 0.5}
-    assert row.score.score == pytest.approx(1.4)
-    assert row.score.triggers
-    assert "'Actually'" in row.score.evidence["user_correction"]
-    assert "8 tool calls" in row.score.evidence["complex_task"]
+    assert row.signals == {"user_correction": 0.9, "complex_task": 0.5}
+    assert row.score == pytest.approx(1.4)
+    assert row.triggers
+    assert "'Actually'" in row.evidence["user_correction"]
+    assert "8 tool calls" in row.evidence["complex_task"]
 
 
 def test_complexity_alone_does_not_trigger(tmp_path: Path) -> None:
     row = score(tmp_path, turn("t1", calls=9))["t1"]
-    assert row.score.score == pytest.approx(0.5) and not row.score.triggers
+    assert row.score == pytest.approx(0.5) and not row.triggers
 
 
 def test_transient_timeout_alone_scores_zero(tmp_path: Path) -> None:
     row = score(tmp_path, turn("t1", calls=1, results=[TIMEOUT], status="error", end={"error": "request timed out"}))["t1"]
-    assert row.score.score == 0 and row.score.signals == {} and not row.score.triggers
-    assert len(row.record.transient_errors) == 2 and not row.record.real_errors
+    assert row.score == 0 and row.signals == {} and not row.triggers
+    assert row.transient_errors == 2 and not row.real_errors
 
 
 def test_transient_error_after_a_skill_read_is_not_ineffective(tmp_path: Path) -> None:
     events = turn("t1", read=["deploy"], calls=1, results=[TIMEOUT], status="error", end={"error": "429 Too Many Requests"})
-    assert score(tmp_path, events)["t1"].score.signals == {}
+    assert score(tmp_path, events)["t1"].signals == {}
 
 
 def test_real_error_after_a_skill_read_is_ineffective(tmp_path: Path) -> None:
     events = turn("t1", read=["deploy"], status="error", end={"error": "deploy script failed: exit 3"})
     row = score(tmp_path, events)["t1"]
-    assert row.score.signals == {"skill_ineffective": 0.8} and row.score.triggers
-    assert "deploy" in row.score.evidence["skill_ineffective"] and "exit 3" in row.score.evidence["skill_ineffective"]
+    assert row.signals == {"skill_ineffective": 0.8} and row.triggers
+    assert "deploy" in row.evidence["skill_ineffective"] and "exit 3" in row.evidence["skill_ineffective"]
 
 
 def test_error_recovery_needs_a_real_tool_error_and_an_ok_end(tmp_path: Path) -> None:
@@ -68,9 +66,9 @@ def test_error_recovery_needs_a_real_tool_error_and_an_ok_end(tmp_path: Path) ->
         + turn("t2", calls=2, results=[REAL], status="error", end={"error": "gave up"})
         + turn("t3", calls=2, results=[TIMEOUT]),
     )
-    assert rows["t1"].score.signals == {"error_recovery": 0.6}
-    assert "error_recovery" not in rows["t2"].score.signals
-    assert rows["t3"].score.signals == {}
+    assert rows["t1"].signals == {"error_recovery": 0.6}
+    assert "error_recovery" not in rows["t2"].signals
+    assert rows["t3"].signals == {}
 
 
 def test_known_weakness_comes_from_a_tool_named_in_backticks_in_the_profile(tmp_path: Path) -> None:
@@ -79,14 +77,14 @@ def test_known_weakness_comes_from_a_tool_named_in_backticks_in_the_profile(tmp_
         turn("t1", calls=1, results=[REAL]) + turn("t2", calls=1, results=[TIMEOUT]),
         profile="I stumble with `bash` when quoting.\n",
     )
-    assert rows["t1"].score.signals == {"error_recovery": 0.6, "known_weakness": 0.6}
-    assert "`bash`" in rows["t1"].score.evidence["known_weakness"]
-    assert rows["t2"].score.signals == {}
+    assert rows["t1"].signals == {"error_recovery": 0.6, "known_weakness": 0.6}
+    assert "`bash`" in rows["t1"].evidence["known_weakness"]
+    assert rows["t2"].signals == {}
 
 
 def test_known_weakness_needs_the_backticks(tmp_path: Path) -> None:
     rows = score(tmp_path, turn("t1", calls=1, results=[REAL]), profile="I stumble with bash.\n")
-    assert "known_weakness" not in rows["t1"].score.signals
+    assert "known_weakness" not in rows["t1"].signals
 
 
 @pytest.mark.parametrize(
@@ -110,23 +108,23 @@ def test_known_weakness_needs_the_backticks(tmp_path: Path) -> None:
     ],
 )
 def test_corrections_in_english_chinese_and_spanish(tmp_path: Path, text: str) -> None:
-    assert score(tmp_path, turn("t1", user=text))["t1"].score.signals == {"user_correction": 0.9}
+    assert score(tmp_path, turn("t1", user=text))["t1"].signals == {"user_correction": 0.9}
 
 
 @pytest.mark.parametrize("text", ["wrongly indexed? no", "instead_of is a variable", "please continue", "我们继续"])
 def test_no_correction_without_a_whole_phrase(tmp_path: Path, text: str) -> None:
-    assert score(tmp_path, turn("t1", user=text))["t1"].score.signals == {}
+    assert score(tmp_path, turn("t1", user=text))["t1"].signals == {}
 
 
 def test_correction_phrases_are_a_setting(tmp_path: Path) -> None:
     settings = Settings(correction_phrases=("nope",))
     rows = score(tmp_path, turn("t1", user="Nope, do it differently") + turn("t2", user="actually fine"), settings=settings)
-    assert rows["t1"].score.signals == {"user_correction": 0.9} and rows["t2"].score.signals == {}
+    assert rows["t1"].signals == {"user_correction": 0.9} and rows["t2"].signals == {}
 
 
 def test_weights_and_threshold_are_settings(tmp_path: Path) -> None:
     settings = Settings(weights={**Settings().weights, "complex_task": 0.75}, threshold=0.7)
-    assert score(tmp_path, turn("t1", calls=8), settings=settings)["t1"].score.triggers
+    assert score(tmp_path, turn("t1", calls=8), settings=settings)["t1"].triggers
 
 
 def test_aborted_and_running_turns(tmp_path: Path) -> None:
@@ -136,8 +134,8 @@ def test_aborted_and_running_turns(tmp_path: Path) -> None:
         {"ts": "2026-11-20T11:00:00Z", "type": "user", "text": "wrong again"},
     ]
     rows = score(tmp_path, events)
-    assert rows["t1"].record.status == "aborted" and rows["t1"].score.triggers
-    assert rows["t2"].record.status == "running" and rows["t2"].score.score == 0 and not rows["t2"].score.triggers
+    assert rows["t1"].status == "aborted" and rows["t1"].triggers
+    assert rows["t2"].status == "running" and rows["t2"].score == 0 and not rows["t2"].triggers
 
 
 @pytest.mark.parametrize(
@@ -168,7 +166,7 @@ def test_transient_rule_order(message, status, flag, transient) -> None:
 
 def test_output_edited_marks_the_earlier_turn(tmp_path: Path) -> None:
     events = [*turn("t1"), {"ts": "2026-11-20T12:00:00Z", "type": "output_edited", "turn": "t1"}]
-    assert score(tmp_path, events)["t1"].record.edited
+    assert score(tmp_path, events)["t1"].edited
 
 
 def test_orphan_turn_end_and_unknown_events_are_tolerated(tmp_path: Path) -> None:
@@ -179,7 +177,7 @@ def test_orphan_turn_end_and_unknown_events_are_tolerated(tmp_path: Path) -> Non
     ]
     events[3]["extra_field"] = {"kept": True}
     rows = score(tmp_path, events)
-    assert list(rows) == ["t1"] and rows["t1"].record.tool_calls == 1
+    assert list(rows) == ["t1"] and rows["t1"].tool_calls == 1
 
 
 def test_read_skill_tool_call_counts_as_an_invocation(tmp_path: Path) -> None:
@@ -188,7 +186,7 @@ def test_read_skill_tool_call_counts_as_an_invocation(tmp_path: Path) -> None:
         2, {"ts": "2026-11-20T10:00:00Z", "type": "tool_call", "id": "r", "name": "read_skill", "args": {"name": "deploy"}}
     )
     row = score(tmp_path, events)["t1"]
-    assert row.record.skills_read == ["deploy"] and "skill_ineffective" in row.score.signals
+    assert row.skills_read == ["deploy"] and "skill_ineffective" in row.signals
 
 
 def test_a_refresh_folds_only_the_turns_it_changed(tmp_path: Path) -> None:
@@ -199,20 +197,18 @@ def test_a_refresh_folds_only_the_turns_it_changed(tmp_path: Path) -> None:
     write_lines(agent / "conversations" / "c2.jsonl", turn("u1", calls=9, ts="2026-11-21T09:00:00Z")[:-1])  # running
     scan = AgentScan(AgentPaths(agent), Settings(), persist=False)
     scan.refresh()
-    first = {row.record.turn: row for row in scan.scored_turns()}
+    first = {row.summary.turn: row.summary for row in scan.newest_turns()}
     write_lines(
         agent / "conversations" / "c2.jsonl", [{"ts": "2026-11-21T09:30:00Z", "type": "turn_end", "turn": "u1", "status": "ok"}]
     )
     scan.refresh()
-    second = {row.record.turn: row for row in scan.scored_turns()}
+    second = {row.summary.turn: row.summary for row in scan.newest_turns()}
     fresh = AgentScan(AgentPaths(agent), Settings(), persist=False)
     fresh.refresh()
-    assert [summarize(t.record, t.score) for t in fresh.scored_turns()] == [
-        summarize(t.record, t.score) for t in scan.scored_turns()
-    ]
+    assert fresh.newest_turns() == scan.newest_turns()
     assert scan.rows() == fresh.rows()
-    assert second["u1"] is not first["u1"] and second["u1"].score.signals  # the changed turn folded again
+    assert second["u1"] is not first["u1"] and second["u1"].signals  # the changed turn folded again
     assert second["t1"] is first["t1"] and second["t2"] is first["t2"]  # the others kept as they were
     (agent / "conversations" / "c1.jsonl").unlink()
     scan.refresh()
-    assert [row.record.turn for row in scan.scored_turns()] == ["u1"]
+    assert [row.summary.turn for row in scan.newest_turns()] == ["u1"]

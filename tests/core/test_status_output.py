@@ -12,6 +12,7 @@ from msgspec import convert, to_builtins
 
 from orkas_tui.cli import main
 from orkas_tui.commands.status import RECENT_TURNS, render_status
+from orkas_tui.core.observe.signals import score_turn
 from orkas_tui.core.observe.skill_metrics import SkillMetrics, skill_metrics
 from orkas_tui.core.read.timefmt import format_ts, parse_ts
 from orkas_tui.core.read.workspace import AgentPaths, Workspace, write_state
@@ -55,9 +56,11 @@ def reference(ws: Path) -> str:
     agents = []
     for scan in scans:
         skills, problems = SkillStore(scan.paths, scan.settings).load_all()
-        table = skill_metrics(scan.turns())
+        table = skill_metrics(scan.records())
         rows = [SkillRow(s, table.get(s.slug, SkillMetrics())).to_json() for s in skills]
-        fields = {**scan.status_fields(), "turns": [to_builtins(summarize(t.record, t.score)) for t in scan.scored_turns()]}
+        records = sorted(scan.records(), key=lambda r: (r.ended_at or r.started_at or "", r.conversation, r.seq), reverse=True)
+        turns = [to_builtins(summarize(r, score_turn(r, scan.settings, scan.weak))) for r in records]
+        fields = {**scan.status_fields(), "turns": turns}
         doc = compose_status(
             scan.paths, SelfNotes(scan.paths, scan.settings), fields, rows, problems, last_reflection(scan.paths)
         )

@@ -96,7 +96,7 @@ def session() -> list[object]:
 def turns(agent, workspace):
     scan = AgentScan(agent, workspace.settings)
     scan.refresh()
-    return list(scan.turns()), scan
+    return list(scan.records()), scan
 
 
 def test_every_known_line_kind(tmp_path, workspace, agent):

@@ -106,7 +106,7 @@ def test_watch_imports_lines_as_they_arrive(tmp_path, workspace, agent):
         _wait(lambda: reports, "the first import")
         write_lines(source, lines)
         scan = AgentScan(agent, workspace.settings)
-        _wait(lambda: (scan.refresh(), len(list(scan.turns())) == 5)[1], "the grown session's turns")
+        _wait(lambda: (scan.refresh(), len(list(scan.records())) == 5)[1], "the grown session's turns")
     finally:
         stop.set()
         thread.join(10)
@@ -127,7 +127,7 @@ def test_watch_ends_a_quiet_running_turn_on_a_tick(tmp_path, workspace, agent):
         _wait(lambda: reports, "the first import")
         assert reports[0].running == [str(source)]
         scan = AgentScan(agent, workspace.settings)
-        _wait(lambda: (scan.refresh(), [t.status for t in scan.turns()] == ["ok"])[1], "the quiet turn to end")
+        _wait(lambda: (scan.refresh(), [t.status for t in scan.records()] == ["ok"])[1], "the quiet turn to end")
     finally:
         stop.set()
         thread.join(10)

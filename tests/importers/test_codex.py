@@ -102,7 +102,7 @@ def test_rollout_turns(tmp_path, workspace, agent):
     stats = import_files(agent, workspace.settings, "codex", [source], settle=0)
     scan = AgentScan(agent, workspace.settings)
     scan.refresh()
-    t1, t2, t3, t4 = scan.turns()
+    t1, t2, t3, t4 = scan.records()
     assert t1.conversation == "codex-2026-03-01T10-00-00-019a"
     assert (t1.status, t1.tool_calls, len(t1.real_errors), len(t1.transient_errors)) == ("ok", 6, 2, 0)
     assert t1.real_errors[0].source == "exec_command" and "TS2304" in t1.real_errors[0].message
@@ -138,7 +138,7 @@ def test_failed_task_complete_ends_the_turn_in_error(tmp_path, workspace, agent)
     import_files(agent, workspace.settings, "codex", [source], settle=3600)
     scan = AgentScan(agent, workspace.settings)
     scan.refresh()
-    first, second = scan.turns()
+    first, second = scan.records()
     assert (first.status, first.end_error.transient, first.end_error.message) == ("error", False, error["message"])
     assert (second.status, second.end_error.transient) == ("error", True)
 
@@ -149,10 +149,10 @@ def test_unfinished_last_turn_waits_for_the_file_to_settle(tmp_path, workspace, 
     assert stats.running == [str(source)]
     scan = AgentScan(agent, workspace.settings)
     scan.refresh()
-    assert [t.status for t in scan.turns()] == ["running"]
+    assert [t.status for t in scan.records()] == ["running"]
     import_files(agent, workspace.settings, "codex", [source], settle=3600, clock=lambda: source.stat().st_mtime + 3600)
     scan.refresh()
-    assert [t.status for t in scan.turns()] == ["ok"]
+    assert [t.status for t in scan.records()] == ["ok"]
 
 
 def test_compaction_neither_ends_nor_starts_a_turn_and_aborts_end_one(tmp_path, workspace, agent):
@@ -188,7 +188,7 @@ def test_compaction_neither_ends_nor_starts_a_turn_and_aborts_end_one(tmp_path, 
     stats = import_files(agent, workspace.settings, "codex", [source], settle=0)
     scan = AgentScan(agent, workspace.settings)
     scan.refresh()
-    first, second = scan.turns()
+    first, second = scan.records()
     assert (first.status, first.tool_calls, first.correction) == ("ok", 2, None)  # the summary's "Try again" is no prompt
     assert (second.status, second.tool_calls) == ("aborted", 1)
     assert (stats.skipped["compacted"], stats.skipped["event_msg/context_compacted"], stats.interrupts) == (1, 1, 1)

@@ -49,7 +49,7 @@ def test_first_import_creates_the_workspace_and_reads_the_whole_history(tmp_path
     assert captured.out.startswith(f"{files} files,")
     scan = AgentScan(Workspace(root).agent("claude-code"), Workspace(root).settings)
     scan.refresh()
-    assert len({t.conversation for t in scan.turns()}) == files - 1  # all but the compaction helper agent
+    assert len({t.conversation for t in scan.records()}) == files - 1  # all but the compaction helper agent
     assert main(["import", "claude-code", "--settle", "0"]) == 0
     assert "created workspace" not in capsys.readouterr().err
 

@@ -143,7 +143,7 @@ def test_hand_counted_samples(samples, workspace, agent, name):
     turns_expected, interrupts = EXPECTED[name]
     scan = AgentScan(agent, workspace.settings)
     scan.refresh()
-    got = [(t.status, t.tool_calls, len(t.real_errors), len(t.transient_errors)) for t in scan.turns()]
+    got = [(t.status, t.tool_calls, len(t.real_errors), len(t.transient_errors)) for t in scan.records()]
     assert got == turns_expected
     assert stats.interrupts == interrupts
     assert (stats.malformed, stats.unknown, stats.problems, scan.malformed_lines, scan.orphan_events) == (0, {}, [], 0, 0)
@@ -153,9 +153,9 @@ def test_codex_sample_scores_as_observed(samples, workspace, agent):
     import_files(agent, workspace.settings, "codex", discover("codex", [samples / "codex"]), settle=0)
     scan = AgentScan(agent, workspace.settings)
     scan.refresh()
-    (row,) = scan.scored_turns()
-    assert sorted(row.score.signals) == ["complex_task", "error_recovery", "user_correction"]
-    assert row.score.triggers
+    (row,) = scan.newest_turns()
+    assert sorted(row.summary.signals) == ["complex_task", "error_recovery", "user_correction"]
+    assert row.summary.triggers
 
 
 def test_aborted_claude_turns_do_not_trigger(samples, workspace, agent):
@@ -172,12 +172,12 @@ def test_aborted_claude_turns_do_not_trigger(samples, workspace, agent):
     import_files(agent, workspace.settings, "claude-code", files, settle=0)
     scan = AgentScan(agent, workspace.settings)
     scan.refresh()
-    aborted = [row for row in scan.scored_turns() if row.record.status == "aborted"]
+    aborted = [row for row in scan.newest_turns() if row.summary.status == "aborted"]
     assert len(aborted) == interrupts == 3
     # the interrupt itself never triggers; one interrupted prompt is a real correction of the agent's fix
     # ("scrolling back in xterm.js still does not work ..."), which the correction heuristic (v2) reads as one
-    assert [sorted(row.score.signals) for row in aborted if row.score.triggers] == [["user_correction"]]
-    assert [row.record.correction for row in aborted if row.score.triggers] == ["still does not"]
+    assert [sorted(row.summary.signals) for row in aborted if row.summary.triggers] == [["user_correction"]]
+    assert [row.trace.correction for row in aborted if row.summary.triggers] == ["still does not"]
 
 
 def test_double_import_leaves_workspace_byte_identical(samples, workspace, agent):

@@ -89,8 +89,8 @@ def test_a_notification_is_never_a_correction(tmp_path, samples, workspace, agen
     run(tmp_path, workspace, agent, records)
     scan = AgentScan(agent, workspace.settings)
     scan.refresh()
-    assert [t.correction for t in scan.turns()] == [None, None]
-    assert not any(t.edited for t in scan.turns())
+    assert [t.correction for t in scan.records()] == [None, None]
+    assert not any(t.edited for t in scan.records())
 
 
 def test_a_subagent_is_its_own_conversation_linked_both_ways_and_helpers_are_skipped(samples, workspace, agent):

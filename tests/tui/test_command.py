@@ -50,4 +50,4 @@ def test_simulator_keeps_appending_turns(demo_ws: Path) -> None:
     assert live, "no live conversation was written"
     scan = AgentScan(workspace.agent(live[0].parent.parent.name), workspace.settings)
     scan.refresh()
-    assert any(t.conversation == live[0].stem for t in scan.turns())
+    assert any(t.conversation == live[0].stem for t in scan.records())

@@ -51,9 +51,9 @@ async def test_appended_turn_appears_without_a_keypress(app_factory, demo_ws: Pa
         assert table.row_count == rows_before + 1
         assert table.current_key() == cursor_key  # the cursor stayed on the same turn
         assert table.sort_spec == sort_before
-        scores = [pane.rows[table.coordinate_to_cell_key((i, 0)).row_key.value].score.score for i in range(table.row_count)]
+        scores = [pane.rows[table.coordinate_to_cell_key((i, 0)).row_key.value].summary.score for i in range(table.row_count)]
         assert scores == sorted(scores, reverse=True)  # still sorted by score, the new turn in its place
-        assert pane.rows["live-check#0"].score.triggers
+        assert pane.rows["live-check#0"].summary.triggers
         # only new bytes were read: every old file's offset is where it was
         after = app.data.agents["ops"].scan.conversations
         assert all(after[c].tail.offset == offset for c, offset in scanned_before.items())
@@ -130,7 +130,7 @@ async def test_a_turn_that_ends_is_updated_in_place_and_the_skill_rates_follow(a
         assert "running" not in row and "▲" in row  # the same row, its cells redone
 
         def rates_as_if_counted_again() -> None:
-            everything = skill_metrics(app.data.agents["ops"].scan.turns())
+            everything = skill_metrics(app.data.agents["ops"].scan.records())
             assert [(r.skill.slug, r.metrics) for r in app.views["ops"].skills] == [
                 (r.skill.slug, everything.get(r.skill.slug, SkillMetrics())) for r in app.views["ops"].skills
             ]

@@ -32,14 +32,14 @@ def test_the_transcript_says_transient_or_real_with_the_rules_reason(tmp_path: P
     settings = Settings()
     scan = AgentScan(paths, settings, autosave=False)
     scan.refresh()
-    (row,) = scan.scored_turns()
+    (row,) = scan.newest_turns()
 
     lines = transcript(paths, row, settings, NOW).plain.splitlines()
 
     rule = TransientRule.from_settings(settings)
     transient, real = (describe(EVENTS[i], rule).error for i in (2, 4))
     assert transient is not None and transient.transient and real is not None and not real.transient
-    assert [e.reason for e in row.record.errors] == [transient.reason, real.reason]  # the verdicts the score counted
+    assert [e.reason for e in row.summary.errors] == [transient.reason, real.reason]  # the verdicts the score counted
     assert lines[2].endswith(f"[transient: {transient.reason}]") and "TRANSIENT error" in lines[2]
     assert lines[4].endswith(f"[real: {real.reason}]") and "exit 2: no such file" in lines[4]
     assert describe(EVENTS[1], rule).text in lines[1]  # the bundle's own line

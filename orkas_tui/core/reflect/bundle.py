@@ -374,7 +374,7 @@ def _place(front: Front, items: list[BundleItem], start: int) -> None:
     """Count, for each triggering turn, how many of its lines the activity from ``start`` on shows."""
     kept = {(item.source, item.offset) for item in items[start:]}
     for choice in front.choices:
-        conversation = choice.trigger.record.conversation
+        conversation = choice.trigger.summary.conversation
         choice.in_activity = sum(
             1 for e in choice.evidence.events if (conversation, e.offset) in kept and (conversation, e.offset) not in choice.shown
         )

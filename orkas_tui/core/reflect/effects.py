@@ -6,9 +6,9 @@ change and the N that ended after it. A real turn is one that ended ``ok`` or ``
 and did not end with a transient error: an aborted turn, or one the environment ended
 (a 503, a time-out), says nothing about the change, as the spec's ineffectiveness rate
 leaves them out of its denominator. Corrections are the real turns where the
-``user_correction`` signal fired (the observer's ``TurnRecord.correction``); real errors
-are the real tool errors and real error ends the observer classified
-(``TurnRecord.real_errors``); a transient error inside a real turn counts for nothing.
+``user_correction`` signal fired (the correction in the turn's trace); real errors
+are the real tool errors and real error ends the observer classified (the summary's
+``real_errors``); a transient error inside a real turn counts for nothing.
 Each figure carries the number of turns behind it, so 3 turns reads as 3 turns.
 
 **The skill** (skill changes only): its three rates over the N turns that showed it (it
@@ -31,20 +31,20 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from orkas_tui.core.observe.skill_metrics import SkillMetrics, skill_metrics
-from orkas_tui.core.observe.turns import TurnRecord
+from orkas_tui.core.observe.skill_metrics import NO_USE, SkillMetrics, count_uses
 from orkas_tui.core.read.timefmt import format_ts, parse_ts
 from orkas_tui.core.store.history import Change
 from orkas_tui.core.store.journal import REMOVALS
 from orkas_tui.core.summary.scan import AgentScan
+from orkas_tui.core.summary.turn import Turn, counted
 from orkas_tui.core.textfmt import rate
 
 MEASURED, TOO_FEW, REVERTED, REMOVED = "measured", "too few turns yet", "reverted early", "skill removed"
 
 
-def is_real(turn: TurnRecord) -> bool:
+def is_real(turn: Turn) -> bool:
     """A turn whose outcome is the agent's: ended ok or in a real error (not aborted, not ended transient)."""
-    return turn.status in ("ok", "error") and not turn.ended_with_transient_error
+    return turn.summary.status in ("ok", "error") and turn.end_transient is not True
 
 
 def _per_turn(count: int, turns: int) -> float | None:
@@ -64,8 +64,8 @@ class AgentRates:
     real_errors: int
 
     @classmethod
-    def over(cls, turns: list[TurnRecord]) -> AgentRates:
-        return cls(len(turns), sum(t.correction is not None for t in turns), sum(len(t.real_errors) for t in turns))
+    def over(cls, turns: list[Turn]) -> AgentRates:
+        return cls(len(turns), sum(t.trace.correction is not None for t in turns), sum(t.summary.real_errors for t in turns))
 
     @property
     def corrections_per_turn(self) -> float | None:
@@ -95,8 +95,10 @@ class Rates:
     ineffective_rate: float | None
 
     @classmethod
-    def over(cls, slug: str, turns: list[TurnRecord]) -> Rates:
-        m = skill_metrics(turns).get(slug, SkillMetrics())
+    def over(cls, slug: str, turns: list[Turn]) -> Rates:
+        table: dict[str, SkillMetrics] = {}
+        count_uses(table, (counted(t.summary, t.trace) for t in turns))
+        m = table.get(slug, NO_USE)
         return cls(len(turns), m.invocation_rate, m.edit_rate, m.ineffective_rate)
 
     def to_json(self) -> dict:
@@ -226,11 +228,11 @@ class Effect:
 class _Timeline:
     """Ended turns in the order they ended, with their end times, for cutting windows around a moment."""
 
-    def __init__(self, pairs: list[tuple[datetime, TurnRecord]]) -> None:
+    def __init__(self, pairs: list[tuple[datetime, Turn]]) -> None:
         self.moments = [at for at, _ in pairs]
         self.turns = [t for _, t in pairs]
 
-    def around(self, at: datetime, until: datetime | None, size: int) -> tuple[list[TurnRecord], list[TurnRecord], Window]:
+    def around(self, at: datetime, until: datetime | None, size: int) -> tuple[list[Turn], list[Turn], Window]:
         """The ``size`` turns ended at or before ``at``, and up to ``size`` ended after it (and not after ``until``)."""
         cut = bisect_right(self.moments, at)
         stop = len(self.turns) if until is None else max(cut, bisect_right(self.moments, until))
@@ -241,12 +243,12 @@ class _Timeline:
         return self.turns[max(0, cut - size) : cut], after, window
 
 
-def change_effects(changes: Iterable[Change], turns: Iterable[TurnRecord], window: int) -> dict[str, Effect]:
+def change_effects(changes: Iterable[Change], turns: Iterable[Turn], window: int) -> dict[str, Effect]:
     """The effect of every change in ``changes`` (with a readable time), by change id."""
     changes = list(changes)
     ended = sorted(
-        ((at, t) for t in turns if t.ended and (at := parse_ts(t.ended_at)) is not None),
-        key=lambda pair: (pair[0], pair[1].conversation, pair[1].seq),
+        ((at, t) for t in turns if t.summary.ended and (at := parse_ts(t.summary.ended_at)) is not None),
+        key=lambda pair: (pair[0], *pair[1].key),
     )
     real = _Timeline([(at, t) for at, t in ended if is_real(t)])
     showing = {
@@ -269,13 +271,13 @@ def change_effects(changes: Iterable[Change], turns: Iterable[TurnRecord], windo
     return effects
 
 
-def _showing(ended: list[tuple[datetime, TurnRecord]], slugs: set[str]) -> dict[str, list[tuple[datetime, TurnRecord]]]:
+def _showing(ended: list[tuple[datetime, Turn]], slugs: set[str]) -> dict[str, list[tuple[datetime, Turn]]]:
     """For each of ``slugs``, the ended turns that showed it (indexed or read), in one pass: consecutive
     turns share one index list, so each list is searched once."""
-    out: dict[str, list[tuple[datetime, TurnRecord]]] = {slug: [] for slug in slugs}
+    out: dict[str, list[tuple[datetime, Turn]]] = {slug: [] for slug in slugs}
     found: dict[int, tuple[str, ...]] = {}
     for pair in ended:
-        turn = pair[1]
+        turn = pair[1].summary
         index = turn.skills_indexed
         hits = found.get(id(index))
         if hits is None:
@@ -289,7 +291,7 @@ def _showing(ended: list[tuple[datetime, TurnRecord]], slugs: set[str]) -> dict[
     return out
 
 
-def _skill_effect(change: Change, windows: tuple[list[TurnRecord], list[TurnRecord], Window]) -> SkillEffect:
+def _skill_effect(change: Change, windows: tuple[list[Turn], list[Turn], Window]) -> SkillEffect:
     before, after, window = windows
     slug = change.target
     removed = change.action in REMOVALS

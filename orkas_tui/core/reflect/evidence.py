@@ -19,12 +19,12 @@ import orjson
 
 from orkas_tui.core.disk.confine import open_regular
 from orkas_tui.core.observe.corrections import CorrectionMatcher
-from orkas_tui.core.observe.signals import Score
 from orkas_tui.core.observe.transient import TransientRule
-from orkas_tui.core.observe.turns import TurnRecord, end_failure, tool_failure
+from orkas_tui.core.observe.turns import end_failure, tool_failure
 from orkas_tui.core.read.tail import parse_line
 from orkas_tui.core.read.timefmt import parse_ts
 from orkas_tui.core.summary.scan import AgentScan
+from orkas_tui.core.summary.turn import Turn, TurnSummary
 
 ARGS_CHARS = 160  # a failed call's arguments, cut
 NEXT_CHARS = 160  # what the agent did next, cut
@@ -34,28 +34,31 @@ OUTPUT_CHARS = 240  # a failed call's output (when it says more than the error),
 
 @dataclass(frozen=True)
 class Triggering:
-    """A triggering turn, its score, and the file its events are in."""
+    """A triggering turn (its summary holds its score), and the file its events are in."""
 
-    record: TurnRecord
-    score: Score
+    turn: Turn
     path: Path
     ended_at: datetime
+
+    @property
+    def summary(self) -> TurnSummary:
+        return self.turn.summary
 
 
 def triggering_turns(scan: AgentScan, since: datetime | None) -> list[Triggering]:
     """Ended turns after ``since`` whose score reaches the threshold, most recent first (ties: conversation, order).
 
-    Scores come from the summary (:meth:`AgentScan.scored_turns`), never computed here."""
+    Scores come from the summary (:meth:`AgentScan.turns`), never computed here."""
     found = []
-    for turn in scan.scored_turns():
-        if not turn.score.triggers:
+    for turn in scan.turns():
+        summary = turn.summary
+        if not summary.triggers:
             continue
-        record = turn.record
-        ended = parse_ts(record.ended_at)
+        ended = parse_ts(summary.ended_at)
         if ended is None or (since is not None and ended <= since):
             continue
-        found.append(Triggering(record, turn.score, scan.conversations[record.conversation].path, ended))
-    found.sort(key=lambda t: (t.ended_at, t.record.conversation, t.record.seq), reverse=True)
+        found.append(Triggering(turn, scan.conversations[summary.conversation].path, ended))
+    found.sort(key=lambda t: (t.ended_at, *t.turn.key), reverse=True)
     return found
 
 
@@ -170,8 +173,8 @@ def turn_evidence(events: list[Event], rule: TransientRule, matcher: CorrectionM
 
 def gather(scan: AgentScan, triggering: Triggering, spans: Spans) -> TurnEvidence:
     """The evidence of one triggering turn, read from its span of the conversation file."""
-    record = triggering.record
-    events = spans.read(triggering.path, record.start, record.end)
+    trace = triggering.turn.trace
+    events = spans.read(triggering.path, trace.start, trace.end)
     return turn_evidence(events, scan.rule, scan.matcher)
 
 

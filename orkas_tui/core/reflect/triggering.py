@@ -93,13 +93,13 @@ class TurnChoice:
         return out + self.footnote() + "\n"
 
     def to_json(self) -> dict:
-        record = self.trigger.record
+        turn = self.trigger.summary
         head = {
-            "conversation": record.conversation,
-            "turn": record.turn,
-            "ended_at": record.ended_at,
-            "score": self.trigger.score.score,
-            "signals": list(self.trigger.score.signals),
+            "conversation": turn.conversation,
+            "turn": turn.turn,
+            "ended_at": turn.ended_at,
+            "score": turn.score,
+            "signals": list(turn.signals),
             "kept": self.kept,
         }
         if not self.kept:  # never read: left out before its turn came
@@ -261,14 +261,14 @@ def _step(event: Event) -> tuple[str, str | None]:
 
 def _first_parts(choice: TurnChoice, scan: AgentScan, redact: Redactor, budget: int, prompt_tokens: int) -> None:
     """Heading, signals with evidence, opening prompt (in full up to a share of the budget if it is the correction)."""
-    record, score = choice.trigger.record, choice.trigger.score
-    names = list(score.signals)
-    turn, *evidence = _redact_lines([record.turn, *(score.evidence[name] for name in names)], redact)
+    summary = choice.trigger.summary
+    names = list(summary.signals)
+    turn, *evidence = _redact_lines([summary.turn, *(summary.evidence[name] for name in names)], redact)
     heading = (
-        f"## Turn {turn} of conversation {record.conversation}: ended {record.status} "
-        f"at {record.ended_at}, score {score.score:g}\nsignals:\n"
+        f"## Turn {turn} of conversation {summary.conversation}: ended {summary.status} "
+        f"at {summary.ended_at}, score {summary.score:g}\nsignals:\n"
         + "".join(
-            f"- {name} ({score.signals[name]:g}, {rule_text(name, scan.settings)}): {text}\n"
+            f"- {name} ({summary.signals[name]:g}, {rule_text(name, scan.settings)}): {text}\n"
             for name, text in zip(names, evidence, strict=True)
         )
     )
@@ -285,7 +285,7 @@ def _first_parts(choice: TurnChoice, scan: AgentScan, redact: Redactor, budget: 
         )
         label = "opening prompt (also the correction, in full)" if corrected else "opening prompt"
         label = f"{label} [{_ts(prompt)}]"
-        choice.shown.add((record.conversation, prompt.offset))
+        choice.shown.add((summary.conversation, prompt.offset))
     choice.parts = {"signals": heading, "prompt": f"{label}:\n{text}\n"}
     choice.tokens = {name: count_tokens(part) for name, part in choice.parts.items()}
 
@@ -332,14 +332,14 @@ def build_front(
             cost = count_tokens(entry) + (0 if choice.corrections else label)
             if used + cost <= budget:
                 choice.corrections.append(entry)
-                choice.shown.add((choice.trigger.record.conversation, event.offset))
+                choice.shown.add((choice.trigger.summary.conversation, event.offset))
                 choice.tokens["corrections"] = choice.tokens.get("corrections", 0) + cost
                 used += cost
             else:
                 redact.count = before  # not sent: not counted
     for choice in kept:  # 3. every real error, with its call and what came next
         label = count_tokens("real errors, each with its call and what came next:\n")
-        conversation = choice.trigger.record.conversation
+        conversation = choice.trigger.summary.conversation
         for error in choice.evidence.errors:
             before = redact.count
             entry = _error_entry(error, redact)
@@ -351,7 +351,7 @@ def build_front(
                 used += cost
             else:
                 redact.count = before
-    skills = list(dict.fromkeys([s for c in kept for s in c.trigger.record.skills_read] + skills_read))
+    skills = list(dict.fromkeys([s for c in kept for s in c.trigger.summary.skills_read] + skills_read))
     before = redact.count
     text = _skill_effects(scan, skills, effects, redact)
     effects_tokens = count_tokens(text) if text else 0

@@ -9,8 +9,8 @@ malformed and orphan counts and long lines. A turn that changed is folded on its
 its previous summary contributed is taken back and what its new one contributes is added
 (one counting function, :func:`count_uses`, for both), so an append costs what its new
 turns cost, never a re-fold of the conversation. Summaries are what the cache keeps
-(:mod:`orkas_tui.core.summary.cache`); a state restored from it builds its turn records
-only when new bytes arrive or a view asks for them (:meth:`ConversationState.records`).
+(:mod:`orkas_tui.core.summary.cache`) and what views read; a state restored from it builds
+turn records only for the observer to read on (:meth:`ConversationState.read_on`).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from orkas_tui.core.observe.turns import ConversationObserver, TurnRecord
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.tail import JsonlTail
 from orkas_tui.core.read.timefmt import parse_ts
-from orkas_tui.core.summary.report import Activity, ScoredTurn
+from orkas_tui.core.summary.report import Activity
 from orkas_tui.core.summary.turn import TurnSummary, TurnTrace, counted, record_of, summarize, trace
 
 Uses = dict[str, SkillMetrics]
@@ -122,7 +122,6 @@ class ConversationState:
         self._summaries: list[TurnSummary] = []
         self._traces: list[TurnTrace] = []
         self.packed: Packed | None = None  # restored: summaries and traces not decoded until asked for
-        self.scored: list[ScoredTurn] = []
         self.built = True  # the observer holds the turn records (False: restored from the cache, rows only)
         self.ready = True  # the observer can read on (False: restored, its records not even in place)
         self.open_turn = False  # restored with its last turn open, until the observer is readied (read_on)
@@ -193,11 +192,10 @@ class ConversationState:
         """The turn records (built from the summaries the first time after a restore)."""
         if not self.built:
             self.read_on()
-            turns, scored = self.observer.turns, self.scored
+            turns = self.observer.turns
             for seq, (summary, trace_) in enumerate(zip(self.summaries, self.traces, strict=True)):
                 if turns[seq] is None:
                     turns[seq] = record_of(seq, summary, trace_)
-                    scored[seq] = ScoredTurn(turns[seq], summary.score_of())
             self.built = True
         return self.observer.turns
 
@@ -211,11 +209,9 @@ class ConversationState:
             return
         self.ready = True
         count = len(self.summaries)
-        observer.turns, self.scored = [None] * count, [None] * count  # type: ignore[list-item]
+        observer.turns = [None] * count  # type: ignore[list-item]
         if count:
-            summary = self.summaries[-1]
-            last = observer.turns[-1] = record_of(count - 1, summary, self.traces[-1])
-            self.scored[-1] = ScoredTurn(last, summary.score_of())
+            last = observer.turns[-1] = record_of(count - 1, self.summaries[-1], self.traces[-1])
             observer._index = last.skills_indexed
             observer.open = last if self.open_turn else None
         self.open_turn = False  # the observer says from now on
@@ -225,7 +221,7 @@ class ConversationState:
     def fold(self, changed: Iterable[TurnRecord], settings: Settings, weak: frozenset[str], uses: Uses) -> None:
         """Fold the ``changed`` records (of this observer) into the summary, one turn at a time,
         and what they change into ``uses``, the agent's skill-use counts."""
-        summaries, traces, scored = self.summaries, self.traces, self.scored
+        summaries, traces = self.summaries, self.traces
         for record in sorted(changed, key=_seq):
             seq = record.seq
             score = score_turn(record, settings, weak)
@@ -233,11 +229,10 @@ class ConversationState:
             if seq < len(summaries):
                 self.triggering -= summaries[seq].triggers
                 count_uses(uses, [counted(summaries[seq], traces[seq])], -1)
-                summaries[seq], traces[seq], scored[seq] = summary, trace_, ScoredTurn(record, score)
+                summaries[seq], traces[seq] = summary, trace_
             else:
                 summaries.append(summary)
                 traces.append(trace_)
-                scored.append(ScoredTurn(record, score))
             self.triggering += summary.triggers
             count_uses(uses, [counted(summary, trace_)])
             self._first(summary)
@@ -248,8 +243,7 @@ class ConversationState:
         inputs), and ``uses``, the agent's skill-use counts, changed to match."""
         records = self.records()
         self.forget(uses)
-        self.scored = [ScoredTurn(r, score_turn(r, settings, weak)) for r in records]
-        self.set_turns([summarize(t.record, t.score) for t in self.scored], [trace(r) for r in records])
+        self.set_turns([summarize(r, score_turn(r, settings, weak)) for r in records], [trace(r) for r in records])
         count_uses(uses, map(counted, self._summaries, self._traces))
         self.triggering = sum(summary.triggers for summary in self._summaries)
         self.first = None

@@ -1,14 +1,13 @@
-"""The forms a summary is reported in: a turn and a skill row as ``status --json`` prints them,
-and an agent's status object around its summary."""
+"""The forms a summary is reported in: a skill row as ``status --json`` prints it, the queue's
+facts, and an agent's status object around its summary (a turn's form is
+:class:`~orkas_tui.core.summary.turn.TurnSummary`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
 
-from orkas_tui.core.observe.signals import Score
 from orkas_tui.core.observe.skill_metrics import SkillMetrics
-from orkas_tui.core.observe.turns import TurnRecord
 from orkas_tui.core.read.timefmt import format_ts, parse_ts
 from orkas_tui.core.read.workspace import AgentPaths, read_agent_meta, read_state
 from orkas_tui.core.store.notes import NOTES, SelfNotes
@@ -24,14 +23,6 @@ class Activity:
     pending: bool
     trigger_score: float
     triggered: bool
-
-
-@dataclass(frozen=True)
-class ScoredTurn:
-    """A turn record and its score: what the app's detail and the reflection bundle read."""
-
-    record: TurnRecord
-    score: Score
 
 
 @dataclass(frozen=True)

@@ -6,13 +6,14 @@ last one and folds the turns they changed; a file that shrank or was replaced is
 again from its start. It starts from the agent's cache (:mod:`orkas_tui.core.summary.cache`),
 so a warm start reads no old history and builds no turn record it is not asked for. The
 CLI refreshes once; the TUI on every change the watcher reports. Every view reads what
-this holds: status (:meth:`status_fields`), the queue (:meth:`activity`), the TUI and the bundle
-(:meth:`scored_turns`).
+this holds: status (:meth:`status_fields`), the queue (:meth:`activity`), the TUI, the bundle
+and the effects of changes (:meth:`turns`, :meth:`newest_turns`).
 """
 
 from __future__ import annotations
 
 import gc
+import itertools
 import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -40,8 +41,8 @@ from orkas_tui.core.summary.fold import (
     newest_order,
     newest_runs,
 )
-from orkas_tui.core.summary.report import Activity, ScoredTurn
-from orkas_tui.core.summary.turn import TurnSummary
+from orkas_tui.core.summary.report import Activity
+from orkas_tui.core.summary.turn import Turn, TurnSummary
 
 
 @dataclass
@@ -95,16 +96,21 @@ class AgentScan:
     def orphan_events(self) -> int:
         return sum(c.observer.orphans for c in self.conversations.values())
 
-    def turns(self) -> Iterator[TurnRecord]:
+    def turns(self) -> Iterator[Turn]:
+        """Every turn's summary and trace, conversation by conversation in turn order: what the
+        bundle and the effects read (no turn record built)."""
+        for state in self.conversations.values():
+            yield from map(Turn, itertools.count(), state.summaries, state.traces)
+
+    def newest_turns(self) -> list[Turn]:
+        """:meth:`turns` newest first (:func:`newest_order`): what the app's Turns tab shows."""
+        return [Turn(seq, state.summaries[seq], state.traces[seq]) for state, seq in newest_order(self.conversations.values())]
+
+    def records(self) -> Iterator[TurnRecord]:
+        """The observer's turn records, conversation by conversation (built from the summaries
+        after a restore): what tests of the observer read."""
         for state in self.conversations.values():
             yield from state.records()
-
-    def scored_turns(self) -> list[ScoredTurn]:
-        """Every turn with its score, newest first (:func:`newest_order`): what the TUI and the bundle read."""
-        states = self.conversations.values()
-        for state in states:
-            state.records()
-        return [state.scored[seq] for state, seq in newest_order(states)]
 
     def rows(self) -> list[TurnSummary]:
         """Every turn's summary (what ``status --json`` prints), newest first (no turn record built)."""

@@ -4,12 +4,15 @@
 prints as a turn (its fields are the printed keys, in order) and what every view reads.
 :class:`TurnTrace` holds what a turn's summary does not print: its tool counts, whether
 its last error ended it, its correction and where it lies in its file (the app's detail
-and the reflection bundle read these). A :class:`~orkas_tui.core.observe.turns.TurnRecord`
-stays inside the observer: a view that wants one gets it rebuilt from these two
-(:func:`record_of`).
+and the reflection bundle read these). A :class:`Turn` is the two with the turn's place
+in its conversation: what the app, the bundle and the effects of changes read. A
+:class:`~orkas_tui.core.observe.turns.TurnRecord` stays inside the observer, which
+rebuilds one from these two to read on (:func:`record_of`).
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import msgspec
 
@@ -44,8 +47,9 @@ class TurnSummary(msgspec.Struct, gc=False):
         """What newest-first sorts by: its end, else its start time."""
         return self.ended_at or self.started_at or ""
 
-    def score_of(self) -> Score:
-        return Score(self.signals, self.evidence, self.score, self.triggers)
+    @property
+    def ended(self) -> bool:
+        return self.status != "running"
 
 
 class TurnTrace(msgspec.Struct, array_like=True, gc=False):
@@ -89,10 +93,31 @@ def trace(record: TurnRecord) -> TurnTrace:
     )
 
 
+def end_transient(summary: TurnSummary, trace: TurnTrace) -> bool | None:
+    """``None`` if the turn did not end in an error, else whether the error it ended with was transient."""
+    return summary.errors[-1].transient if summary.status == "error" and trace.end_error else None
+
+
 def counted(summary: TurnSummary, trace: TurnTrace) -> Counted:
     """What the turn adds to the skill counts (:func:`~orkas_tui.core.observe.skill_metrics.count_uses`)."""
-    ended_in = summary.errors[-1].transient if summary.status == "error" and trace.end_error else None
-    return summary.status, summary.skills_indexed, summary.skills_read, summary.edited, ended_in
+    return summary.status, summary.skills_indexed, summary.skills_read, summary.edited, end_transient(summary, trace)
+
+
+class Turn(NamedTuple):
+    """A turn as views read it: its place in its conversation (``seq``), its summary and its trace."""
+
+    seq: int
+    summary: TurnSummary
+    trace: TurnTrace
+
+    @property
+    def key(self) -> tuple[str, int]:
+        """(conversation, seq): the turn's identity across refreshes."""
+        return self.summary.conversation, self.seq
+
+    @property
+    def end_transient(self) -> bool | None:
+        return end_transient(self.summary, self.trace)
 
 
 def record_of(seq: int, summary: TurnSummary, trace: TurnTrace) -> TurnRecord:

@@ -17,7 +17,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import DataTable, Static
 
 from orkas_tui.core.read.settings import Settings
-from orkas_tui.core.summary.report import ScoredTurn
+from orkas_tui.core.summary.turn import Turn
 from orkas_tui.tui.cells import clock_time, score_bar, signals_text
 from orkas_tui.tui.data import AgentView
 from orkas_tui.tui.turn_detail import detail
@@ -41,45 +41,44 @@ FIRST_ROWS = 100  # more than a screenful, shown with the view itself
 CHUNK_ROWS = 200  # the rest, one chunk per turn of the event loop
 
 
-def turn_key(row: ScoredTurn) -> str:
-    return _key((row.record.conversation, row.record.seq))
+def turn_key(row: Turn) -> str:
+    return _key(row.key)
 
 
 def _key(turn: tuple[str, int]) -> str:
     return f"{turn[0]}#{turn[1]}"
 
 
-def turn_state(row: ScoredTurn, day: date) -> tuple:
+def turn_state(row: Turn, day: date) -> tuple:
     """Everything :func:`turn_cells` shows: a row whose state is unchanged keeps its cells."""
-    r, s = row.record, row.score
-    real = len(r.real_errors)
+    t = row.summary
     return (
-        r.ended_at,
-        r.started_at,
-        r.status,
-        r.tool_calls,
-        real,
-        len(r.errors) - real,
-        s.score,
-        s.triggers,
-        tuple(s.signals.items()),
+        t.ended_at,
+        t.started_at,
+        t.status,
+        t.tool_calls,
+        t.real_errors,
+        t.transient_errors,
+        t.score,
+        t.triggers,
+        tuple(t.signals.items()),
         day,
     )
 
 
-def turn_cells(row: ScoredTurn, settings: Settings, now: datetime) -> list[Cell]:
-    r, s = row.record, row.score
-    when = r.ended_at or r.started_at or ""
-    real, transient = len(r.real_errors), len(r.transient_errors)
+def turn_cells(row: Turn, settings: Settings, now: datetime) -> list[Cell]:
+    t = row.summary
+    when = t.sort_key
+    real, transient = t.real_errors, t.transient_errors
     errors = Cell(f"{real}/{transient}", sort=(real, transient), style="red" if real else ("dim" if not transient else ""))
     return [
-        Cell(clock_time(when, now), sort=(when, r.conversation, r.seq)),
-        Cell.of(score_bar(s.score, settings.threshold, running=not r.ended), sort=s.score),
-        Cell("▲" if s.triggers else ("…" if not r.ended else ""), sort=s.triggers, style="bold red"),
-        Cell("running" if not r.ended else signals_text(s.signals), sort=len(s.signals)),
+        Cell(clock_time(when, now), sort=(when, t.conversation, row.seq)),
+        Cell.of(score_bar(t.score, settings.threshold, running=not t.ended), sort=t.score),
+        Cell("▲" if t.triggers else ("…" if not t.ended else ""), sort=t.triggers, style="bold red"),
+        Cell("running" if not t.ended else signals_text(t.signals), sort=len(t.signals)),
         errors,
-        Cell(str(r.tool_calls), sort=r.tool_calls, justify="right"),
-        Cell(r.conversation, sort=r.conversation),
+        Cell(str(t.tool_calls), sort=t.tool_calls, justify="right"),
+        Cell(t.conversation, sort=t.conversation),
     ]
 
 
@@ -90,7 +89,7 @@ class TurnsPane(Vertical):
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.rows: dict[str, ScoredTurn] = {}
+        self.rows: dict[str, Turn] = {}
         self.view: AgentView | None = None
         self._shown: dict[str, tuple] = {}  # key -> turn_state of the row in the table
         self._day: date | None = None  # the day _shown's clock cells were made for
@@ -179,7 +178,7 @@ class TurnsPane(Vertical):
             self._load_detail(row)
 
     @work(thread=True, exclusive=True, group="turn-detail")
-    def _load_detail(self, row: ScoredTurn) -> None:
+    def _load_detail(self, row: Turn) -> None:
         app = self.app
         view = self.view
         data = app.data.agents.get(view.id) if view is not None else None
@@ -188,7 +187,7 @@ class TurnsPane(Vertical):
         body = detail(data.paths, row, app.settings, app.now())
         app.call_from_thread(self._set_detail, row, body)
 
-    def _set_detail(self, row: ScoredTurn, body) -> None:
+    def _set_detail(self, row: Turn, body) -> None:
         """Show a finished explanation only if its turn is still the selected one."""
         key = self.table.current_key()
         if key is not None and self.rows.get(key) is row:
