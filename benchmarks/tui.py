@@ -93,7 +93,7 @@ async def live(root: Path, appends: int, collector: bool = True) -> dict:
         clock = ANCHOR + timedelta(days=1)
         for i in range(appends):
             scan = app.data.agents[agent].scan
-            seq = len(scan.conversations[target.stem].rows)
+            seq = scan.conversations[target.stem].count
             lines: list[bytes] = []
             clock = _turn(lines, rng, ["skill-001"], clock, f"live{i}", 40)
             key = f"{target.stem}#{seq}"
