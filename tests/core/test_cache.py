@@ -106,7 +106,7 @@ def test_grown_file_reads_only_the_new_bytes(tmp_path: Path, fed: list) -> None:
     result = warm(agent)
     assert [(conv, base < size) for conv, base, _ in fed] == [("c2", True)]
     assert result == cold(agent)
-    assert [t.status for _, t, _ in result[0] if t.conversation == "c2"] == ["ok", "ok", "ok"]
+    assert [t.status for t in (row.summary for row in result[0]) if t.conversation == "c2"] == ["ok", "ok", "ok"]
 
 
 def test_truncated_file_is_observed_again(tmp_path: Path) -> None:
@@ -115,7 +115,7 @@ def test_truncated_file_is_observed_again(tmp_path: Path) -> None:
     saved(agent)
     write_lines(agent / "conversations" / "c1.jsonl", turn("t9", user="should be shorter"), mode="wb")
     assert warm(agent) == cold(agent)
-    assert [t.turn for _, t, _ in warm(agent)[0] if t.conversation == "c1"] == ["t9"]
+    assert [t.turn for t in (row.summary for row in warm(agent)[0]) if t.conversation == "c1"] == ["t9"]
 
 
 def test_replaced_file_is_observed_again(tmp_path: Path) -> None:
@@ -141,7 +141,7 @@ def test_rewritten_just_before_the_offset_is_noticed(tmp_path: Path) -> None:
         handle.write(changed)
     write_lines(c1, [b"\n"])
     assert warm(agent) == cold(agent)
-    assert [t.edited for _, t, _ in warm(agent)[0][::-1] if t.conversation == "c1"] == [False, True]
+    assert [t.edited for t in (row.summary for row in warm(agent)[0][::-1]) if t.conversation == "c1"] == [False, True]
 
 
 def test_rewritten_in_place_to_the_same_size_is_noticed_by_its_mtime(tmp_path: Path) -> None:
@@ -157,7 +157,7 @@ def test_rewritten_in_place_to_the_same_size_is_noticed_by_its_mtime(tmp_path: P
         handle.write(changed)
     os.utime(c1, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
     assert warm(agent) == cold(agent)
-    assert [t.status for _, t, _ in warm(agent)[0][::-1] if t.conversation == "c1"] == ["ok", "ok"]
+    assert [t.status for t in (row.summary for row in warm(agent)[0][::-1]) if t.conversation == "c1"] == ["ok", "ok"]
 
 
 def _resigned(data: bytes, change) -> bytes:
@@ -351,7 +351,7 @@ def test_reading_on_from_the_cache_builds_only_what_new_events_can_change(tmp_pa
     scan.save_cache()
     write_lines(c1, [{"ts": "2026-11-22T10:00:00Z", "type": "output_edited", "turn": "t2"}])  # an earlier turn changes
     assert warm(agent) == cold(agent)
-    assert [t.edited for _, t, _ in warm(agent)[0][::-1] if t.conversation == "c1"] == [True, True, False]
+    assert [t.edited for t in (row.summary for row in warm(agent)[0][::-1]) if t.conversation == "c1"] == [True, True, False]
 
 
 def test_reading_on_from_the_cache_in_several_blocks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -38,7 +38,6 @@ from orkas_tui.core.summary.fold import (
     activity_since,
     newest,
     newest_first,
-    newest_order,
     newest_runs,
 )
 from orkas_tui.core.summary.report import Activity
@@ -103,8 +102,14 @@ class AgentScan:
             yield from map(Turn, itertools.count(), state.summaries, state.traces)
 
     def newest_turns(self) -> list[Turn]:
-        """:meth:`turns` newest first (:func:`newest_order`): what the app's Turns tab shows."""
-        return [Turn(seq, state.summaries[seq], state.traces[seq]) for state, seq in newest_order(self.conversations.values())]
+        """:meth:`turns` newest first (:func:`newest_order`), made on every change the watcher
+        reports: what the app's Turns tab shows. Taken as runs of one conversation
+        (:func:`newest_runs`), each conversation's lists looked up once per run."""
+        turns: list[Turn] = []
+        for state, seqs in newest_runs(self.conversations.values()):
+            summaries, traces = state.summaries, state.traces
+            turns += [Turn(seq, summaries[seq], traces[seq]) for seq in seqs]
+        return turns
 
     def records(self) -> Iterator[TurnRecord]:
         """The observer's turn records, conversation by conversation (built from the summaries
