@@ -1,6 +1,6 @@
-"""The forms a summary is reported in: a skill row as ``status --json`` prints it, the queue's
-facts, and an agent's status object around its summary (a turn's form is
-:class:`~orkas_tui.core.summary.turn.TurnSummary`)."""
+"""The forms a summary is reported in: a skill row as ``status --json`` prints it, an agent's
+activity since its last reflection (what the queue weighs), and an agent's status object
+around its summary (a turn's form is :class:`~orkas_tui.core.summary.turn.TurnSummary`)."""
 
 from __future__ import annotations
 
