@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from textual.widgets import TabbedContent
+from textual.widgets import Input, TabbedContent
 from textual.widgets._footer import FooterKey
 
 from orkas_tui.core.read.workspace import Workspace
@@ -14,6 +14,7 @@ from orkas_tui.demo.proposal import add_demo_proposal
 from orkas_tui.tui.widgets.keyed_table import KeyedTable
 from orkas_tui.tui.widgets.self_notes import SelfPane
 from orkas_tui.tui.widgets.sidebar import Sidebar
+from orkas_tui.tui.widgets.skills import SkillsPane
 from tests.conftest import NOW
 from tests.tui.conftest import SIZE, open_agent, settle
 
@@ -197,3 +198,31 @@ async def test_overlay_screens_cover_what_is_below(app_factory) -> None:
         seen.append(type(app.screen).__name__)
         assert app.screen.styles.background.a == 1
     assert seen == ["HelpScreen", "SettingsScreen", "TextView", "SkillHistory"]
+
+
+async def test_esc_leaves_the_skills_filter_and_keeps_what_was_typed(app_factory) -> None:
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_agent(pilot, "coder")
+        await pilot.press("3")
+        await settle(pilot)
+        pane = app.query_one(SkillsPane)
+        await pilot.press("slash", "x")
+        assert app.focused is pane.query_one("#skills-filter", Input)
+        await pilot.press("escape")
+        assert app.focused is pane.table
+        assert pane.query_one("#skills-filter", Input).value == "x"
+        await pilot.press("1")  # tab keys work again
+        await settle(pilot)
+        assert app.query_one(TabbedContent).active == "turns"
+
+
+async def test_at_80x24_the_skills_filter_is_wide_enough_to_type_in(app_factory) -> None:
+    app = app_factory()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_agent(pilot, "coder")
+        await pilot.press("3")
+        await settle(pilot)
+        field = app.query_one(SkillsPane).query_one("#skills-filter", Input)
+        assert field.region.width >= 24  # was 4: the summary took the rest
+        assert app.query_one("#skills-summary").region.right <= app.query_one(SkillsPane).region.right

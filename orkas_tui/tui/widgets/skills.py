@@ -97,6 +97,7 @@ class SkillsPane(Vertical):
         Binding("slash", "filter", "Filter", id="skills_filter"),
         Binding("s", "cycle_sort", "Sort", id="skills_sort"),
         Binding("o", "open", "Open", id="skills_open"),
+        Binding("escape", "leave_filter", "Leave filter", show=False, id="skills_leave_filter"),
     ]
 
     def __init__(self, **kwargs) -> None:
@@ -200,6 +201,10 @@ class SkillsPane(Vertical):
 
     def action_filter(self) -> None:
         self.query_one("#skills-filter", Input).focus()
+
+    def action_leave_filter(self) -> None:
+        """Give the keys back to the table (tab numbers, sort, open), keeping what was typed."""
+        self.table.focus()
 
     def action_cycle_sort(self) -> None:
         column, _ = self.table.sort_spec
