@@ -55,6 +55,7 @@ async def test_an_empty_workspace_says_what_to_do_next_and_r_b_say_why_not(app_f
         empty = str(app.query_one("#empty-state").render())
         assert f"orkas-tui import claude-code --agent claude --workspace {root}" in empty
         assert f"orkas-tui import codex --agent codex --workspace {root}" in empty and "orkas-tui --demo" in empty
+        assert f"orkas-tui hooks install claude-code --agent claude --workspace {root}" in empty
         assert not app.query_one("#tabs").display or not app.query_one("#tabs").region.area
         for key in ("r", "b"):
             await pilot.press(key)

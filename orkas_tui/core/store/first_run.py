@@ -48,6 +48,7 @@ def next_steps(root: Path) -> list[tuple[str, str]]:
     return [
         ("Learn from your Claude Code history (~/.claude/projects)", f"orkas-tui import claude-code --agent claude{flag}"),
         ("Learn from your Codex history (~/.codex/sessions)", f"orkas-tui import codex --agent codex{flag}"),
+        ("Then import each session as it ends", f"orkas-tui hooks install claude-code --agent claude{flag}"),
         ("Or look around a made-up workspace first", "orkas-tui --demo"),
     ]
 
