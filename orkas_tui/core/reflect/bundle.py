@@ -27,17 +27,19 @@ from datetime import datetime
 from pathlib import Path
 
 from orkas_tui.core.disk.confine import open_regular
-from orkas_tui.core.observe.transient import TransientRule
+from orkas_tui.core.read.events import SystemEvent, decode_system_line
 from orkas_tui.core.read.tail import JsonlTail
 from orkas_tui.core.read.timefmt import format_ts, parse_ts
-from orkas_tui.core.reflect.describe import describe, fields_text
 from orkas_tui.core.reflect.effects import measure_effects
 from orkas_tui.core.reflect.evidence import triggering_turns
 from orkas_tui.core.reflect.tokens import count_tokens, cut_middle_to_tokens, truncate_to_tokens
 from orkas_tui.core.reflect.triggering import Front, Key, build_front, recent_effects
 from orkas_tui.core.store.history import list_changes
 from orkas_tui.core.store.redact import Redactor
+from orkas_tui.core.summary.fold import ConversationState
 from orkas_tui.core.summary.scan import AgentScan
+from orkas_tui.core.summary.transcript import Spans, Step, describe, with_verdicts
+from orkas_tui.core.summary.turn import Turn
 
 SYSTEM = "system"
 
@@ -53,20 +55,20 @@ class BundleItem:
     text: str
     output: str | None = None
     offset: int = -1  # where the event's line starts in its file (with ``source``: its identity)
-    event: dict | None = None  # a conversation event not yet described (text and output come from it)
+    step: Step | None = None  # a conversation event not yet described (text and output come from it)
 
-    def described(self, rule: TransientRule) -> BundleItem:
+    def described(self) -> BundleItem:
         """The item with its text and output: described only when a bundle may show it."""
-        if self.event is None:
+        if self.step is None:
             return self
-        described = describe(self.event, rule)
-        return replace(self, text=described.text, output=described.output, event=None)
+        described = describe(self.step)
+        return replace(self, text=described.text, output=described.output, step=None)
 
     def output_chars(self) -> int:
         """The length of the tool output (0 for none), described or not."""
-        if self.event is None:
+        if self.step is None:
             return len(self.output or "")
-        output = self.event.get("output")
+        output = self.step.event.output
         return len(output) if self.kind == "tool_result" and isinstance(output, str) else 0
 
     def line(self) -> str:
@@ -138,7 +140,7 @@ class Bundle:
         }
 
 
-def _read_events(path: Path, problems: list[str], max_line: int) -> list[tuple[int, dict]]:
+def _system_events(path: Path, problems: list[str], max_line: int) -> list[tuple[int, SystemEvent]]:
     try:
         open_regular(path).close()  # the tail skips a file it cannot open; the bundle names it
     except FileNotFoundError:
@@ -146,8 +148,22 @@ def _read_events(path: Path, problems: list[str], max_line: int) -> list[tuple[i
     except OSError as exc:
         problems.append(f"{path.name}: cannot read ({exc.strerror or exc}); left out of the bundle")
         return []
-    _reset, lines = JsonlTail(path, max_line=max_line).poll()  # the line cap the scan read with
+    _reset, lines = JsonlTail(path, max_line=max_line).poll(decode_system_line)  # the line cap the scan read with
     return [(line.start, line.event) for line in lines if line.event is not None]
+
+
+def _since(state: ConversationState, since: datetime | None) -> tuple[int, list[Turn]]:
+    """Where the conversation's activity after ``since`` starts (the end of the last turn before its first
+    turn ended after it, so the lines between turns come too) and its turns from there on."""
+    summaries, traces = state.summaries, state.traces
+    first = 0
+    if since is not None:
+        first = next(
+            (i for i, s in enumerate(summaries) if not s.ended or (e := parse_ts(s.ended_at)) is None or e > since),
+            len(summaries),
+        )
+    start = traces[first - 1].end if first else 0
+    return start, [Turn(seq, summaries[seq], traces[seq]) for seq in range(first, len(summaries))]
 
 
 def _collect(
@@ -159,9 +175,10 @@ def _collect(
 ) -> tuple[list[BundleItem], list[str], list[str], list[str]]:
     """The raw (not yet redacted) items of the period, the conversations chosen, skills read, problems.
 
-    Events in ``shown`` (already in the bundle's front) are left out. ``lazy``: conversation
-    events are described only when asked (:meth:`BundleItem.described`), as a bundle does."""
-    rule = scan.rule
+    Only each chosen conversation's turns of the period are read (from where they start, never
+    from byte 0), and every verdict and skill read comes from their summaries. Events in ``shown``
+    (already in the bundle's front) are left out. ``lazy``: conversation events are described only
+    when asked (:meth:`BundleItem.described`), as a bundle does."""
     active = [
         state
         for state in scan.conversations.values()
@@ -173,27 +190,26 @@ def _collect(
     skills_read: dict[str, None] = {}
     problems: list[str] = []
     order = 0
-    for state in chosen:
-        previous = None
-        for offset, event in _read_events(state.path, problems, scan.settings.max_line_bytes):
-            moment = parse_ts(event.get("ts")) or previous
-            previous = moment
-            if moment is None or (since is not None and moment <= since) or (state.path.stem, offset) in shown:
-                continue
-            if event["type"] == "skill_read" and isinstance(event.get("skill"), str):
-                skills_read[event["skill"]] = None
-            if event["type"] == "tool_call" and event.get("name") == "read_skill" and isinstance(event.get("args"), dict):
-                name = event["args"].get("name")
-                if isinstance(name, str):
-                    skills_read[name] = None
-            item = BundleItem(moment, order, state.path.stem, event["type"], "", None, offset, event)
-            items.append(item if lazy else item.described(rule))
-            order += 1
-    for _offset, event in _read_events(scan.paths.events, problems, scan.settings.max_line_bytes):
-        moment = parse_ts(event.get("ts"))
+    with Spans(scan.settings.max_line_bytes) as spans:
+        for state in chosen:
+            start, turns = _since(state, since)
+            for turn in turns:
+                skills_read.update(dict.fromkeys(turn.summary.skills_read))
+            previous = None
+            for step in with_verdicts(spans.read(state.path, start), turns):
+                moment = parse_ts(step.event.ts) or previous
+                previous = moment
+                if moment is None or (since is not None and moment <= since) or (state.path.stem, step.offset) in shown:
+                    continue
+                item = BundleItem(moment, order, state.path.stem, step.event.type, "", None, step.offset, step)
+                items.append(item if lazy else item.described())
+                order += 1
+        problems += [f"{path.name}: cannot read ({why}); left out of the bundle" for path, why in spans.problems.items()]
+    for _offset, system in _system_events(scan.paths.events, problems, scan.settings.max_line_bytes):
+        moment = parse_ts(system.ts)
         if moment is None or (since is not None and moment <= since):
             continue
-        items.append(BundleItem(moment, order, SYSTEM, event["type"], fields_text(event, ("ts", "type", "source"))))
+        items.append(BundleItem(moment, order, SYSTEM, system.type, system.details()))
         order += 1
     items.sort(key=lambda item: (item.ts, item.order))
     return items, [s.path.stem for s in chosen], list(skills_read), problems
@@ -217,11 +233,8 @@ class _Lines:
     the one that no longer fits, are ever described, redacted or counted.
     """
 
-    def __init__(
-        self, items: list[BundleItem], redact: Redactor, output_chars: int, line_tokens: int, rule: TransientRule
-    ) -> None:
+    def __init__(self, items: list[BundleItem], redact: Redactor, output_chars: int, line_tokens: int) -> None:
         self.items = items
-        self.rule = rule
         self.redact = redact
         self.output_chars = output_chars
         self.line_tokens = line_tokens
@@ -233,7 +246,7 @@ class _Lines:
     def _redacted(self, i: int) -> tuple[BundleItem, int]:
         done = self.clean.get(i)
         if done is None:
-            item, before = self.items[i].described(self.rule), self.redact.count
+            item, before = self.items[i].described(), self.redact.count
             text = self.redact(item.text)
             output = self.redact(item.output) if item.output else item.output
             done = self.clean[i] = (replace(item, text=text, output=output), self.redact.count - before)
@@ -323,7 +336,7 @@ def _build(scan: AgentScan, since: datetime | None) -> Bundle:
         front = build_front(scan, [], budget, redact, skills_read, title, effects, since)
     room = budget - front.tokens
     total = len(items)
-    lines = _Lines(items, redact, settings.tool_output_chars, budget // 4, scan.rule)
+    lines = _Lines(items, redact, settings.tool_output_chars, budget // 4)
     cut = 0
     if not lines.fits(0, room - count_tokens(_header(since, conversations, 0))):
         lines.stage = OUTPUTS_CUT
