@@ -27,14 +27,17 @@ from datetime import datetime
 from pathlib import Path
 
 from orkas_tui.core.disk.confine import open_regular
+from orkas_tui.core.observe.origins import Origin
 from orkas_tui.core.read.events import SystemEvent, decode_system_line
 from orkas_tui.core.read.tail import JsonlTail
 from orkas_tui.core.read.timefmt import format_ts, parse_ts
 from orkas_tui.core.reflect.effects import measure_effects
 from orkas_tui.core.reflect.evidence import triggering_turns
+from orkas_tui.core.reflect.sources import SourceIds
 from orkas_tui.core.reflect.tokens import count_tokens, cut_middle_to_tokens, truncate_to_tokens
 from orkas_tui.core.reflect.triggering import Front, Key, build_front, recent_effects
 from orkas_tui.core.store.history import list_changes
+from orkas_tui.core.store.provenance import Source
 from orkas_tui.core.store.redact import Redactor
 from orkas_tui.core.summary.fold import ConversationState
 from orkas_tui.core.summary.scan import AgentScan
@@ -56,6 +59,7 @@ class BundleItem:
     output: str | None = None
     offset: int = -1  # where the event's line starts in its file (with ``source``: its identity)
     step: Step | None = None  # a conversation event not yet described (text and output come from it)
+    tag: str = ""  # its source id and origin (:mod:`orkas_tui.core.reflect.sources`)
 
     def described(self) -> BundleItem:
         """The item with its text and output: described only when a bundle may show it."""
@@ -72,7 +76,8 @@ class BundleItem:
         return len(output) if self.kind == "tool_result" and isinstance(output, str) else 0
 
     def line(self) -> str:
-        head = f"[{format_ts(self.ts)}] {self.source} {self.kind}: {self.text}"
+        tag = f" {{{self.tag}}}" if self.tag else ""
+        head = f"[{format_ts(self.ts)}] {self.source} {self.kind}{tag}: {self.text}"
         return head if self.output is None else f"{head}\n    output: {self.output}"
 
 
@@ -93,6 +98,7 @@ class Bundle:
     problems: list[str] = field(default_factory=list)
     turns: list[dict] = field(default_factory=list)  # per triggering turn: what was kept, what was cut, tokens
     parts: dict[str, int] = field(default_factory=dict)  # tokens of each part of the text
+    sources: dict[str, Source] = field(default_factory=dict)  # each source id the text carries: what the answer cites
 
     def preview(self) -> list[str]:
         """What the bundle chose, per triggering turn, and the tokens of each part: for the dry run and the app."""
@@ -137,6 +143,10 @@ class Bundle:
             "problems": self.problems,
             "parts": self.parts,
             "triggering_turns": self.turns,
+            "sources": {
+                id_: {"origin": s.origin, "conversation": s.conversation, "tool": s.tool, "kind": s.kind}
+                for id_, s in self.sources.items()
+            },
         }
 
 
@@ -170,15 +180,15 @@ def _collect(
     scan: AgentScan,
     since: datetime | None,
     max_conversations: int,
+    ids: SourceIds,
     shown: frozenset[Key] | set[Key] = frozenset(),
-    lazy: bool = False,
 ) -> tuple[list[BundleItem], list[str], list[str], list[str]]:
     """The raw (not yet redacted) items of the period, the conversations chosen, skills read, problems.
 
     Only each chosen conversation's turns of the period are read (from where they start, never
     from byte 0), and every verdict and skill read comes from their summaries. Events in ``shown``
-    (already in the bundle's front) are left out. ``lazy``: conversation events are described only
-    when asked (:meth:`BundleItem.described`), as a bundle does."""
+    (already in the bundle's front) are left out. Conversation events are described only when asked
+    (:meth:`BundleItem.described`); each item is given its source id (``ids``), oldest first."""
     active = [
         state
         for state in scan.conversations.values()
@@ -201,17 +211,21 @@ def _collect(
                 previous = moment
                 if moment is None or (since is not None and moment <= since) or (state.path.stem, step.offset) in shown:
                     continue
-                item = BundleItem(moment, order, state.path.stem, step.event.type, "", None, step.offset, step)
-                items.append(item if lazy else item.described())
+                items.append(BundleItem(moment, order, state.path.stem, step.event.type, "", None, step.offset, step))
                 order += 1
         problems += [f"{path.name}: cannot read ({why}); left out of the bundle" for path, why in spans.problems.items()]
     for _offset, system in _system_events(scan.paths.events, problems, scan.settings.max_line_bytes):
         moment = parse_ts(system.ts)
         if moment is None or (since is not None and moment <= since):
             continue
-        items.append(BundleItem(moment, order, SYSTEM, system.type, system.details()))
+        items.append(BundleItem(moment, order, SYSTEM, system.type, system.details(), offset=_offset))
         order += 1
     items.sort(key=lambda item: (item.ts, item.order))
+    for item in items:  # ids oldest first
+        if item.step is not None:
+            item.tag = ids.tag(item.source, item.step)
+        elif item.source == SYSTEM:
+            item.tag = ids.system(item.offset, item.text)
     return items, [s.path.stem for s in chosen], list(skills_read), problems
 
 
@@ -324,16 +338,17 @@ def _build(scan: AgentScan, since: datetime | None) -> Bundle:
     settings = scan.settings.bundle
     budget = settings.max_tokens
     redact = Redactor(settings.redact_patterns)
+    ids = SourceIds(settings.redact_patterns)
     triggering = triggering_turns(scan, since)
     title = _front_title(since, len(triggering))
     changes = list_changes(scan.paths)
     effects = measure_effects(scan, changes) if changes else {}
     front = Front([], "", 0, 0, [])
     if triggering:
-        front = build_front(scan, triggering, budget, redact, [], title, effects, since)
-    items, conversations, skills_read, problems = _collect(scan, since, settings.max_conversations, front.shown, lazy=True)
+        front = build_front(scan, triggering, budget, redact, [], title, effects, since, ids)
+    items, conversations, skills_read, problems = _collect(scan, since, settings.max_conversations, ids, front.shown)
     if not triggering and (skills_read or recent_effects(effects, since)):  # effects of changes, no turn triggering
-        front = build_front(scan, [], budget, redact, skills_read, title, effects, since)
+        front = build_front(scan, [], budget, redact, skills_read, title, effects, since, ids)
     room = budget - front.tokens
     total = len(items)
     lines = _Lines(items, redact, settings.tool_output_chars, budget // 4)
@@ -343,22 +358,15 @@ def _build(scan: AgentScan, since: datetime | None) -> Bundle:
         cut = sum(1 for item in items if item.output_chars() > settings.tool_output_chars)
         if not lines.fits(0, room - count_tokens(_header(since, conversations, 0))):
             lines.stage = LINES_CUT
-    start = 0
-    while True:
-        if start < total:
-            start = lines.first_fitting(start, room - count_tokens(_header(since, conversations, start)))
-        _place(front, items, start)
-        head = front.render(title) + _header(since, conversations, start)
-        text = head + "".join(lines.line(i)[0] for i in range(start, total))
-        tokens = count_tokens(text)
-        if tokens <= budget:
-            break
-        if start < total - 1 or (front.tokens and start < total):  # with a front, the activity may go whole
-            start += 1
-            continue
-        text = truncate_to_tokens(text, budget)
-        tokens = count_tokens(text)
-        break
+    start, text, tokens = _fit(front, title, since, conversations, lines, room, budget, "")
+    pinned: list[int] = []
+    kept = [tag for c in front.choices if c.kept for tag in c.tags] + [items[i].tag for i in range(start, total)]
+    if not any(tag.startswith("u") for tag in kept):  # only the user's words may set a rule: keep some in sight
+        pinned = [i for i in range(start) if (step := items[i].step) is not None and step.origin is Origin.USER][-PINNED:]
+        if pinned:
+            said = PINNED_HEAD + "".join(lines.line(i)[0] for i in pinned)
+            start, text, tokens = _fit(front, title, since, conversations, lines, room - count_tokens(said), budget, said)
+            pinned = [i for i in pinned if i < start]
     front_tokens = sum(sum(c.tokens.values()) for c in front.choices if c.kept)
     return Bundle(
         agent=scan.id,
@@ -369,7 +377,7 @@ def _build(scan: AgentScan, since: datetime | None) -> Bundle:
         redactions=front.redactions + (lines.redactions(start) if start < total else 0),
         conversations=conversations,
         items_total=total,
-        items_kept=total - start,
+        items_kept=total - start + len(pinned),
         outputs_cut=cut,
         skills_read=list(dict.fromkeys(front.skills + skills_read)),
         lines_cut=len({i for i in lines.cut_lines if i >= start}),
@@ -380,7 +388,44 @@ def _build(scan: AgentScan, since: datetime | None) -> Bundle:
             "effects": front.effects_tokens,
             "activity": sum(lines.line(i)[1] for i in range(start, total)),
         },
+        sources=ids.sent(
+            [tag for c in front.choices if c.kept for tag in c.tags] + [items[i].tag for i in [*pinned, *range(start, total)]]
+        ),
     )
+
+
+PINNED = 3  # the user's newest lines kept in a bundle whose budget would otherwise leave none of their words
+PINNED_HEAD = "[the user's own words earlier in this period, kept though older lines were dropped: only they may set a rule]\n"
+
+
+def _fit(
+    front: Front,
+    title: str,
+    since: datetime | None,
+    conversations: list[str],
+    lines: _Lines,
+    room: int,
+    budget: int,
+    pinned: str,
+) -> tuple[int, str, int]:
+    """The first activity line kept, the bundle's text and its tokens: the newest lines that fit ``room``
+    after the front, counted again as a whole (``pinned``: the user's lines kept above the cut)."""
+    items, total = lines.items, len(lines.items)
+    start = 0
+    while True:
+        if start < total:
+            start = lines.first_fitting(start, room - count_tokens(_header(since, conversations, start)))
+        _place(front, items, start)
+        head = front.render(title) + _header(since, conversations, start) + pinned
+        text = head + "".join(lines.line(i)[0] for i in range(start, total))
+        tokens = count_tokens(text)
+        if tokens <= budget:
+            return start, text, tokens
+        if start < total - 1 or (front.tokens and start < total):  # with a front, the activity may go whole
+            start += 1
+            continue
+        text = truncate_to_tokens(text, budget)
+        return start, text, count_tokens(text)
 
 
 def _place(front: Front, items: list[BundleItem], start: int) -> None:

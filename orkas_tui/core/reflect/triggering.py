@@ -34,6 +34,7 @@ from orkas_tui.core.reflect.evidence import (
     gather,
     one_line,
 )
+from orkas_tui.core.reflect.sources import SourceIds
 from orkas_tui.core.reflect.tokens import count_tokens, cut_middle_to_tokens, encoding, truncate_to_tokens
 from orkas_tui.core.store.redact import Redactor
 from orkas_tui.core.summary.scan import AgentScan
@@ -57,6 +58,7 @@ class TurnChoice:
     shown: set[Key] = field(default_factory=set)
     prompt_cut: bool = False
     in_activity: int = 0
+    tags: list[str] = field(default_factory=list)  # the source ids of what it shows
 
     @property
     def kept(self) -> bool:
@@ -213,13 +215,13 @@ def _clip_many(pieces: list[tuple[str, int]], redact: Redactor) -> list[str]:
     return [done if done is not None else clip_chars(*pieces[i], redact) for i, done in enumerate(out)]
 
 
-def _error_entry(error: TurnError, redact: Redactor) -> str:
+def _error_entry(error: TurnError, redact: Redactor, tag: str) -> str:
     event = error.result.event
     stamp = _ts(error.result)
     if event.type == "turn_end":
         message = event.error if isinstance(event.error, str) else "turn ended in error"
         (text,) = _clip_many([(one_line(message), ERROR_CHARS)], redact)
-        return f"- [{stamp}] the turn ended with an error: {text}\n"
+        return f"- [{stamp}] the turn ended with an error {{{tag}}}: {text}\n"
     status = event.status
     code = f" status {status}" if isinstance(status, int) and not isinstance(status, bool) else ""
     message = event.error if isinstance(event.error, str) else ""
@@ -236,9 +238,9 @@ def _error_entry(error: TurnError, redact: Redactor) -> str:
         pieces["next"] = (said, NEXT_CHARS)
     cut = dict(zip(pieces, _clip_many(list(pieces.values()), redact), strict=True))
     if error.call is not None:
-        head = f"- [{stamp}] `{error.call.event.name}` {cut['args']} → error{code}"
+        head = f"- [{stamp}] `{error.call.event.name}` {cut['args']} → error{code} {{{tag}}}"
     else:
-        head = f"- [{stamp}] call {event.id} → error{code}"
+        head = f"- [{stamp}] call {event.id} → error{code} {{{tag}}}"
     out = f"{head}: {cut['message']}\n" if message else f"{head}\n"
     if "output" in cut:
         out += f"    output: {cut['output']}\n"
@@ -264,7 +266,7 @@ def _step(step: Step) -> tuple[str, str | None]:
     return f"{who}: ", one_line("" if event.text is None else event.text)
 
 
-def _first_parts(choice: TurnChoice, scan: AgentScan, redact: Redactor, budget: int, prompt_tokens: int) -> None:
+def _first_parts(choice: TurnChoice, scan: AgentScan, redact: Redactor, budget: int, prompt_tokens: int, ids: SourceIds) -> None:
     """Heading, signals with evidence, opening prompt (in full up to a share of the budget if it is the correction)."""
     summary = choice.trigger.summary
     names = list(summary.signals)
@@ -287,8 +289,10 @@ def _first_parts(choice: TurnChoice, scan: AgentScan, redact: Redactor, budget: 
         corrected = any(step is prompt for step, _ in choice.evidence.corrections)
         text, choice.prompt_cut = clip_tokens(_said(prompt), budget // 8 if corrected else prompt_tokens, redact)
         label = "opening prompt (also the correction, in full)" if corrected else "opening prompt"
-        label = f"{label} [{_ts(prompt)}]"
+        tag = ids.tag(summary.conversation, prompt)
+        label = f"{label} [{_ts(prompt)}] {{{tag}}}"
         choice.shown.add((summary.conversation, prompt.offset))
+        choice.tags.append(tag)
     choice.parts = {"signals": heading, "prompt": f"{label}:\n{text}\n"}
     choice.tokens = {name: count_tokens(part) for name, part in choice.parts.items()}
 
@@ -302,6 +306,7 @@ def build_front(
     title: str,
     effects: dict[str, Effect],
     since: datetime | None,
+    ids: SourceIds,
 ) -> Front:
     """The front within ``budget`` tokens (the title included), filled by priority; ``effects``: of every
     applied change (:func:`~orkas_tui.core.reflect.effects.measure_effects`), ``since``: the last reflection."""
@@ -314,12 +319,12 @@ def build_front(
             before = redact.count
             choice.evidence = gather(choice.trigger, spans)
             probe = TurnChoice(choice.trigger, choice.evidence)
-            _first_parts(probe, scan, redact, budget, prompt_tokens)
+            _first_parts(probe, scan, redact, budget, prompt_tokens, ids)
             cost = sum(probe.tokens.values()) + count_tokens(probe.footnote(largest=True) + "\n")
             if used + cost > budget:
                 redact.count = before
                 break
-            choice.parts, choice.tokens, choice.shown = probe.parts, probe.tokens, probe.shown
+            choice.parts, choice.tokens, choice.shown, choice.tags = probe.parts, probe.tokens, probe.shown, probe.tags
             choice.prompt_cut = probe.prompt_cut
             used += cost
     kept = [c for c in choices if c.kept]
@@ -331,10 +336,12 @@ def build_front(
             if step is choice.evidence.prompt:
                 continue
             before = redact.count
-            entry = _correction_entry(step, correction, budget, redact)
+            tag = ids.tag(choice.trigger.summary.conversation, step)
+            entry = _correction_entry(step, correction, budget, redact, tag)
             cost = count_tokens(entry) + (0 if choice.corrections else label)
             if used + cost <= budget:
                 choice.corrections.append(entry)
+                choice.tags.append(tag)
                 choice.shown.add((choice.trigger.summary.conversation, step.offset))
                 choice.tokens["corrections"] = choice.tokens.get("corrections", 0) + cost
                 used += cost
@@ -345,10 +352,12 @@ def build_front(
         conversation = choice.trigger.summary.conversation
         for error in choice.evidence.errors:
             before = redact.count
-            entry = _error_entry(error, redact)
+            tag = ids.tag(conversation, error.result)
+            entry = _error_entry(error, redact, tag)
             cost = count_tokens(entry) + (0 if choice.errors else label)
             if used + cost <= budget:
                 choice.errors.append(entry)
+                choice.tags.append(tag)
                 choice.shown.update((conversation, e.offset) for e in (error.result, error.call) if e is not None)
                 choice.tokens["errors"] = choice.tokens.get("errors", 0) + cost
                 used += cost
@@ -366,9 +375,9 @@ def build_front(
     return Front(choices, text, used + effects_tokens, effects_tokens, skills, redact.count - start)
 
 
-def _correction_entry(step: Step, correction: Correction, budget: int, redact: Callable[[str], str]) -> str:
+def _correction_entry(step: Step, correction: Correction, budget: int, redact: Callable[[str], str], tag: str) -> str:
     text, _cut = clip_tokens(_said(step), budget // 8, redact)
-    return f"- [{_ts(step)}] the user (matched {correction.phrase!r}): {text}\n"
+    return f"- [{_ts(step)}] the user (matched {correction.phrase!r}) {{{tag}}}: {text}\n"
 
 
 def _said(step: Step) -> str:

@@ -18,6 +18,7 @@ from typing import BinaryIO
 import orjson
 
 from orkas_tui.core.disk.confine import open_regular
+from orkas_tui.core.observe.origins import Origin, tool_kind
 from orkas_tui.core.observe.turns import ObservedError
 from orkas_tui.core.read.events import Event
 from orkas_tui.core.read.tail import read_span
@@ -33,6 +34,24 @@ class Step:
     offset: int
     event: Event
     verdict: ObservedError | None = None
+    tool: str | None = None  # a tool result's tool: the name its call gave (``None``: no call seen)
+
+    @property
+    def origin(self) -> Origin:
+        """Who wrote the line's text: the user, the agent, a tool, or the runtime (its own records)."""
+        kind = self.event.type
+        if kind == "user":
+            return Origin.USER
+        if kind in ("assistant", "tool_call"):
+            return Origin.AGENT
+        return Origin.TOOL if kind == "tool_result" else Origin.SYSTEM
+
+    @property
+    def tool_kind(self) -> str | None:
+        """What a tool result is the output of (``command``, ``file``, ``web``, ``mcp``, ``subagent``, ``other``)."""
+        if self.event.type != "tool_result":
+            return None
+        return tool_kind(self.tool, isinstance(self.event.subagent, str))
 
 
 def failed(event: Event) -> bool:
@@ -50,9 +69,16 @@ def with_verdicts(events: Sequence[tuple[int, Event | None]], turns: Sequence[Tu
     steps: list[Step] = []
     at = 0  # the turn the next event may be in
     used = 0  # errors of that turn taken so far
+    names: dict[str, str] = {}  # call id: the tool it called
     for offset, event in events:
         if event is None:
             continue
+        tool = None
+        if isinstance(event.id, str):
+            if event.type == "tool_call" and isinstance(event.name, str):
+                names[event.id] = event.name
+            elif event.type == "tool_result":
+                tool = names.get(event.id)
         while at < len(spans) and spans[at].trace.end <= offset:
             at, used = at + 1, 0
         verdict = None
@@ -63,7 +89,7 @@ def with_verdicts(events: Sequence[tuple[int, Event | None]], turns: Sequence[Tu
                 verdict = errors[-1] if trace.end_error and errors else None
             elif used < len(errors) - trace.end_error:
                 verdict, used = errors[used], used + 1
-        steps.append(Step(offset, event, verdict))
+        steps.append(Step(offset, event, verdict, tool))
     return steps
 
 
