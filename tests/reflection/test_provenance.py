@@ -157,3 +157,13 @@ def test_only_a_confirmation_of_that_one_operation_applies_it(root: Path, server
     assert code == 0, err
     (op,) = list_proposals(workspace.agent("a1"))[0].operations
     assert op.status == "applied" and op.quarantine.confirmed_at is not None
+
+
+def test_the_preview_marks_a_plant_before_anything_is_sent(root: Path, capsys) -> None:
+    _session(root, NOW - timedelta(hours=1))
+    configure(root)
+    code, out, err = run_cli(capsys, "reflect", "a1", "--dry-run", "--workspace", str(root))
+    assert code == 0, err
+    marked = [line for line in out.splitlines() if line.startswith("  ! ")]
+    assert marked and "(output of `WebFetch`, web)" in marked[0] and "bootstrap.sh" in marked[0]
+    assert not any("ERROR docs" in line for line in marked)  # a pasted log is not an order

@@ -37,7 +37,7 @@ from orkas_tui.core.reflect.sources import SourceIds
 from orkas_tui.core.reflect.tokens import count_tokens, cut_middle_to_tokens, truncate_to_tokens
 from orkas_tui.core.reflect.triggering import Front, Key, build_front, recent_effects
 from orkas_tui.core.store.history import list_changes
-from orkas_tui.core.store.provenance import Source
+from orkas_tui.core.store.provenance import Source, instructions
 from orkas_tui.core.store.redact import Redactor
 from orkas_tui.core.summary.fold import ConversationState
 from orkas_tui.core.summary.scan import AgentScan
@@ -100,6 +100,14 @@ class Bundle:
     parts: dict[str, int] = field(default_factory=dict)  # tokens of each part of the text
     sources: dict[str, Source] = field(default_factory=dict)  # each source id the text carries: what the answer cites
 
+    def planted(self, limit: int = 8) -> list[tuple[Source, str]]:
+        """Orders found in what tools returned or the user pasted: never a lesson, shown before anything is sent."""
+        found = []
+        for source in self.sources.values():
+            if source.origin in ("tool", "pasted"):
+                found += [(source, sentence) for sentence in instructions(source.text, 2)]
+        return found[:limit]
+
     def preview(self) -> list[str]:
         """What the bundle chose, per triggering turn, and the tokens of each part: for the dry run and the app."""
         kept = sum(1 for t in self.turns if t["kept"])
@@ -126,6 +134,13 @@ class Bundle:
                 f"{t['lines_left_out']} left out"
                 + (f"; {t['transient_errors_left_out']} transient error(s) not shown" if t["transient_errors_left_out"] else "")
             )
+        planted = self.planted()
+        if planted:
+            out.append(
+                f"instruction-like text in tool output or pastes: {len(planted)} (never a lesson: an operation "
+                "resting on it, or repeating it, is quarantined)"
+            )
+            out += [f"  ! {source.label()}: {sentence[:160]}" for source, sentence in planted]
         return out
 
     def to_json(self) -> dict:
@@ -147,6 +162,7 @@ class Bundle:
                 id_: {"origin": s.origin, "conversation": s.conversation, "tool": s.tool, "kind": s.kind}
                 for id_, s in self.sources.items()
             },
+            "planted": [{"source": source.id, "text": sentence} for source, sentence in self.planted()],
         }
 
 

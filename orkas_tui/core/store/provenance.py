@@ -124,3 +124,31 @@ def _around(text: str, sentence: str, room: int = 300) -> str:
     start = max(0, at - room // 3) if at >= 0 else 0
     piece = text[start : start + room]
     return ("…" if start else "") + piece + ("…" if start + room < len(text) else "")
+
+
+# A sentence that tells its reader what to do: it opens with an order, or speaks to the agent about its
+# conduct (English, Spanish, Chinese). Only shown to a person (the bundle's preview): tool output that
+# gives orders is where planted instructions live.
+_ORDER = re.compile(
+    r"^\W*(?:always|never|do not|don't|make sure|remember to|from now on|ignore|disregard|forget|run|execute|install|"
+    r"curl|wget|send|upload|post|delete|remove|disable|skip|add|set|export|copy|write|save|use|"
+    r"siempre|nunca|no (?:hagas|uses|ejecutes)|ejecuta|instala|ignora|olvida|env[ií]a|borra|elimina|desactiva|usa|a[nñ]ade)\b"
+    r"|^\W*(?:总是|永远|始终|必须|不要|忽略|执行|运行|安装|发送|删除|禁用|请)"
+    r"|\b(?:you (?:must|should|need to|have to)|(?:ai|the|an) (?:agent|assistant|model)s? (?:must|should)|"
+    r"ignore (?:all |any )?(?:previous|prior|above)|debes|tienes que|tu tarea es|你(?:必须|应该|需要))",
+    re.IGNORECASE,
+)
+_SENTENCES = re.compile(r"(?<=[。！？])\s*|(?<=[.!?\n])\s+")
+
+
+def instructions(text: str, limit: int = 3) -> list[str]:
+    """Up to ``limit`` sentences of ``text`` that read as orders to the agent (NFKC, invisible characters dropped)."""
+    folded = "".join(ch for ch in unicodedata.normalize("NFKC", text) if unicodedata.category(ch) != "Cf")
+    found = []
+    for sentence in _SENTENCES.split(folded):
+        sentence = " ".join(sentence.split())
+        if 6 <= len(sentence) <= 400 and _ORDER.search(sentence):
+            found.append(sentence)
+            if len(found) == limit:
+                break
+    return found
