@@ -130,10 +130,11 @@ def _around(text: str, sentence: str, room: int = 300) -> str:
 # conduct (English, Spanish, Chinese). Only shown to a person (the bundle's preview): tool output that
 # gives orders is where planted instructions live.
 _ORDER = re.compile(
-    r"^\W*(?:always|never|do not|don't|make sure|remember to|from now on|ignore|disregard|forget|run|execute|install|"
+    r"(?:^|[:;—–]\s*)\W*(?:always|never|do not|don't|make sure|remember to|from now on|ignore|disregard|forget|run|execute|install|"
     r"curl|wget|send|upload|post|delete|remove|disable|skip|add|set|export|copy|write|save|use|"
     r"siempre|nunca|no (?:hagas|uses|ejecutes)|ejecuta|instala|ignora|olvida|env[ií]a|borra|elimina|desactiva|usa|a[nñ]ade)\b"
-    r"|^\W*(?:总是|永远|始终|必须|不要|忽略|执行|运行|安装|发送|删除|禁用|请)"
+    r"|(?:^|[:;：；]\s*)\W*(?:总是|永远|始终|必须|不要|忽略|执行|运行|安装|发送|删除|禁用|请)"
+    r"|\b(?:for|to|attention|note to) (?:the |all |any )?(?:ai|llm|coding|autonomous) (?:agents?|assistants?|models?)\b"
     r"|\b(?:you (?:must|should|need to|have to)|(?:ai|the|an) (?:agent|assistant|model)s? (?:must|should)|"
     r"ignore (?:all |any )?(?:previous|prior|above)|debes|tienes que|tu tarea es|你(?:必须|应该|需要))",
     re.IGNORECASE,
