@@ -191,6 +191,6 @@ class WorkspaceData:
         for agent_id, data in self.agents.items():
             if agent_id not in self._activity:
                 last = last_reflection(data.scan.paths)
-                self._activity[agent_id] = (last, data.scan.activity(last))
+                self._activity[agent_id] = (last, data.scan.activity())
             standings.append((data.scan.paths, *self._activity[agent_id]))
         return plan_for(standings, now, self.workspace.settings, last_cycle_at(self.workspace))

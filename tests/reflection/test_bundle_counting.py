@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from orkas_tui.core.read.workspace import Workspace
 from orkas_tui.core.reflect import bundle as bundle_module
-from orkas_tui.core.reflect.bundle import PINNED, PINNED_HEAD, _collect, _header, build_bundle
+from orkas_tui.core.reflect.bundle import PINNED, PINNED_HEAD, _collect, _header, build_bundle, unseen_conversations
 from orkas_tui.core.reflect.sources import SourceIds
 from orkas_tui.core.reflect.tokens import count_tokens, cut_middle_to_tokens, truncate_to_tokens
 from orkas_tui.core.store.redact import Redactor
@@ -23,7 +23,8 @@ def counted_eagerly(scan: AgentScan) -> tuple[str, int, int, int]:
     """The rules done the plain way: every line redacted and counted up front; (text, tokens, items kept, outputs cut)."""
     settings = scan.settings.bundle
     budget, limit, cap = settings.max_tokens, settings.tool_output_chars, settings.max_tokens // 4
-    raw, conversations, _, _ = _collect(scan, None, settings.max_conversations, SourceIds(settings.redact_patterns))
+    chosen = unseen_conversations(scan, {}, settings.max_conversations)
+    raw, conversations, _, _, _ = _collect(scan, None, {}, chosen, SourceIds(settings.redact_patterns))
     raw = [item.described() for item in raw]
     redact = Redactor(settings.redact_patterns)
     clean = [replace(i, text=redact(i.text), output=redact(i.output) if i.output else i.output) for i in raw]

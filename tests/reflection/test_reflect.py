@@ -13,7 +13,7 @@ import pytest
 
 from orkas_tui.core.disk.write import file_lock
 from orkas_tui.core.read.timefmt import format_ts
-from orkas_tui.core.read.workspace import read_state
+from orkas_tui.core.read.workspace import Workspace, read_state
 from orkas_tui.core.reflect.queue import workspace_queue
 from orkas_tui.core.reflect.reflection import reflect
 from orkas_tui.core.store.changes import approve
@@ -262,9 +262,21 @@ def test_a_refused_key_is_a_real_failure_without_retries(coder, server):
     assert read_state(configure(coder, server).agent("coder"))["last_failure_transient"] is False
 
 
-def test_no_model_configured_is_a_clear_failure(coder):
+def test_no_model_configured_is_not_a_failure_and_says_what_to_set(coder, monkeypatch):
+    """Issue 30: nothing was tried, so no back-off and no failure count; the message says what to set, where."""
+    before = read_state(configure(coder).agent("coder")).get("last_reflection_at")
     outcome = reflect(configure(coder), "coder", NOW)
-    assert outcome.status == "failed" and "no model configured" in outcome.message
+    assert outcome.status == "not_configured" and "[model] name in orkas.toml" in outcome.message
+    state = read_state(configure(coder).agent("coder"))
+    assert "backoff" not in state and "last_failure" not in state and state.get("last_reflection_at") == before
+    (coder / "orkas.toml").write_text('[model]\nname = "openai/gpt-4o-mini"\napi_key_env = "ORKAS_TEST_NO_SUCH_KEY"\n')
+    monkeypatch.delenv("ORKAS_TEST_NO_SUCH_KEY", raising=False)
+    outcome = reflect(Workspace(coder), "coder", NOW)
+    assert outcome.status == "not_configured" and "$ORKAS_TEST_NO_SUCH_KEY is not set" in outcome.message
+    assert "backoff" not in read_state(Workspace(coder).agent("coder"))
+    plan = workspace_queue(Workspace(coder), NOW)  # the queue says it too, for every agent it would select
+    assert "$ORKAS_TEST_NO_SUCH_KEY is not set" in (plan.not_configured or "")
+    assert plan.to_json()["not_configured"] == plan.not_configured
 
 
 def test_cancel_while_waiting_returns_quickly_and_writes_nothing(coder, server):

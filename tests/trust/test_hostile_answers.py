@@ -317,6 +317,7 @@ def test_fuzzed_answers_never_raise_out_of_validation(paths, answer) -> None:
 @given(answer=ANSWER)
 def test_fuzzed_answers_never_raise_out_of_reflect(fuzz_server, answer) -> None:
     root, server = fuzz_server
+    set_reflected(root, "a1", NOW - timedelta(days=2))  # each example reflects on the same unseen turn
     server.steps = [reply(answer)]
     outcome = reflect(Workspace(root), "a1", NOW)
     assert outcome.status in ("invalid_reply", "proposed", "applied", "nothing_to_save"), outcome

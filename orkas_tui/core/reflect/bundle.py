@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import gc
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 from orkas_tui.core.disk.confine import open_regular
@@ -99,6 +99,7 @@ class Bundle:
     turns: list[dict] = field(default_factory=list)  # per triggering turn: what was kept, what was cut, tokens
     parts: dict[str, int] = field(default_factory=dict)  # tokens of each part of the text
     sources: dict[str, Source] = field(default_factory=dict)  # each source id the text carries: what the answer cites
+    read_to: dict[str, int] = field(default_factory=dict)  # per conversation read, the read mark a reflection leaves
 
     def planted(self, limit: int = 8) -> list[tuple[Source, str]]:
         """Orders found in what tools returned or the user pasted: never a lesson, shown before anything is sent."""
@@ -163,6 +164,7 @@ class Bundle:
                 for id_, s in self.sources.items()
             },
             "planted": [{"source": source.id, "text": sentence} for source, sentence in self.planted()],
+            "read_to": self.read_to,
         }
 
 
@@ -178,54 +180,68 @@ def _system_events(path: Path, problems: list[str], max_line: int) -> list[tuple
     return [(line.start, line.event) for line in lines if line.event is not None]
 
 
-def _since(state: ConversationState, since: datetime | None) -> tuple[int, list[Turn]]:
-    """Where the conversation's activity after ``since`` starts (the end of the last turn before its first
-    turn ended after it, so the lines between turns come too) and its turns from there on."""
+def _unseen(state: ConversationState, mark: int) -> tuple[int, list[Turn], int]:
+    """Where to read the conversation from (the start of the last turn its read ``mark`` covers, whose
+    last agent reply is kept so the first unseen message can be read), its turns from there on, and
+    the end of its last ended turn (the mark a reflection on this bundle leaves)."""
     summaries, traces = state.summaries, state.traces
-    first = 0
-    if since is not None:
-        first = next(
-            (i for i, s in enumerate(summaries) if not s.ended or (e := parse_ts(s.ended_at)) is None or e > since),
-            len(summaries),
-        )
-    start = traces[first - 1].end if first else 0
-    return start, [Turn(seq, summaries[seq], traces[seq]) for seq in range(first, len(summaries))]
+    first = next((i for i, t in enumerate(traces) if t.end > mark), len(traces))
+    context = max(first - 1, 0)
+    start = traces[context].start if first else 0
+    turns = [Turn(seq, summaries[seq], traces[seq]) for seq in range(context, len(summaries))]
+    ended = [t.end for s, t in zip(summaries[first:], traces[first:], strict=True) if s.ended]
+    return start, turns, max(ended, default=mark)
+
+
+def unseen_conversations(scan: AgentScan, marks: dict[str, int], most: int) -> list[ConversationState]:
+    """The conversations with a turn past their read mark, most recent activity first, at most ``most``."""
+    unseen = [state for state in scan.conversations.values() if state.last_end > marks.get(state.stem, 0)]
+    unseen.sort(key=lambda s: (s.observer.latest_at or datetime.min.replace(tzinfo=UTC), s.path.stem), reverse=True)
+    return unseen[:most]
 
 
 def _collect(
     scan: AgentScan,
     since: datetime | None,
-    max_conversations: int,
+    marks: dict[str, int],
+    chosen: list[ConversationState],
     ids: SourceIds,
     shown: frozenset[Key] | set[Key] = frozenset(),
-) -> tuple[list[BundleItem], list[str], list[str], list[str]]:
-    """The raw (not yet redacted) items of the period, the conversations chosen, skills read, problems.
+) -> tuple[list[BundleItem], list[str], list[str], list[str], dict[str, int]]:
+    """The raw (not yet redacted) items, the conversations, skills read, problems, and the read marks
+    a reflection on them leaves.
 
-    Only each chosen conversation's turns of the period are read (from where they start, never
-    from byte 0), and every verdict and skill read comes from their summaries. Events in ``shown``
-    (already in the bundle's front) are left out. Conversation events are described only when asked
-    (:meth:`BundleItem.described`); each item is given its source id (``ids``), oldest first."""
-    active = [
-        state
-        for state in scan.conversations.values()
-        if state.observer.latest_at is not None and (since is None or state.observer.latest_at > since)
-    ]
-    active.sort(key=lambda s: (s.observer.latest_at, s.path.stem), reverse=True)
-    chosen = active[:max_conversations]
+    Only the unseen turns of each chosen conversation are read (from the last seen turn's start,
+    never from byte 0; of that turn only its last agent reply), and every verdict and skill read
+    comes from their summaries. System events are those after ``since`` (the last reflection).
+    Events in ``shown`` (already in the bundle's front) are left out. Conversation events are
+    described only when asked (:meth:`BundleItem.described`); each item is given its source id
+    (``ids``), oldest first."""
     items: list[BundleItem] = []
     skills_read: dict[str, None] = {}
     problems: list[str] = []
+    read_to: dict[str, int] = {}
     order = 0
     with Spans(scan.settings.max_line_bytes) as spans:
         for state in chosen:
-            start, turns = _since(state, since)
+            mark = marks.get(state.stem, 0)
+            start, turns, read_to[state.stem] = _unseen(state, mark)
+            seen_end = turns[0].trace.end if turns and turns[0].trace.end <= mark else 0
             for turn in turns:
-                skills_read.update(dict.fromkeys(turn.summary.skills_read))
+                if turn.trace.end > mark:
+                    skills_read.update(dict.fromkeys(turn.summary.skills_read))
+            steps = with_verdicts(spans.read(state.path, start), turns)
+            replies = [step for step in steps if step.offset < seen_end and step.event.type == "assistant"]
+            keep = {replies[-1].offset} if replies else set()
             previous = None
-            for step in with_verdicts(spans.read(state.path, start), turns):
+            for step in steps:
                 moment = parse_ts(step.event.ts) or previous
                 previous = moment
-                if moment is None or (since is not None and moment <= since) or (state.path.stem, step.offset) in shown:
+                if (
+                    moment is None
+                    or (step.offset < seen_end and step.offset not in keep)
+                    or (state.path.stem, step.offset) in shown
+                ):
                     continue
                 items.append(BundleItem(moment, order, state.path.stem, step.event.type, "", None, step.offset, step))
                 order += 1
@@ -242,12 +258,12 @@ def _collect(
             item.tag = ids.tag(item.source, item.step)
         elif item.source == SYSTEM:
             item.tag = ids.system(item.offset, item.text)
-    return items, [s.path.stem for s in chosen], list(skills_read), problems
+    return items, [s.path.stem for s in chosen], list(skills_read), problems, read_to
 
 
 def _header(since: datetime | None, conversations: list[str], dropped: int) -> str:
-    period = f"since {format_ts(since)}" if since else "since the first turn (never reflected on)"
-    head = f"# Activity {period}: {len(conversations)} conversation(s) and system events, oldest first\n"
+    period = f"system events since {format_ts(since)}" if since else "system events (never reflected on)"
+    head = f"# Activity no reflection has seen: {len(conversations)} conversation(s) and {period}, oldest first\n"
     if dropped:
         head += f"[{dropped} older line(s) dropped to fit the token budget]\n"
     return head
@@ -332,7 +348,7 @@ class _Lines:
 
 
 def _front_title(since: datetime | None, count: int) -> str:
-    period = f"since {format_ts(since)}" if since else "since the first turn (never reflected on)"
+    period = "no reflection has seen" if since else "(never reflected on)"
     return (
         f"# Triggering turns {period}: {count}, most recent first: each one's signals with their evidence, "
         "opening prompt, corrections and real errors (transient errors are the environment's: not shown)\n\n"
@@ -355,14 +371,16 @@ def _build(scan: AgentScan, since: datetime | None) -> Bundle:
     budget = settings.max_tokens
     redact = Redactor(settings.redact_patterns)
     ids = SourceIds(settings.redact_patterns)
-    triggering = triggering_turns(scan, since)
+    marks = scan.marks()
+    chosen = unseen_conversations(scan, marks, settings.max_conversations)
+    triggering = triggering_turns(scan, marks)
     title = _front_title(since, len(triggering))
     changes = list_changes(scan.paths)
     effects = measure_effects(scan, changes) if changes else {}
     front = Front([], "", 0, 0, [])
     if triggering:
         front = build_front(scan, triggering, budget, redact, [], title, effects, since, ids)
-    items, conversations, skills_read, problems = _collect(scan, since, settings.max_conversations, ids, front.shown)
+    items, conversations, skills_read, problems, read_to = _collect(scan, since, marks, chosen, ids, front.shown)
     if not triggering and (skills_read or recent_effects(effects, since)):  # effects of changes, no turn triggering
         front = build_front(scan, [], budget, redact, skills_read, title, effects, since, ids)
     room = budget - front.tokens
@@ -404,6 +422,7 @@ def _build(scan: AgentScan, since: datetime | None) -> Bundle:
             "effects": front.effects_tokens,
             "activity": sum(lines.line(i)[1] for i in range(start, total)),
         },
+        read_to=read_to,
         sources=ids.sent(
             [tag for c in front.choices if c.kept for tag in c.tags] + [items[i].tag for i in [*pinned, *range(start, total)]]
         ),

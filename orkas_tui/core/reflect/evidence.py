@@ -43,8 +43,9 @@ class Triggering:
         return self.turn.summary
 
 
-def triggering_turns(scan: AgentScan, since: datetime | None) -> list[Triggering]:
-    """Ended turns after ``since`` whose score reaches the threshold, most recent first (ties: conversation, order).
+def triggering_turns(scan: AgentScan, marks: dict[str, int]) -> list[Triggering]:
+    """Unseen (past their conversation's read mark) ended turns whose score reaches the threshold, most
+    recent first (ties: conversation, order).
 
     Scores come from the summary (:meth:`AgentScan.turns`), never computed here."""
     found = []
@@ -53,7 +54,7 @@ def triggering_turns(scan: AgentScan, since: datetime | None) -> list[Triggering
         if not summary.triggers:
             continue
         ended = parse_ts(summary.ended_at)
-        if ended is None or (since is not None and ended <= since):
+        if ended is None or turn.trace.end <= marks.get(summary.conversation, 0):
             continue
         found.append(Triggering(turn, scan.conversations[summary.conversation].path, ended))
     found.sort(key=lambda t: (t.ended_at, *t.turn.key), reverse=True)

@@ -227,7 +227,9 @@ _Row = msgspec.defstruct(
 )
 _ROWS = msgspec.json.Decoder(list[_Row])  # type: ignore[valid-type]
 _POSITION = attrgetter("skills_indexed")
-_Trace = msgspec.defstruct("_Trace", [(name, Raw) for name in TurnTrace.__struct_fields__], array_like=True, gc=False)
+_Trace = msgspec.defstruct(
+    "_Trace", [(name, int if name == "end" else Raw) for name in TurnTrace.__struct_fields__], array_like=True, gc=False
+)
 _TRACES = msgspec.json.Decoder(list[_Trace])  # type: ignore[valid-type]
 _INDEXES = msgspec.json.Decoder(list[Raw])  # only counted: decoded when the turns are
 
@@ -236,12 +238,15 @@ def _packed(turns: Turns, indexes: int) -> Packed:
     """A whole entry's turns checked for shape and kept as bytes: nothing else of them is decoded
     (``indexes``: how many distinct skill indexes the entry says its last part holds)."""
     rows: list[Any] = _ROWS.decode(turns[0])
-    traces = _TRACES.decode(turns[1])
+    traces: list[Any] = _TRACES.decode(turns[1])
     if len(rows) != len(traces) or max(map(_POSITION, rows), default=-1) >= indexes or len(_INDEXES.decode(turns[2])) != indexes:
         raise Untrusted("a turn of the wrong shape")
-    rows.reverse()  # stored last turn first
+    last_end = traces[0].end if traces else 0  # stored last turn first
+    rows.reverse()
+    traces.reverse()
     keys = [row.ended_at or row.started_at or "" for row in rows]
-    return Packed(*turns, indexes, keys, [(row.ended_at, row.score) for row in rows if row.triggers])
+    triggered = [(row.ended_at, row.score, trace.end) for row, trace in zip(rows, traces, strict=True) if row.triggers]
+    return Packed(*turns, indexes, keys, triggered, last_end)
 
 
 def _entry(state: ConversationState, base: int) -> tuple[dict, Turns]:

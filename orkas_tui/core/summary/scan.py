@@ -12,13 +12,13 @@ and the effects of changes (:meth:`turns`, :meth:`newest_turns`).
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import itertools
 import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 
 import msgspec
@@ -29,7 +29,8 @@ from orkas_tui.core.observe.skill_metrics import SkillMetrics
 from orkas_tui.core.observe.transient import TransientRule
 from orkas_tui.core.observe.turns import TurnRecord
 from orkas_tui.core.read.settings import Settings
-from orkas_tui.core.read.workspace import AgentPaths
+from orkas_tui.core.read.timefmt import parse_ts
+from orkas_tui.core.read.workspace import AgentPaths, write_state
 from orkas_tui.core.store.notes import SelfNotes
 from orkas_tui.core.summary.cache import SummaryCache, still_matches
 from orkas_tui.core.summary.fold import (
@@ -40,7 +41,7 @@ from orkas_tui.core.summary.fold import (
     newest_first,
     newest_runs,
 )
-from orkas_tui.core.summary.report import Activity
+from orkas_tui.core.summary.report import MARKS, Activity, last_reflection, read_marks
 from orkas_tui.core.summary.turn import Turn, TurnSummary
 
 
@@ -126,8 +127,31 @@ class AgentScan:
         while the next refresh folds new turns in."""
         return {slug: msgspec.structs.replace(counts) for slug, counts in self.uses.items()}
 
-    def activity(self, last: datetime | None) -> Activity:
-        return activity_since(self.conversations.values(), last)
+    def marks(self) -> dict[str, int]:
+        """Each conversation's read mark: how far the last reflection read it. An agent reflected on
+        before read marks existed gets them once from its ``last_reflection_at`` (each conversation's
+        mark is the end of its last turn that ended by then), written to its state so that a history
+        imported afterwards, however old, is still unseen; never reflected on: no marks, nothing seen."""
+        marks = read_marks(self.paths)
+        if marks is not None:
+            return marks
+        last = last_reflection(self.paths)
+        if last is None:
+            return {}
+        derived = {}
+        for stem, state in self.conversations.items():
+            ends = [
+                t.end for s, t in zip(state.summaries, state.traces, strict=True) if (e := parse_ts(s.ended_at)) and e <= last
+            ]
+            if ends:
+                derived[stem] = max(ends)
+        with contextlib.suppress(OSError):  # a read-only workspace: the marks hold for this run
+            write_state(self.paths, **{MARKS: derived})
+        return derived
+
+    def activity(self) -> Activity:
+        """What no reflection has seen yet (:func:`activity_since` over :meth:`marks`)."""
+        return activity_since(self.conversations.values(), self.marks())
 
     def status_fields(self, recent: int | None = None, in_order: bool = False) -> dict:
         """The status fields that follow from the conversations, turns and all; with ``recent``,
