@@ -70,4 +70,8 @@ def test_marks_come_once_from_the_last_reflection_time(root: Path, server) -> No
     marks = read_state(configure(root, server).agent("a1"))["read_marks"]
     assert list(marks) == ["old"] and marks["old"] > 0  # written once: the turn three days old is seen
     assert "please deploy the docs" not in bundle.text  # the seen turn: only its last reply, for context
-    assert "old assistant" in bundle.text and len(bundle.turns) == 1 and bundle.turns[0]["ended_at"] > (NOW - timedelta(days=1)).isoformat()
+    assert (
+        "old assistant" in bundle.text
+        and len(bundle.turns) == 1
+        and bundle.turns[0]["ended_at"] > (NOW - timedelta(days=1)).isoformat()
+    )
