@@ -75,3 +75,20 @@ def test_marks_come_once_from_the_last_reflection_time(root: Path, server) -> No
         and len(bundle.turns) == 1
         and bundle.turns[0]["ended_at"] > (NOW - timedelta(days=1)).isoformat()
     )
+
+
+def test_an_import_after_an_upgrade_never_takes_old_history_for_seen(root: Path, server) -> None:
+    """Reflected on by a version before read marks, then an old Claude Code history imported: its marks
+    are fixed before the import writes, so the imported session is unseen and goes into the next bundle."""
+    from orkas_tui.importers.run import import_files
+
+    trigger_turn(root, "a1", NOW - timedelta(hours=8), conversation="new")
+    set_reflected(root, "a1", NOW - timedelta(hours=6))
+    workspace = configure(root, server)
+    sample = Path(__file__).parents[1] / "data" / "samples" / "claude-code" / "marot-spotter__short.jsonl"
+    import_files(workspace.agent("a1"), workspace.settings, "claude-code", [sample], settle=0)
+
+    marks = read_state(workspace.agent("a1"))["read_marks"]
+    assert list(marks) == ["new"]  # fixed before the import: the February session has none
+    bundle = prepare(configure(root, server), "a1").bundle
+    assert bundle.conversations == ["claude-marot-spotter__short"] and "mix phx.server" in bundle.text

@@ -325,6 +325,16 @@ def collector_paused(freeze: bool = False) -> Iterator[None]:
             gc.enable()
 
 
+def settle_marks(paths: AgentPaths, settings: Settings) -> None:
+    """Give an agent reflected on before read marks existed its marks now (:meth:`AgentScan.marks`),
+    before anything new is written: an importer calls this first, so a history it brings in,
+    however old, is never taken for what the last reflection saw. Costs a state read otherwise."""
+    if read_marks(paths) is None and last_reflection(paths) is not None:
+        scan = AgentScan(paths, settings)
+        scan.refresh()
+        scan.marks()
+
+
 PARALLEL_AFTER = 8 * 1024 * 1024  # history bytes to read before a second process pays for itself
 
 
