@@ -29,12 +29,54 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.workspace import REAL, TRANSIENT  # noqa: E402
 from orkas_tui.core.observe.transient import TransientRule  # noqa: E402
+from orkas_tui.core.read.events import Failure  # noqa: E402
 from orkas_tui.core.read.workspace import Workspace  # noqa: E402
 from orkas_tui.core.summary.scan import AgentScan  # noqa: E402
 from orkas_tui.importers.run import import_files  # noqa: E402
 
 SAMPLES = ROOT / "tests" / "data" / "samples"
 OUT = ROOT / "tests" / "data" / "errors" / "corpus.jsonl"
+# error texts the agents wrote, as users quoted them in public issues (machine text; the issue cited)
+REPORTED = (
+    (
+        "https://github.com/anthropics/claude-code/issues/7218",
+        "claude-code",
+        'API Error (529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"},"request_id":null})'
+        " \u00b7 Retrying in 4 seconds\u2026 (attempt 4/10)",
+    ),
+    ("https://github.com/anthropics/claude-code/issues/7218", "claude-code", "API Error: Operation aborted"),
+    (
+        "https://github.com/anthropics/claude-code/issues/39745",
+        "claude-code",
+        'API Error: 529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded.\n'
+        'https://docs.claude.com/en/api/errors"},"request_id":"req_011CZTEFvft13DajMTp9pp64"}',
+    ),
+    (
+        "https://github.com/anthropics/claude-code/issues/72390",
+        "claude-code",
+        "API Error: 529 Overloaded. This is a server-side issue, usually temporary \u2014 try again in a moment."
+        " If it persists, check https://status.claude.com.",
+    ),
+    ("https://github.com/lbjlaq/Antigravity-Manager/issues/183", "claude-code", "API Error: Repeated 529 Overloaded errors"),
+    (
+        "https://github.com/openai/codex/issues/41895",
+        "codex",
+        "stream disconnected before completion: An error occurred while processing your request. You can retry your"
+        " request, or contact us through our help center at help.openai.com if the error persists. Please include the"
+        " request ID cfaf2c7c-7a57-4817-92fc-4e18058311df in your message.",
+    ),
+    (
+        "https://github.com/openai/codex/issues/12207",
+        "codex",
+        "stream disconnected before completion: error sending request for url (https://chatgpt.com/backend-api/codex/responses)",
+    ),
+    ("https://github.com/openai/codex/issues/22472", "codex", "Reconnecting... 5/5"),
+    (
+        "https://github.com/openai/codex/issues/22472",
+        "codex",
+        "stream disconnected before completion: Transport error: network error: error decoding",
+    ),
+)
 
 
 def unpack(into: Path) -> dict[str, list[Path]]:
@@ -92,8 +134,13 @@ def main() -> None:
                 import_files(agent, workspace.settings, fmt, [path], settle=0)
                 where[0] = f"tests/data/samples/{relative} (status)"
                 AgentScan(agent, workspace.settings, persist=False).refresh()
-        where[0] = "benchmarks/workspace.py (synthetic runtime errors)"
         rule = TransientRule.from_settings(Workspace(Path(tmp) / "ws-bench").settings)
+        for url, vocabulary, message in REPORTED:
+            where[0] = f"{url} (quoted by a user; judged as the agent's error)"
+            rule.classify(message, None, None, Failure(vocabulary=vocabulary))
+            where[0] = f"{url} (quoted by a user; judged as a runtime's error)"
+            rule.classify(message)
+        where[0] = "benchmarks/workspace.py (synthetic runtime errors)"
         for message in (*REAL, "request timed out", "turn ended in error"):
             rule.classify(message)
         for message, status in TRANSIENT:
