@@ -127,9 +127,7 @@ class TransientRule:
         )
 
 
-def _judge(
-    text: str, folded: str, code: int | None, statuses: frozenset[int], patterns: list[Needled]
-) -> ErrorVerdict:
+def _judge(text: str, folded: str, code: int | None, statuses: frozenset[int], patterns: list[Needled]) -> ErrorVerdict:
     """The spec's order after the flag: a transient status, a network/limit pattern (the first in
     order that matches; each ruled out by its literal where it can be, :mod:`.needles`), else real."""
     if code is not None and code in statuses:
