@@ -22,7 +22,7 @@ from functools import lru_cache
 
 import msgspec
 
-from orkas_tui.core.observe.needles import AnyOf, Needled, any_of, lowered, needled
+from orkas_tui.core.observe.needles import AnyOf, Needled, any_of, first_match, lowered, needled
 from orkas_tui.core.observe.vocabularies import CONTENT, VOCABULARIES, Vocabulary
 from orkas_tui.core.read.events import Failure
 from orkas_tui.core.read.settings import Settings
@@ -132,10 +132,8 @@ def _judge(text: str, folded: str, code: int | None, statuses: frozenset[int], p
     order that matches; each ruled out by its literal where it can be, :mod:`.needles`), else real."""
     if code is not None and code in statuses:
         return ErrorVerdict(True, f"HTTP status {code} is transient")
-    for pattern in patterns:
-        match = pattern.search(text, folded)
-        if match:
-            return ErrorVerdict(True, f"message matches network/limit pattern {match.group(0)!r}")
+    if match := first_match(patterns, text, folded):
+        return ErrorVerdict(True, f"message matches network/limit pattern {match.group(0)!r}")
     return ErrorVerdict(
         False, f"real: {f'status {code}' if code is not None else 'no transient flag, status or network pattern'}"
     )
