@@ -207,6 +207,18 @@ def main(argv: list[str] | None = None) -> int:
         )
     )
 
+    long = _child_json(["-m", "benchmarks.bundle_long"])
+    rows.append(
+        (
+            f"bundle of one {long['turns']:,}-turn conversation ({long['bytes'] / 1e6:,.1f} MB) reflected on "
+            f"before its last {long['turns_after']} turns ({long['events_in']:,} events read)",
+            _ms(long["build_s"]),
+            "the orjson loop over the whole conversation (reading it from byte 0)",
+            _ms(parse * long["bytes"] / history_bytes),
+            "reads only the spans of the turns it carries",
+        )
+    )
+
     effects = _child_json(["-m", "benchmarks.effects", str(ws)])
     rows.append(
         (

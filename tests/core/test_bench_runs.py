@@ -37,6 +37,7 @@ def test_every_row_of_the_table_is_printed(tmp_path: Path, monkeypatch: pytest.M
         "warm start: status text again",
         "status --json after 1000 turn(s) appended",
         "bundle:",
+        "bundle of one 3,000-turn conversation",
         "effects of 20 changes",
         "one turn appended to a 3,000-turn conversation",
         "TUI first paint (warm cache)",

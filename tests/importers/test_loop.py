@@ -32,12 +32,14 @@ __all__ = ["home"]  # the fake-HOME fixture, shared with the hook tests
 
 SKILL = {
     "op": "create_skill",
+    "sources": ["$USER"],  # a model citing what the user typed
     "name": "Read the server error first",
     "description": "When a dev server does not start",
     "body": "When `mix phx.server` or `npm run dev` fails to start, always read the first error line of its output before changing any config.",
 }
 NOTE = {
     "op": "update_self",
+    "sources": ["$USER"],
     "note": "strategies",
     "content": "When a server does not start, read its first error line before editing config.",
 }

@@ -29,12 +29,24 @@ GOOD = {
     "operations": [
         {
             "op": "create_skill",
+            "sources": ["$USER"],
             "name": "Deploy to staging first",
             "description": "When the user asks to deploy, target the staging cluster first",
             "body": "When asked to deploy, always deploy to the staging cluster first and wait for a green check.",
         },
-        {"op": "patch_skill", "skill": "deploy-docs", "find": "1. Run make docs.", "replace": "1. Run make docs-clean docs."},
-        {"op": "update_self", "note": "profile", "content": "I stumble on `kubectl` contexts: always check the context first."},
+        {
+            "op": "patch_skill",
+            "sources": ["$USER"],
+            "skill": "deploy-docs",
+            "find": "1. Run make docs.",
+            "replace": "1. Run make docs-clean docs.",
+        },
+        {
+            "op": "update_self",
+            "sources": ["$USER"],
+            "note": "profile",
+            "content": "I stumble on `kubectl` contexts: always check the context first.",
+        },
     ],
 }
 
@@ -178,9 +190,9 @@ def test_a_path_traversal_slug_is_refused_and_nothing_is_written(coder, server):
                 "summary": "s",
                 "operations": [
                     GOOD["operations"][0],
-                    {"op": "patch_skill", "skill": "../../../etc/passwd", "find": "root", "replace": "x"},
-                    {"op": "delete_skill", "skill": "../deploy-docs", "reason": "r"},
-                    {"op": "delete_skill", "skill": "sub/deploy-docs", "reason": "r"},
+                    {"op": "patch_skill", "sources": ["$USER"], "skill": "../../../etc/passwd", "find": "root", "replace": "x"},
+                    {"op": "delete_skill", "sources": ["$USER"], "skill": "../deploy-docs", "reason": "r"},
+                    {"op": "delete_skill", "sources": ["$USER"], "skill": "sub/deploy-docs", "reason": "r"},
                 ],
             }
         )
@@ -202,7 +214,7 @@ def test_a_patch_whose_fragment_is_missing_is_refused_and_nothing_is_written(cod
                 "summary": "s",
                 "operations": [
                     GOOD["operations"][2],
-                    {"op": "patch_skill", "skill": "deploy-docs", "find": "Run make html.", "replace": "x"},
+                    {"op": "patch_skill", "sources": ["$USER"], "skill": "deploy-docs", "find": "Run make html.", "replace": "x"},
                 ],
             }
         )
@@ -340,9 +352,10 @@ def test_auto_apply_removes_at_most_one_skill_per_answer(coder, server):
             {
                 "summary": "prune",
                 "operations": [
-                    {"op": "delete_skill", "skill": slug, "reason": "unused"} for slug in ("old-a", "old-b", "deploy-docs")
+                    {"op": "delete_skill", "sources": ["$USER"], "skill": slug, "reason": "unused"}
+                    for slug in ("old-a", "old-b", "deploy-docs")
                 ]
-                + [GOOD["operations"][0], {"op": "delete_skill", "skill": "old-c", "reason": "unused"}],
+                + [GOOD["operations"][0], {"op": "delete_skill", "sources": ["$USER"], "skill": "old-c", "reason": "unused"}],
             }
         )
     ]
@@ -363,7 +376,15 @@ def test_auto_apply_removes_at_most_one_skill_per_answer(coder, server):
 def test_auto_apply_applies_creates_and_patches_beside_one_removal(coder, server):
     write_skill(coder, "coder", "old-a", "old-a", "Never used.\n")
     server.steps = [
-        reply({"summary": "s", "operations": [{"op": "delete_skill", "skill": "old-a", "reason": "unused"}, *GOOD["operations"]]})
+        reply(
+            {
+                "summary": "s",
+                "operations": [
+                    {"op": "delete_skill", "sources": ["$USER"], "skill": "old-a", "reason": "unused"},
+                    *GOOD["operations"],
+                ],
+            }
+        )
     ]
     outcome = reflect(configure(coder, server, auto_apply=True), "coder", NOW)
     assert outcome.status == "applied" and len(outcome.changes) == 4 and "wait for approval" not in outcome.message

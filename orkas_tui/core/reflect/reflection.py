@@ -319,7 +319,7 @@ def _reflect_locked(
     if not answer.operations:
         outcome.status, outcome.message = "nothing_to_save", "nothing to save"
     else:
-        proposal = create_proposal(paths, settings, answer.summary, answer.operations, now, usage)
+        proposal = create_proposal(paths, settings, answer.summary, answer.operations, now, usage, bundle.sources)
         outcome.proposal = proposal.id
         outcome.invalid = [{"index": o.index, "reason": o.reason} for o in proposal.operations if o.status == INVALID]
         if outcome.invalid:
@@ -336,7 +336,9 @@ def _reflect_locked(
                 f"; {len(result.failed)} failed: " + "; ".join(result.failed) if result.failed else ""
             )
             if result.held:
-                outcome.message += f"; {len(result.held)} operation(s) wait for approval in {proposal.id} (auto_apply removes at most one skill per answer)"
+                outcome.message += f"; {len(result.held)} operation(s) wait for approval in {proposal.id}: " + "; ".join(
+                    result.held
+                )
             if result.export is not None:
                 outcome.export = result.export.to_json()
                 outcome.message += "; exported: " + "; ".join(result.export.lines())
@@ -348,7 +350,11 @@ def _reflect_locked(
                 if outcome.invalid and settings.auto_apply
                 else ""
             )
-            outcome.message = f"proposal {proposal.id}: {pending} operation(s) to review, {len(outcome.invalid)} invalid{why}"
+            quarantined = sum(o.held for o in proposal.operations)
+            held = f", {quarantined} quarantined (they rest on no word the user typed)" if quarantined else ""
+            outcome.message = (
+                f"proposal {proposal.id}: {pending} operation(s) to review{held}, {len(outcome.invalid)} invalid{why}"
+            )
     write_state(paths, last_reflection_at=format_ts(now), last_outcome=outcome.status, last_usage=usage, backoff=None)
     log_event(
         paths,

@@ -58,7 +58,7 @@ from orkas_tui.core.summary.fold import ConversationState, Packed, Uses, decode_
 from orkas_tui.core.summary.report import SkillRow
 from orkas_tui.core.summary.turn import TurnSummary, TurnTrace
 
-VERSION = 6
+VERSION = 7
 NAME = "summary-cache.jsonl"
 SKILLS = "skills-cache.json"
 PROBE = 64  # bytes before the cached offset that must still be the same
