@@ -159,7 +159,7 @@ class SummaryCache:
                 self._file, self._lines = (*self._file[:2], self._file[2] + sum(map(len, lines))), self._lines + len(lines)
             else:
                 header = _line({"version": VERSION, "observe": self.observe, "score": self.score})
-                lines = [header] + [_line(*_entry(s, 0)) for s in states.values()] + [counts]
+                lines = [header] + [entry_line(s) for s in states.values()] + [counts]
                 atomic_write(self.path, lines, durable=False)
                 stat = os.stat(self.path)
                 self._file, self._lines, self.rescore = (stat.st_dev, stat.st_ino, stat.st_size), len(lines), False
@@ -168,6 +168,17 @@ class SummaryCache:
         for state in states.values():
             state.unsaved.clear()
             state.saved_at = state.tail.offset
+        return True
+
+    def write_whole(self, entries: list[bytes], uses: Uses) -> bool:
+        """Write the file whole from ``entries`` (:func:`entry_line` of each conversation, in listing
+        order) and ``uses``: the bytes :meth:`save` writes for those states; ``False`` if it cannot."""
+        header = _line({"version": VERSION, "observe": self.observe, "score": self.score})
+        try:
+            atomic_write(self.path, [header, *entries, _line({"uses": uses})], durable=False)
+        except OSError:
+            return False
+        self._file = None  # read again by the next load
         return True
 
     def _appendable(self, new: int, conversations: int) -> bool:
@@ -247,6 +258,11 @@ def _packed(turns: Turns, indexes: int) -> Packed:
     keys = [row.ended_at or row.started_at or "" for row in rows]
     triggered = [(row.ended_at, row.score, trace.end) for row, trace in zip(rows, traces, strict=True) if row.triggers]
     return Packed(*turns, indexes, keys, triggered, last_end)
+
+
+def entry_line(state: ConversationState) -> bytes:
+    """``state``'s whole entry, as a line of the file."""
+    return _line(*_entry(state, 0))
 
 
 def _entry(state: ConversationState, base: int) -> tuple[dict, Turns]:
