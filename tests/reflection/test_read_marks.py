@@ -13,7 +13,7 @@ from orkas_tui.core.read.workspace import read_state
 from orkas_tui.core.reflect.queue import workspace_queue
 from orkas_tui.core.reflect.reflection import prepare, reflect
 from tests.modelserver import reply
-from tests.reflection.conftest import CORRECTION, NOW, add_turn, configure, run_cli, set_reflected, trigger_turn
+from tests.reflection.conftest import CORRECTION, NOW, add_events, add_turn, configure, run_cli, set_reflected, trigger_turn, ts
 
 NOTHING = {"summary": "nothing to keep", "operations": []}
 
@@ -92,3 +92,16 @@ def test_an_import_after_an_upgrade_never_takes_old_history_for_seen(root: Path,
     assert list(marks) == ["new"]  # fixed before the import: the February session has none
     bundle = prepare(configure(root, server), "a1").bundle
     assert bundle.conversations == ["claude-marot-spotter__short"] and "mix phx.server" in bundle.text
+
+
+def test_a_running_turn_is_read_as_far_as_it_went_and_unseen_once_it_grows(root: Path, server) -> None:
+    trigger_turn(root, "a1", NOW - timedelta(hours=5))
+    add_events(root, "a1", "c1", [{"ts": ts(NOW - timedelta(hours=4)), "type": "turn_start", "turn": "open"}])
+    add_events(root, "a1", "c1", [{"ts": ts(NOW - timedelta(hours=4)), "type": "user", "text": "and the staging one"}])
+    server.steps = [reply(NOTHING)]
+    assert reflect(configure(root, server), "a1", NOW - timedelta(hours=3)).status == "nothing_to_save"
+    assert reflect(configure(root, server), "a1", NOW - timedelta(hours=2)).status == "nothing_new"
+
+    add_events(root, "a1", "c1", [{"ts": ts(NOW - timedelta(hours=1)), "type": "turn_end", "turn": "open", "status": "ok"}])
+    bundle = prepare(configure(root, server), "a1").bundle
+    assert bundle.conversations == ["c1"] and "and the staging one" in bundle.text  # the whole turn, once it ended

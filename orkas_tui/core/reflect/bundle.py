@@ -183,14 +183,14 @@ def _system_events(path: Path, problems: list[str], max_line: int) -> list[tuple
 def _unseen(state: ConversationState, mark: int) -> tuple[int, list[Turn], int]:
     """Where to read the conversation from (the start of the last turn its read ``mark`` covers, whose
     last agent reply is kept so the first unseen message can be read), its turns from there on, and
-    the end of its last ended turn (the mark a reflection on this bundle leaves)."""
+    the end of its last turn (the mark a reflection on this bundle leaves: a running turn is read as
+    far as it went, and is unseen again once it grows)."""
     summaries, traces = state.summaries, state.traces
     first = next((i for i, t in enumerate(traces) if t.end > mark), len(traces))
     context = max(first - 1, 0)
     start = traces[context].start if first else 0
     turns = [Turn(seq, summaries[seq], traces[seq]) for seq in range(context, len(summaries))]
-    ended = [t.end for s, t in zip(summaries[first:], traces[first:], strict=True) if s.ended]
-    return start, turns, max(ended, default=mark)
+    return start, turns, max(traces[-1].end, mark) if traces else mark
 
 
 def unseen_conversations(scan: AgentScan, marks: dict[str, int], most: int) -> list[ConversationState]:
