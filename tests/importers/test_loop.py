@@ -92,11 +92,9 @@ def codex_calls_notify(home: Path, thread: str) -> None:
 def configure_model(home: Path, server: ModelServer) -> None:
     """The user sets their model (the hooks' link is already in orkas.toml); one turn after a change is a window."""
     toml = home / ".orkas" / "orkas.toml"
-    toml.write_text(
-        toml.read_text()
-        + f'\n[model]\nname = "openai/test-model"\napi_base = "{server.url}"\nmax_retries = 0\n'
-        + "\n[reflection]\neffect_window = 1\n"
-    )
+    text = toml.read_text()  # the template hooks install wrote: fill in its [model] and [reflection], as a person would
+    text = text.replace("[model]\n", f'[model]\nname = "openai/test-model"\napi_base = "{server.url}"\nmax_retries = 0\n', 1)
+    toml.write_text(text.replace("[reflection]\n", "[reflection]\neffect_window = 1\n", 1))
 
 
 def wait_for_cycle(home: Path) -> None:
