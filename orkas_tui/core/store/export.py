@@ -52,6 +52,7 @@ class ExportResult:
     conflicts: list[str] = field(default_factory=list)
     stale: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)  # "slug: why": skills and notes the scan kept out of the agent's files
     memory: str = ""
     memory_status: str = ""
 
@@ -68,6 +69,7 @@ class ExportResult:
                 f"notes block {self.memory_status} in {self.memory}"
             )
         out += [f"! {path} was edited since the last export; left as is ({fix})" for path in self.conflicts]
+        out += [f"! refused, not exported: {why}" for why in self.refused]
         out += [f"- {path}: its skill no longer exists; not deleted" for path in self.stale]
         return out + [f"! {problem}" for problem in self.problems]
 
@@ -143,6 +145,9 @@ def export_agent(
 def _export_locked(
     paths: AgentPaths, settings: Settings, target: str, dest: Path, memory: Path | None, force: bool, at: str
 ) -> ExportResult:
+    # start-up time: the guard loads the redactor's patterns, which status (it imports this module) never uses
+    from orkas_tui.core.store import guard
+
     result = ExportResult()
     dest = dest.expanduser().resolve()
     lock_dir = paths.private / "exports"
@@ -155,6 +160,9 @@ def _export_locked(
         path = dest / skill.slug / "SKILL.md"
         current.add(str(path))
         text = render_skill(skill)
+        if refused := guard.scan(text, "skill"):  # again here: a hand edit or an imported skill never passed the answer's check
+            result.refused.append(f"{skill.slug}: {refused}")
+            continue
         source = _imported_from(imported, path, version_of(text.encode("utf-8")))
         _write_skill(path, text, state, force, result, lock_dir, source, at)
     result.stale = sorted(p for p in state if p not in current and Path(p).is_relative_to(dest))
@@ -165,7 +173,11 @@ def _export_locked(
         text = (data or b"").decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ExportError(f"{memory} is not UTF-8; not changed") from exc
-    updated = replace_block(text, paths.id, notes_block(SelfNotes(paths, settings)))
+    block = notes_block(SelfNotes(paths, settings))
+    if refused := guard.scan(block, "self notes"):
+        result.refused.append(f"self notes: {refused}")
+        block = "(self notes not exported: they failed the scan; see `orkas-tui export`)"
+    updated = replace_block(text, paths.id, block)
     if data is not None and updated == text:
         result.memory_status = "unchanged"
     else:
