@@ -58,3 +58,15 @@ def test_export_refuses_a_hand_edited_skill_carrying_a_plant(tmp_path: Path) -> 
     assert [Path(p).parent.name for p in result.written] == ["tests"]
     assert not (dest / "build").exists() and result.refused[0].startswith("build: ")
     assert any("refused, not exported" in line for line in result.lines())
+
+
+def test_end_to_end_no_plant_reaches_the_workspace_or_an_exported_file(capsys) -> None:
+    """Each plant through reflection (an obedient model, auto_apply on), approve-all and the linked export;
+    each harmless lesson the user typed applied and exported (scripts/attack_end_to_end.py)."""
+    from scripts.attack_end_to_end import main
+
+    assert main([]) == 0
+    table = capsys.readouterr().out
+    assert "LEAKED" in table and "harmless lessons applied and exported: 42 of 42" in table
+    rows = [line.split() for line in table.splitlines()[1:] if line and not line.startswith("harmless")]
+    assert rows and all(row[4] == "0" for row in rows)  # the LEAKED column
