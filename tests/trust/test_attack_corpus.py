@@ -70,3 +70,23 @@ def test_end_to_end_no_plant_reaches_the_workspace_or_an_exported_file(capsys) -
     assert "LEAKED" in table and "harmless lessons applied and exported: 42 of 42" in table
     rows = [line.split() for line in table.splitlines()[1:] if line and not line.startswith("harmless")]
     assert rows and all(row[4] == "0" for row in rows)  # the LEAKED column
+
+
+def test_a_skill_imported_from_a_repository_never_goes_to_the_global_folder(tmp_path: Path, monkeypatch) -> None:
+    """Issue 31, item 4: imported from one repository's .claude/skills, it keeps that scope."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    paths = AgentPaths(tmp_path / "ws" / "agents" / "a1")
+    (paths.root / "skills").mkdir(parents=True)
+    (paths.root / "skills" / "lint.md").write_text(SKILL.replace("Build", "Lint") + "Run `ruff check` before committing.\n")
+    (paths.root / "skills" / "tests.md").write_text(SKILL.replace("Build", "Tests") + "Always run `pytest -q` first.\n")
+    repo_skill = tmp_path / "code" / "repo" / ".claude" / "skills" / "lint" / "SKILL.md"
+    (paths.private / "imports").mkdir(parents=True)
+    (paths.private / "imports" / "skills.json").write_text(json.dumps({str(repo_skill): {"skill": "x", "source": "y"}}))
+    dest = tmp_path / "home" / ".claude" / "skills"
+
+    result = export_agent(paths, Settings(), "claude-code", dest)
+
+    assert [Path(p).parent.name for p in result.written] == ["tests"] and not (dest / "lint").exists()
+    assert result.scoped == [f"lint: imported from {repo_skill.parent.parent}"]
+    into_repo = export_agent(paths, Settings(), "claude-code", repo_skill.parent.parent)  # its own repository: fine
+    assert any(Path(p).parent.name == "lint" for p in into_repo.written + into_repo.unchanged)

@@ -53,6 +53,7 @@ class ExportResult:
     stale: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)  # "slug: why": skills and notes the scan kept out of the agent's files
+    scoped: list[str] = field(default_factory=list)  # "slug: why": skills imported from a repository, kept to its scope
     memory: str = ""
     memory_status: str = ""
 
@@ -70,6 +71,7 @@ class ExportResult:
             )
         out += [f"! {path} was edited since the last export; left as is ({fix})" for path in self.conflicts]
         out += [f"! refused, not exported: {why}" for why in self.refused]
+        out += [f"- kept in its repository's scope, not exported here: {why}" for why in self.scoped]
         out += [f"- {path}: its skill no longer exists; not deleted" for path in self.stale]
         return out + [f"! {problem}" for problem in self.problems]
 
@@ -162,6 +164,9 @@ def _export_locked(
         text = render_skill(skill)
         if refused := guard.scan(text, "skill"):  # again here: a hand edit or an imported skill never passed the answer's check
             result.refused.append(f"{skill.slug}: {refused}")
+            continue
+        if (home := foreign_scope(imported, skill.slug, dest)) is not None:
+            result.scoped.append(f"{skill.slug}: imported from {display_path(home)}")
             continue
         source = _imported_from(imported, path, version_of(text.encode("utf-8")))
         _write_skill(path, text, state, force, result, lock_dir, source, at)
@@ -302,6 +307,17 @@ def hand_edited(paths: AgentPaths, link: AgentLink, skills: Iterable[Skill]) -> 
         ):
             found[skill.slug] = str(path)
     return found
+
+
+def foreign_scope(imported: dict, slug: str, dest: Path) -> Path | None:
+    """The repository skills folder a skill was imported from, when it came only from such folders and
+    ``dest`` is none of them: a lesson of one repository is never written into another scope (the
+    user's global folder, say). ``None``: the skill is the workspace's own, or came from ``dest``."""
+    folders = {Path(key).parent.parent for key in imported if Path(key).parent.name == slug}
+    if not folders or dest in folders or any(dest.is_relative_to(folder.parent) for folder in folders):
+        return None
+    projects = [f for f in folders if f.name == "skills" and f.parent.name == ".claude" and f.parent.parent != Path.home()]
+    return projects[0] if len(projects) == len(folders) else None
 
 
 def _imported_from(imported: dict, path: Path, content: str) -> str | None:
