@@ -167,6 +167,15 @@ CAPABILITIES: tuple[tuple[str, tuple[str, ...]], ...] = (
         ),
     ),
     (
+        "destroy files or persist beyond the task",
+        (
+            r"\brm\s+-[a-z]*[rf][a-z]*\s+(?:~|/(?:\s|$|\*)|\$home|\$\{home\}|\.\./\.\.)",
+            r"\bshutil\.rmtree\(\s*[\"']?(?:~|/|\$home)",
+            r"\bcrontab\s+-|\bsystemctl\s+--user\s+(?:enable|start)\b|launchctl\s+load\b",
+            r"(?:add|write|append|insert|put)\b[^\n]{0,40}(?:~/\.claude/settings(?:\.local)?\.json|~/\.codex/config\.toml|\.git/hooks/)",
+        ),
+    ),
+    (
         "hide what it does from the user",
         (
             r"\b(?:do not|don'?t|never)\s+(?:tell|inform|mention (?:this|it|that)?\s*to|mention|show|let|notify)\s+(?:this\s+(?:step\s+)?to\s+)?(?:the\s+)?user",
@@ -179,7 +188,7 @@ CAPABILITIES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         "obey instructions planted in what it reads",
         (
-            r"\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+|the\s+|your\s+|every\s+)*(?:previous|prior|above|earlier|system|original|existing)\s+(?:instructions?|prompts?|messages?|rules|guidelines|context)",
+            r"\b(?:ignore|disregard|forget|override)\s+(?:(?:all|any|the|your|every|of|these|those|my)\s+)*(?:previous|prior|above|earlier|system|original|existing)\s+(?:instructions?|prompts?|messages?|rules|guidelines|context)",
             r"\b(?:reveal|print|show|leak|repeat|output)\s+(?:me\s+)?(?:your|the)\s+(?:system\s+prompt|hidden\s+instructions|instructions\s+above)",
             r"\byou\s+are\s+now\s+(?:in\s+)?(?:developer\s+mode|unrestricted|jailbroken|dan)\b",
             r"\bnew\s+system\s+(?:prompt|instructions?)\s*:",
