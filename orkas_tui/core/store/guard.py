@@ -199,7 +199,11 @@ CAPABILITIES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
 )
 _COMPILED = tuple((what, re.compile("|".join(f"(?:{p})" for p in patterns), re.IGNORECASE)) for what, patterns in CAPABILITIES)
-REMOTE_IMAGE = re.compile(rf"!\[[^\]]*\]\(\s*<?{_URL}", re.IGNORECASE)
+# an image a viewer fetches as it renders: Markdown's inline form, or an HTML tag that loads from an address
+REMOTE_IMAGE = re.compile(
+    rf"!\[[^\]]*\]\(\s*<?{_URL}|<(?:img|image|source|video|audio|iframe|link|script)\b[^>]*\b(?:src|href|srcset|poster)\s*=\s*[\"']?{_URL}",
+    re.IGNORECASE,
+)
 
 
 def reply_too_large(text: str) -> str | None:
