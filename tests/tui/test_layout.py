@@ -197,3 +197,27 @@ async def test_overlay_screens_cover_what_is_below(app_factory) -> None:
         seen.append(type(app.screen).__name__)
         assert app.screen.styles.background.a == 1
     assert seen == ["HelpScreen", "SettingsScreen", "TextView", "SkillHistory"]
+
+
+async def test_esc_leaves_the_skills_filter_and_enter_keeps_it(app_factory) -> None:
+    """Issue 33: esc did not leave the Skills filter; now it clears it and goes back to the table."""
+    from textual.widgets import Input
+
+    from orkas_tui.tui.widgets.skills import SkillsPane
+
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_agent(pilot, "coder")
+        await pilot.press("3")
+        pane = app.query_one(SkillsPane)
+        await settle(pilot)
+        every = pane.table.row_count
+        await pilot.press("slash", "d", "e", "p")
+        await settle(pilot)
+        assert isinstance(app.focused, Input) and pane.table.row_count < every
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.focused is pane.table and pane.query_one(Input).value == "" and pane.table.row_count == every
+        await pilot.press("slash", "d", "e", "p", "enter")
+        await settle(pilot)
+        assert app.focused is pane.table and pane.table.row_count < every  # enter keeps the filter

@@ -92,6 +92,16 @@ def broken_cells(slug: str) -> list[Cell]:
     ]
 
 
+class SkillFilter(Input):
+    """The Skills filter: ``enter`` keeps it and goes back to the table, ``esc`` clears it and goes back."""
+
+    BINDINGS = [Binding("escape", "leave", "Leave the filter", id="skills_filter_leave")]
+
+    def action_leave(self) -> None:
+        self.value = ""
+        self.query_ancestor(SkillsPane).table.focus()
+
+
 class SkillsPane(Vertical):
     BINDINGS = [
         Binding("slash", "filter", "Filter", id="skills_filter"),
@@ -106,7 +116,7 @@ class SkillsPane(Vertical):
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="skills-bar"):
-            yield Input(placeholder="filter skills (name, description)…  /", id="skills-filter")
+            yield SkillFilter(placeholder="filter skills (name, description)…  /  (esc clears)", id="skills-filter")
             yield Static("", id="skills-summary")
         yield KeyedTable(
             COLUMNS,
