@@ -207,6 +207,18 @@ def main(argv: list[str] | None = None) -> int:
         )
     )
 
+    long = _child_json(["-m", "benchmarks.bundle_long"])
+    rows.append(
+        (
+            f"bundle of one {long['turns']:,}-turn conversation ({long['bytes'] / 1e6:,.1f} MB) reflected on "
+            f"before its last {long['turns_after']} turns ({long['events_in']:,} events read)",
+            _ms(long["build_s"]),
+            "the orjson loop over the whole conversation (reading it from byte 0)",
+            _ms(parse * long["bytes"] / history_bytes),
+            "reads only the spans of the turns it carries",
+        )
+    )
+
     effects = _child_json(["-m", "benchmarks.effects", str(ws)])
     rows.append(
         (
@@ -420,6 +432,35 @@ def _scale_rows(scale: dict, interpreter: float) -> list[tuple[str, str, str, st
                 "interpreter start (python -c pass)",
                 _s(interpreter),
                 f"work {_ms(work)} (target <= 500 ms: {'met' if work <= 0.5 else 'MISSED'})",
+            )
+        )
+        if size["cold"] is not None:
+            rows += _cold_rows(label, size["cold"])
+    return rows
+
+
+def _cold_rows(label: str, cold: dict) -> list[tuple[str, str, str, str, str]]:
+    """One agent's cold status against the orjson loop, and what each number of workers makes of it."""
+    parse, by_jobs = cold["parse_s"], cold["cold_s"]
+    cpus = str(len(os.sched_getaffinity(0)))
+    best = by_jobs.get(cpus, min(by_jobs.values()))
+    rows = [
+        (
+            f"{label}: cold status --json, no cache, --jobs {cpus if cpus in by_jobs else 'best'} (one agent)",
+            _s(best),
+            "orjson loop over the same lines",
+            _s(parse),
+            _ratio(best, parse, 2.0, "x"),
+        )
+    ]
+    for jobs, seconds in by_jobs.items():
+        rows.append(
+            (
+                f"{label}: cold status --json --jobs {jobs} (one agent, {cpus} CPUs)",
+                _s(seconds),
+                "the same with --jobs 1",
+                _s(by_jobs["1"]),
+                f"speed-up {by_jobs['1'] / seconds:.2f}x; {seconds / parse:.2f}x the orjson loop",
             )
         )
     return rows

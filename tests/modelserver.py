@@ -3,15 +3,34 @@
 Drive the real litellm client at it with ``model="openai/<name>"`` and
 ``api_base=server.url``. Each request takes the next scripted :class:`Step`;
 when the script runs out the last step repeats. Requests are kept for assertions.
+A scripted ``"$USER"`` is answered as the id of the first line the user typed in the
+request's bundle (``{u3}``), ``"$TOOL"`` as the first tool output's (``{t7 ...}``) and
+``"$TOOL:WebFetch"`` as that tool's: the answer of a model that cites its sources.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+USER_LINE = re.compile(r"\{(u\d+)")  # a user-typed line's source id in the bundle
+TOOL_LINE = re.compile(r"\{(t\d+)")  # a tool output's
+NAMED_TOOL = re.compile(r'"\$TOOL:(\w+)"')  # a named tool's output: "$TOOL:WebFetch"
+
+
+def cite(content: str, sent: str) -> str:
+    """The scripted answer with its placeholders replaced by the source ids the request's bundle gave."""
+    for placeholder, line in (('"$USER"', USER_LINE), ('"$TOOL"', TOOL_LINE)):
+        found = line.search(sent)
+        content = content.replace(placeholder, json.dumps(found.group(1) if found else "u0"))
+    for name in set(NAMED_TOOL.findall(content)):
+        found = re.search(r"\{(t\d+) `" + re.escape(name) + "`", sent)
+        content = content.replace(f'"$TOOL:{name}"', json.dumps(found.group(1) if found else "u0"))
+    return content
 
 
 @dataclass(frozen=True)
@@ -54,6 +73,7 @@ class ModelServer:
                 elif step.raw is not None:
                     payload = step.raw
                 else:
+                    content = cite(step.content, body.decode("utf-8", "replace"))
                     payload = json.dumps(
                         {
                             "id": "chatcmpl-test",
@@ -61,7 +81,7 @@ class ModelServer:
                             "created": 1,
                             "model": "test",
                             "choices": [
-                                {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": step.content}}
+                                {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}
                             ],
                             "usage": {"prompt_tokens": 1200, "completion_tokens": 80, "total_tokens": 1280},
                         }

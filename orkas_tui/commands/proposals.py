@@ -42,6 +42,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         add_workspace(p)
         p.add_argument("id", metavar="ID")
         p.add_argument("--op", type=int, metavar="N", help="only operation N (0-based)")
+        if name == "approve":
+            p.add_argument(
+                "--confirm-quarantined",
+                action="store_true",
+                help="with --op N: apply operation N although it is quarantined (it rests on no word the user typed)",
+            )
         add_now(p)
         add_json(p)
         p.set_defaults(func=func)
@@ -66,6 +72,13 @@ def render(proposal: Proposal, full: bool) -> str:
         out.append(f"  [{item.index}] {item.status}: " + json.dumps(op, ensure_ascii=False))
         if item.reason:
             out.append(f"      reason: {item.reason}")
+        if (q := item.quarantine) is not None:
+            state = "QUARANTINED" if q.confirmed_at is None else f"quarantined, confirmed at {q.confirmed_at}"
+            out.append(f"      {state}: {q.reason}")
+            out += [f"        {s.label()}: {' '.join(s.text.split())[:200]}" for s in q.sources]
+            if q.repeats:
+                out.append(f"        the operation says: {q.repeats[0]}")
+                out.append(f"        the source says:    {' '.join(q.repeats[1].split())}")
         if item.changes:
             out.append(f"      changes: {', '.join(item.changes)}")
     return "\n".join(out)
@@ -93,7 +106,10 @@ def run_show(args: argparse.Namespace) -> int:
 
 def run_approve(args: argparse.Namespace) -> int:
     workspace = open_workspace(args)
-    proposal, result = approve(workspace, args.id, now_arg(args.now), args.op)
+    confirm = getattr(args, "confirm_quarantined", False)
+    if confirm and args.op is None:
+        raise CliError("--confirm-quarantined confirms one operation: give --op N too")
+    proposal, result = approve(workspace, args.id, now_arg(args.now), args.op, confirm=confirm)
     if args.json:
         print_json(
             {
@@ -101,6 +117,7 @@ def run_approve(args: argparse.Namespace) -> int:
                 "applied": [c.id for c in result.applied],
                 "skipped": result.skipped,
                 "failed": result.failed,
+                "held": result.held,
                 "export": result.export.to_json() if result.export is not None else None,
             }
         )
@@ -109,7 +126,9 @@ def run_approve(args: argparse.Namespace) -> int:
             print(f"applied {change.id}: {change.action} {change.target}")
         for line in result.skipped:
             print(line)
-        if not (result.applied or result.skipped or result.failed):
+        for line in result.held:
+            print(f"{line}; to apply it: orkas-tui proposals show {proposal.id}, then approve --op N --confirm-quarantined")
+        if not (result.applied or result.skipped or result.failed or result.held):
             print(f"{proposal.id}: nothing pending to apply")
         print_export(workspace, proposal.agent, result.export)
     if result.failed:

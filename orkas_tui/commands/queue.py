@@ -21,6 +21,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def render_queue(plan: QueuePlan) -> str:
     doc = plan.to_json()
     out = [f"now {doc['now']}   last cycle {doc['last_cycle_at'] or 'never'}   next cycle {doc['next_cycle_at']}"]
+    if plan.not_configured:
+        out.append(f"reflection is not configured: {plan.not_configured}")
     if not doc["agents"]:
         return out[0] + "\nno agents yet"
     rows = [

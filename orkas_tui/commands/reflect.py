@@ -16,6 +16,7 @@ from orkas_tui.core.reflect.reflection import REFLECTED, Outcome, Prepared, Prog
 
 EXIT_TRANSIENT = 3
 EXIT_FAILED = 1
+EXIT_NOT_CONFIGURED = 2  # an error the person acts on: set the model or its key
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -51,8 +52,10 @@ def progress_to_stderr(progress: Progress) -> None:
 
 
 def exit_code(outcome: Outcome) -> int:
-    if outcome.status in REFLECTED:
+    if outcome.status in (*REFLECTED, "nothing_new"):
         return 0
+    if outcome.status == "not_configured":
+        return EXIT_NOT_CONFIGURED
     return EXIT_TRANSIENT if outcome.status == "transient_failure" else EXIT_FAILED
 
 

@@ -72,7 +72,7 @@ def workspace_status(
         jobs,
     )
     plan = plan_for(
-        [(p, last, scan.activity(last)) for (p, _, last, _), scan in zip(listed, scans, strict=True)],
+        [(p, last, scan.activity()) for (p, _, last, _), scan in zip(listed, scans, strict=True)],
         now,
         settings,
         last_cycle_at(workspace),

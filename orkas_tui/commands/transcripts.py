@@ -9,9 +9,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from orkas_tui.commands.io import CliError, add_json, add_workspace, open_workspace, print_json
+from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.timefmt import utc_now
 from orkas_tui.core.read.workspace import AGENT_ID, AgentPaths, Workspace, resolve_root
-from orkas_tui.core.store.export import ExportError, export_agent
+from orkas_tui.core.store.export import ExportError, export_agent, listing_entry, plan_listing
+from orkas_tui.core.store.skills import SkillStore
 from orkas_tui.importers.run import DEFAULT_SETTLE, FORMATS, default_sources, discover, import_files, refusal, select
 from orkas_tui.importers.skills import SkillIndex
 from orkas_tui.importers.watch import watch_import
@@ -58,6 +60,11 @@ def register_export(sub: argparse._SubParsersAction) -> None:
         help="CLAUDE.md / AGENTS.md to hold the notes block (default: beside DEST when DEST is a 'skills' folder, else inside it)",
     )
     parser.add_argument("--force", action="store_true", help="overwrite SKILL.md files edited since the last export")
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print which skills fit the agent's listing budget and which are left out; write nothing",
+    )
     add_workspace(parser)
     add_json(parser)
     parser.set_defaults(func=run_export)
@@ -189,6 +196,8 @@ def render(stats: ImportStats, paths: AgentPaths, index: SkillIndex | None = Non
 def run_export(args: argparse.Namespace) -> int:
     workspace = open_workspace(args)
     paths = workspace.agent(args.agent)
+    if args.dry_run:
+        return _print_plan(paths, workspace.settings, args.format, args.json)
     try:
         result = export_agent(
             paths, workspace.settings, args.format, Path(args.dest), Path(args.memory) if args.memory else None, args.force
@@ -200,3 +209,27 @@ def run_export(args: argparse.Namespace) -> int:
         return 1 if result.conflicts else 0
     print("\n".join(result.lines()))
     return 1 if result.conflicts else 0
+
+
+def _print_plan(paths: AgentPaths, settings: Settings, target: str, as_json: bool) -> int:
+    """``export --dry-run``: the skills the export would write, within the listing budget, and those it would leave out."""
+    skills, problems = SkillStore(paths, settings).load_all()
+    budget = settings.listing_chars(target)
+    kept, omitted = plan_listing(skills, budget)
+    used = sum(listing_entry(skill) for skill in kept)
+    if as_json:
+        print_json(
+            {
+                "budget": budget,
+                "used": used,
+                "exported": [skill.slug for skill in kept],
+                "omitted": [f"{skill.slug}: {why}" for skill, why in omitted],
+                "problems": problems,
+            }
+        )
+        return 0
+    print(f"{len(kept)} skills fit the {target} listing ({used} of {budget} characters; [export] listing_chars_* in orkas.toml)")
+    print("\n".join([f"+ {skill.slug}" for skill in kept] + [f"- {skill.slug}: {why}" for skill, why in omitted]))
+    for problem in problems:
+        print(f"! {problem}")
+    return 0

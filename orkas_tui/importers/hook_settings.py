@@ -32,7 +32,7 @@ from pathlib import Path
 from orkas_tui.core.disk.confine import read_versioned
 from orkas_tui.core.disk.write import atomic_write
 from orkas_tui.core.errors import OrkasError
-from orkas_tui.core.store.first_run import display_path
+from orkas_tui.core.store.first_run import SETTINGS_TEMPLATE, display_path
 from orkas_tui.importers import claude_code, codex
 from orkas_tui.importers.skills import user_skill_dirs
 
@@ -389,6 +389,8 @@ def link_agent(root: Path, agent: str, fmt: str) -> Edit:
     if isinstance(agents, dict) and agent in agents:
         return Edit(path, data, data or b"", version)
     block = f'[agents.{agent}]\nformat = "{fmt}"\nexport_skills = {json.dumps(export_skills(fmt), ensure_ascii=False)}\n'
+    if data is None:  # a new orkas.toml: the commented template first, so [model] is there to fill in
+        text = SETTINGS_TEMPLATE
     sep = "" if not text else "\n" if text.endswith("\n") else "\n\n"
     try:
         linked = tomllib.loads(text + sep + block)["agents"][agent]

@@ -31,6 +31,7 @@ from orkas_tui.core.observe.corrections import CorrectionMatcher, matcher_for
 from orkas_tui.core.observe.transient import TransientRule
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.workspace import AgentPaths
+from orkas_tui.core.summary.scan import settle_marks
 from orkas_tui.importers import claude_code, codex
 from orkas_tui.importers.repeats import ImportedRecords, SessionRecords, uuids_before
 from orkas_tui.importers.skills import mark_used
@@ -139,6 +140,7 @@ def import_files(
     """
     module = FORMATS[fmt]
     files = list(files)
+    settle_marks(paths, settings)  # what the last reflection saw, fixed before new (maybe older) history arrives
     context = _Context(
         TransientRule.from_settings(settings),
         matcher_for(settings.correction_phrases),

@@ -19,12 +19,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+import msgspec
 import orjson
 
 from orkas_tui.core.disk.write import append_bytes
 from orkas_tui.core.observe.corrections import CorrectionMatcher
 from orkas_tui.core.observe.transient import TransientRule
 from orkas_tui.core.observe.turns import end_failure, tool_failure
+from orkas_tui.core.read.events import Event
 from orkas_tui.core.read.timefmt import format_ts, parse_ts
 
 OUTPUT_LIMIT = 2_000
@@ -241,7 +243,7 @@ class ConversationWriter:
             fields["exit_code"] = exit_code
         fields["failure"] = self._failure(facts)
         self.emit(ts, "tool_result", **fields)
-        self._count(tool_failure(self.rule, fields)[2].transient)
+        self._count(tool_failure(self.rule, _event("tool_result", fields))[2].transient)
 
     def _failure(self, facts: Mapping[str, object]) -> dict[str, object]:
         """The ``failure`` object: the vocabulary, then the facts known (keys sorted: a saved state sorts them)."""
@@ -285,7 +287,7 @@ class ConversationWriter:
             else:
                 facts = {key: value for key, value in error.items() if key != "error"}
                 fields.update(status="error", error=error["error"], failure=self._failure(facts))
-            failure = end_failure(self.rule, fields)
+            failure = end_failure(self.rule, _event("turn_end", fields))
             self._count(failure is not None and failure[1].transient)
         self.emit(ts, "turn_end", **fields)
         self.state.update(open=None, calls={}, error=None, aborted=False)
@@ -300,3 +302,8 @@ class ConversationWriter:
             return self.path.stat().st_size
         except FileNotFoundError:
             return 0
+
+
+def _event(kind: str, fields: dict[str, object]) -> Event:
+    """The event just written, typed as the observer will read it (the import counts judge it the same way)."""
+    return msgspec.convert({"type": kind, **fields}, Event)

@@ -777,15 +777,30 @@ class OrkasApp(App[None]):
 
     @on(messages.ApproveProposal)
     def _approve(self, event: messages.ApproveProposal) -> None:
+        if event.quarantined and not event.confirm:  # a second, explicit confirmation, of this one operation
+            question = (
+                f"Operation {event.index} of {event.proposal_id} is quarantined: {event.quarantined}.\n"
+                "Its sources and the text it repeats are shown above its diff. Apply it anyway?"
+            )
+
+            def answered(answer: str | None) -> None:
+                if answer == "apply":
+                    self.post_message(messages.ApproveProposal(event.proposal_id, event.index, event.quarantined, confirm=True))
+
+            self.push_screen(Choose(question, [("keep", "Keep it quarantined"), ("apply", "Apply it")], danger="apply"), answered)
+            return
+
         def call() -> tuple[str, str]:
-            _, result = approve(self.workspace, event.proposal_id, self.now(), event.index)
+            _, result = approve(self.workspace, event.proposal_id, self.now(), event.index, confirm=event.confirm)
             message = f"applied {len(result.applied)} change(s)"
             exported, look = export_notice(result.export)
             if exported:
                 message += f"; {exported}"
+            if result.held:
+                message += "; left for approval: " + "; ".join(result.held)
             if result.failed:
                 message += "; not applied: " + "; ".join(result.failed)
-            return message, "warning" if result.failed or look else "information"
+            return message, "warning" if result.failed or result.held or look else "information"
 
         self._decide(event.proposal_id, call)
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from orkas_tui.core.observe.skill_metrics import SkillMetrics
+from orkas_tui.core.read.events import decode_system_line
 from orkas_tui.core.read.tail import JsonlTail
 from orkas_tui.core.read.workspace import AGENT_AREAS, AgentMeta, AgentPaths, Area, Workspace, read_agent_meta
 from orkas_tui.core.reflect.queue import QueuePlan, Standing, last_cycle_at, plan_for
@@ -95,10 +96,10 @@ class AgentData:
         if areas is AGENT_AREAS or Area.SELF in areas:  # any turn's score may have changed
             touched = None
         if Area.EVENTS in areas:
-            reset, lines = self._events_tail.poll()
+            reset, lines = self._events_tail.poll(decode_system_line)
             if reset:
                 self._events.clear()
-            self._events.extend((line.start, line.event) for line in lines if line.event is not None)
+            self._events.extend((line.start, line.event.data) for line in lines if line.event is not None)
         if Area.SKILLS in areas:
             files = self.store.read_all()
             self._skills, self._broken = files.skills, {b.slug: b for b in files.broken}
@@ -190,6 +191,6 @@ class WorkspaceData:
         for agent_id, data in self.agents.items():
             if agent_id not in self._activity:
                 last = last_reflection(data.scan.paths)
-                self._activity[agent_id] = (last, data.scan.activity(last))
+                self._activity[agent_id] = (last, data.scan.activity())
             standings.append((data.scan.paths, *self._activity[agent_id]))
         return plan_for(standings, now, self.workspace.settings, last_cycle_at(self.workspace))

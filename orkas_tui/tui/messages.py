@@ -64,11 +64,13 @@ class DeleteSkill(Message):
 
 
 class ApproveProposal(Message):
-    """Apply one pending operation of a proposal, or every pending one (``index`` None)."""
+    """Apply one pending operation of a proposal, or every pending one (``index`` None). ``quarantined``:
+    why the one operation is quarantined (the app asks a person to confirm it first); ``confirm``: they did."""
 
-    def __init__(self, proposal_id: str, index: int | None) -> None:
+    def __init__(self, proposal_id: str, index: int | None, quarantined: str | None = None, confirm: bool = False) -> None:
         super().__init__()
         self.proposal_id, self.index = proposal_id, index
+        self.quarantined, self.confirm = quarantined, confirm
 
 
 class RejectProposal(Message):

@@ -17,10 +17,12 @@ from textual.widgets import Static
 
 from orkas_tui.core.read.workspace import Area
 from orkas_tui.core.reflect.cycle import run_cycle
+from orkas_tui.core.reflect.model_setup import not_configured
 from orkas_tui.core.reflect.reflection import (
     APPLYING,
     BUNDLE,
     DONE,
+    NOTHING_NEW,
     RETRYING,
     VALIDATING,
     WAITING,
@@ -194,6 +196,12 @@ class Reflections:
         self.app.call_from_thread(self._ask_send, agent, prepared)
 
     def _ask_send(self, agent: str, prepared: Prepared) -> None:
+        if not prepared.bundle.conversations:  # nothing to send: say so rather than offer an empty bundle
+            self.app.notify(f"{agent}: {NOTHING_NEW}", title="Reflection", timeout=10)
+            return
+        if problem := not_configured(self.app.settings):
+            self.app.notify(f"{agent}: reflection is not configured: {problem}", title="Reflection", severity="warning")
+            return
         model = self.app.settings.model.name or "(no model configured)"
         question = (
             f"Reflect on {agent} now?\nThe bundle is {prepared.bundle.tokens:,} tokens with "

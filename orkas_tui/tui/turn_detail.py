@@ -8,11 +8,9 @@ from rich.console import Group
 from rich.text import Text
 
 from orkas_tui.core.observe.signals import RULES, rule_text
-from orkas_tui.core.observe.transient import TransientRule
 from orkas_tui.core.read.settings import Settings
-from orkas_tui.core.read.tail import read_span
 from orkas_tui.core.read.workspace import AgentPaths
-from orkas_tui.core.reflect.describe import describe
+from orkas_tui.core.summary.transcript import Spans, describe, with_verdicts
 from orkas_tui.core.summary.turn import Turn
 from orkas_tui.tui.cells import clock_time
 
@@ -57,22 +55,24 @@ def explain(row: Turn, settings: Settings, now: datetime) -> Text:
 
 def transcript(paths: AgentPaths, row: Turn, settings: Settings, now: datetime) -> Text:
     """The turn's events, read from its byte span (file I/O: call from a worker), each described
-    as the bundle describes it; a failure says whether it counted as transient, and why."""
-    rule = TransientRule.from_settings(settings)
-    events = read_span(paths.conversations / f"{row.summary.conversation}.jsonl", row.trace.start, row.trace.end)
+    as the bundle describes it; a failure says whether it counted as transient, and why (the
+    verdict its summary holds)."""
+    path = paths.conversations / f"{row.summary.conversation}.jsonl"
+    with Spans(settings.max_line_bytes) as spans:
+        events = spans.read(path, row.trace.start, row.trace.end)
     out = Text()
-    for event in events:
-        if event is None:
-            out.append("  (malformed line)\n", style="dim")
-            continue
-        kind = event.get("type", "?")
-        out.append(f"{clock_time(event.get('ts'), now):>11}  ", style="dim")
+    malformed = sum(event is None for _, event in events)
+    for step in with_verdicts(events, [row]):
+        kind = step.event.type
+        out.append(f"{clock_time(step.event.ts, now):>11}  ", style="dim")
         out.append(f"{kind:12} ", style=_KIND_STYLE.get(kind, "cyan"))
-        said = describe(event, rule)
+        said = describe(step)
         out.append(_cut(said.text if said.output is None else f"{said.text} → {said.output}"))
-        if said.error is not None:
-            out.append(f"  [{'transient' if said.error.transient else 'real'}: {said.error.reason}]", style="dim")
+        if step.verdict is not None:
+            out.append(f"  [{'transient' if step.verdict.transient else 'real'}: {step.verdict.reason}]", style="dim")
         out.append("\n")
+    if malformed:
+        out.append(f"  ({malformed} malformed line(s) skipped)\n", style="dim")
     return out
 
 

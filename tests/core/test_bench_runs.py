@@ -37,6 +37,7 @@ def test_every_row_of_the_table_is_printed(tmp_path: Path, monkeypatch: pytest.M
         "warm start: status text again",
         "status --json after 1000 turn(s) appended",
         "bundle:",
+        "bundle of one 3,000-turn conversation",
         "effects of 20 changes",
         "one turn appended to a 3,000-turn conversation",
         "TUI first paint (warm cache)",
@@ -46,3 +47,17 @@ def test_every_row_of_the_table_is_printed(tmp_path: Path, monkeypatch: pytest.M
         "4 skills indexed per turn: warm status text",
     ):
         assert row in table, row
+
+
+def test_the_claude_history_rows_hold_one_agent_s_cold_status(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 35's rows: the copied real history's cold status against the orjson loop, at 1, 2 and 4 jobs."""
+    from benchmarks import claude_scale
+    from benchmarks.__main__ import _scale_rows
+
+    monkeypatch.setenv("ORKAS_BENCH_CACHE", str(tmp_path))
+    size = claude_scale.measure(5, 1, False, cold_rounds=1)
+    assert set(size["cold"]["cold_s"]) == {"1", "2", "4"}
+    labels = [row[0] for row in _scale_rows({"sizes": [size]}, 0.02)]
+    assert any(label.endswith("(one agent)") and "cold status --json, no cache" in label for label in labels)
+    for jobs in ("1", "2", "4"):
+        assert any(f"cold status --json --jobs {jobs} (one agent" in label for label in labels), jobs

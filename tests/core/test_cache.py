@@ -50,7 +50,7 @@ def picture(scan: AgentScan) -> tuple:
         scan.newest_turns(),
         scan.rows(),
         scan.skill_use(),
-        scan.activity(None),
+        scan.activity(),
         scan.status_fields(),
         scan.malformed_lines,
         scan.orphan_events,

@@ -140,7 +140,7 @@ def _scanned(conversations: dict[str, list[bytes]]) -> dict:
             "fields": fields,
             "skills": scan.skill_use(),
             "observed": skill_metrics(scan.records()),
-            "activity": scan.activity(None),
+            "activity": scan.activity(),
         }
 
 

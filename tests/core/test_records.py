@@ -66,6 +66,7 @@ def test_a_proposal_is_written_with_its_status_last(workspace: Workspace) -> Non
                 "reason": None,
                 "changes": ["a1.c1"],
                 "decided_at": AT,
+                "quarantine": None,
             }
         ],
         "reflection": {},

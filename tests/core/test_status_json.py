@@ -56,7 +56,7 @@ def summaries(draw) -> list[TurnSummary]:
 
 def _state(made: list[TurnSummary]) -> ConversationState:
     state = ConversationState(Path("/nowhere/c.jsonl"), TransientRule((), ()), matcher_for(()), 1024)
-    state.set_turns(list(made), [TurnTrace({}, False, None, None, 0, 0) for _ in made])
+    state.set_turns(list(made), [TurnTrace({}, False, [], 0, 0) for _ in made])
     return state
 
 

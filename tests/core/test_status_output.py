@@ -193,10 +193,11 @@ def test_a_cold_scan_on_forked_workers_prints_what_one_process_prints(demo_ws: P
     monkeypatch.setattr(scan, "PARALLEL_AFTER", 0)  # the demo is small: fork for it anyway
     monkeypatch.setattr(ProcessPoolExecutor, "submit", spy)
     assert cold(demo_ws, capsys, "--jobs", "2") == truth
-    assert sorted(submitted) == sorted(p.parent.parent.name for p in caches(demo_ws))
+    assert sorted(set(submitted)) == sorted(p.parent.parent.name for p in caches(demo_ws))
     assert len(submitted) > 1
-    assert status(demo_ws, capsys, "--jobs", "2") == truth  # the workers' caches are read as they are
-    assert len(submitted) == len(caches(demo_ws))
+    count = len(submitted)
+    assert status(demo_ws, capsys, "--jobs", "2") == truth  # the caches written from the workers' parts are read
+    assert len(submitted) == count
 
 
 def test_without_fork_the_cold_scan_runs_in_this_process(demo_ws: Path, capsys, monkeypatch) -> None:
@@ -366,3 +367,34 @@ def test_every_field_of_a_turn_summary_is_printed_in_order(demo_ws: Path, capsys
         doc = orjson.loads(printed)
         turns = [turn for agent in doc["agents"] for turn in agent["turns"]]
         assert turns and all(list(turn) == list(TurnSummary.__struct_fields__) for turn in turns)
+
+
+def test_one_agent_s_cold_scan_is_split_by_conversation(tmp_path: Path, capsys, monkeypatch) -> None:
+    """One agent uses every worker (issue 35.2): its conversations are read in runs side by side,
+    and the output and the cache are byte for byte what one process writes."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from benchmarks.workspace import Params, generate
+    from orkas_tui.core.summary import scan
+
+    ws = tmp_path / "ws"
+    generate(ws, Params(agents=1, events=6_000, skills=40, indexed=8, conversations=24))
+    alone = cold(ws, capsys, "--jobs", "1")
+    (one,) = caches(ws)
+    written = one.read_bytes()
+    submitted: list[list[str]] = []
+    submit = ProcessPoolExecutor.submit
+
+    def spy(self, fn, paths, settings, profile, names):
+        submitted.append(names)
+        return submit(self, fn, paths, settings, profile, names)
+
+    monkeypatch.setattr(scan, "PARALLEL_AFTER", 0)
+    monkeypatch.setattr(ProcessPoolExecutor, "submit", spy)
+    for jobs in ("2", "3"):
+        assert cold(ws, capsys, "--jobs", jobs) == alone
+        assert one.read_bytes() == written
+    assert len(submitted) > 2
+    listed = sorted(path.name for path in ws.glob("agents/*/conversations/*.jsonl"))
+    assert sorted(name for names in submitted for name in names) == sorted(listed * 2)
+    assert status(ws, capsys, "--jobs", "2") == alone

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import gzip
-import shutil
 from pathlib import Path
 
 import pytest
 
 from orkas_tui.core.read.workspace import AgentPaths, Workspace
+from scripts.error_corpus import unpack
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "samples"
 BIG_SESSION = "claude-code/marot-spotter__8463c716/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl"
 
 
@@ -18,16 +16,7 @@ BIG_SESSION = "claude-code/marot-spotter__8463c716/8463c716-a2ea-4c14-9efa-87158
 def samples(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """``tests/data/samples`` in the real on-disk layout, ``*.jsonl.gz`` unpacked (read-only: tests copy before changing)."""
     root = tmp_path_factory.mktemp("samples")
-    for source in sorted(DATA.rglob("*")):
-        if not source.is_file() or source.name == "README.md":
-            continue
-        target = root / source.relative_to(DATA)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if source.suffix == ".gz":
-            with gzip.open(source, "rb") as packed, open(target.with_suffix(""), "wb") as out:
-                shutil.copyfileobj(packed, out)
-        else:
-            shutil.copyfile(source, target)
+    unpack(root)  # the same unpacking the error corpus is built from
     return root
 
 

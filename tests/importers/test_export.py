@@ -5,9 +5,9 @@ from __future__ import annotations
 import frontmatter
 import pytest
 
-from orkas_tui.core.store.export import ExportError, export_agent, markers, replace_block
+from orkas_tui.core.store.export import ExportError, export_agent, listing_entry, markers, plan_listing, replace_block
 from orkas_tui.core.store.notes import SelfNotes
-from orkas_tui.core.store.skills import SkillStore
+from orkas_tui.core.store.skills import Skill, SkillStore
 from tests.conftest import NOW
 
 
@@ -100,3 +100,37 @@ def test_broken_markers_are_refused():
     with pytest.raises(ExportError):
         replace_block("x\n", "coder", f"note\n{end}\n")
     assert replace_block(f"a{begin}\nold\n{end}b", "coder", "new") == f"a{begin}\nnew\n{end}b"
+
+
+def test_sixty_skills_export_within_the_listing_budget_and_name_the_left_out(tmp_path, workspace, agent):
+    """60 skills of about 450 characters of description list ~27,000 characters: the agent would drop
+    most without a word. The export writes the most recently used that fit, and names the others."""
+    store = SkillStore(agent, workspace.settings)
+    for i in range(60):
+        store.create(
+            f"skill {i:02d}", f"Use when step {i} of the release fails. " + "Check the logs first. " * 19, "Body.\n", NOW
+        )
+    dest = tmp_path / ".claude" / "skills"
+    result = export_agent(agent, workspace.settings, "claude-code", dest)
+    written = list(dest.glob("*/SKILL.md"))
+    listing = sum(
+        len(path.parent.name) + len(frontmatter.loads(path.read_text()).metadata["description"]) + 4 for path in written
+    )
+    assert workspace.settings.listing_chars("claude-code") == 8_000
+    assert 0 < listing <= 8_000 and len(written) == len(result.written)
+    left = {line.split(":")[0] for line in result.omitted}
+    assert left and left.isdisjoint(path.parent.name for path in written)
+    assert len(left) + len(written) == 60
+    assert all("over the listing budget" in line for line in result.omitted)
+    assert any(line.startswith("- left out: ") for line in result.lines())
+    assert "omitted" in result.to_json()
+
+
+def test_the_listing_keeps_the_skills_used_most_recently():
+    def skill(slug: str, used: str | None) -> Skill:
+        return Skill(slug, slug, "d" * 90, "2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z", 0, used, "Body.\n")
+
+    old, recent, never = skill("old", "2026-02-01T00:00:00Z"), skill("recent", "2026-03-01T00:00:00Z"), skill("never", None)
+    kept, omitted = plan_listing([old, never, recent], listing_entry(old) + listing_entry(recent))
+    assert [s.slug for s in kept] == ["old", "recent"]
+    assert [s.slug for s, _why in omitted] == ["never"]

@@ -16,6 +16,7 @@ import pytest
 from orkas_tui.cli import main
 from orkas_tui.core.disk.write import ConflictError
 from orkas_tui.core.read.workspace import AgentPaths
+from orkas_tui.core.store.first_run import SETTINGS_TEMPLATE
 from orkas_tui.core.store.journal import apply_lock
 from orkas_tui.importers.hook_log import read_log
 from orkas_tui.importers.hook_settings import _members, claude_install
@@ -555,3 +556,11 @@ def test_session_end_ends_the_last_turn_and_stop_leaves_it_running(home: Path, s
     after_end = conversations(home)[f"claude-{session.stem}.jsonl"]
     assert after_end.startswith(after_stop)
     assert after_stop.count(b'"turn_end"') + 1 == after_end.count(b'"turn_end"') == after_end.count(b'"turn_start"')
+
+
+def test_install_into_a_new_workspace_writes_the_commented_model_template(home: Path) -> None:
+    """Issue 33: a bare orkas.toml left the person to find the [model] keys; the template shows them."""
+    assert main(["hooks", "install", "claude-code", "--agent", "me"]) == 0
+    text = (home / ".orkas" / "orkas.toml").read_text()
+    assert text.startswith(SETTINGS_TEMPLATE) and '# name = "openai/gpt-4o-mini"' in text
+    assert tomllib.loads(text)["agents"]["me"] == {"format": "claude-code", "export_skills": "~/.claude/skills"}

@@ -32,12 +32,14 @@ __all__ = ["home"]  # the fake-HOME fixture, shared with the hook tests
 
 SKILL = {
     "op": "create_skill",
+    "sources": ["$USER"],  # a model citing what the user typed
     "name": "Read the server error first",
     "description": "When a dev server does not start",
     "body": "When `mix phx.server` or `npm run dev` fails to start, always read the first error line of its output before changing any config.",
 }
 NOTE = {
     "op": "update_self",
+    "sources": ["$USER"],
     "note": "strategies",
     "content": "When a server does not start, read its first error line before editing config.",
 }
@@ -90,11 +92,9 @@ def codex_calls_notify(home: Path, thread: str) -> None:
 def configure_model(home: Path, server: ModelServer) -> None:
     """The user sets their model (the hooks' link is already in orkas.toml); one turn after a change is a window."""
     toml = home / ".orkas" / "orkas.toml"
-    toml.write_text(
-        toml.read_text()
-        + f'\n[model]\nname = "openai/test-model"\napi_base = "{server.url}"\nmax_retries = 0\n'
-        + "\n[reflection]\neffect_window = 1\n"
-    )
+    text = toml.read_text()  # the template hooks install wrote: fill in its [model] and [reflection], as a person would
+    text = text.replace("[model]\n", f'[model]\nname = "openai/test-model"\napi_base = "{server.url}"\nmax_retries = 0\n', 1)
+    toml.write_text(text.replace("[reflection]\n", "[reflection]\neffect_window = 1\n", 1))
 
 
 def wait_for_cycle(home: Path) -> None:

@@ -23,6 +23,7 @@ import pytest
 
 from orkas_tui.core.observe.transient import TransientRule
 from orkas_tui.core.observe.turns import tool_failure
+from orkas_tui.core.read.events import Event, decode_line
 from orkas_tui.core.summary.scan import AgentScan
 from orkas_tui.importers.run import discover, import_files
 from tests.importers.conftest import BIG_SESSION
@@ -99,7 +100,7 @@ def test_every_call_and_error_of_a_claude_thread_is_imported(samples, workspace,
     assert {e["id"] for e in results} == expected["result_ids"] and len(results) == expected["results"]
     assert len(failed) == expected["failed"]
     rule = TransientRule.from_settings(workspace.settings)
-    assert sum(tool_failure(rule, e)[2].transient for e in failed) == expected["excused"]
+    assert sum(tool_failure(rule, _read(e))[2].transient for e in failed) == expected["excused"]
     assert (stats.real_errors, stats.transient_errors) == (expected["failed"] - expected["excused"], expected["excused"])
     assert (stats.malformed, dict(stats.unknown), stats.problems) == (0, {}, [])
     depth = 0  # every event of agent work lies inside a turn
@@ -189,3 +190,8 @@ def test_double_import_leaves_workspace_byte_identical(samples, workspace, agent
         assert (stats.lines, stats.turns) == (0, 0)
     after = {p: p.read_bytes() for p in workspace.root.rglob("*") if p.is_file()}
     assert after == before
+
+
+def _read(event: dict) -> Event | None:
+    """The event as the observer reads its line."""
+    return decode_line(orjson.dumps(event))

@@ -17,6 +17,7 @@ import orjson
 
 from orkas_tui.core.observe.transient import TransientRule
 from orkas_tui.core.observe.turns import tool_failure
+from orkas_tui.core.read.events import Event, decode_line
 from orkas_tui.core.summary.scan import AgentScan
 from orkas_tui.importers.run import discover, import_files
 from tests.importers.conftest import BIG_SESSION
@@ -195,5 +196,10 @@ def test_a_skill_call_that_failed_on_its_own_content_counts_as_used(tmp_path, sa
     records = lines(samples, (6, 6), (319, 319), (321, 321))  # Skill "handgemacht:commit", then "Bash command failed for pattern"
     stats, events = run(tmp_path, workspace, agent, records)
     (failed,) = [e for e in events if e["type"] == "tool_result"]
-    assert failed["ok"] is False and not tool_failure(TransientRule.from_settings(workspace.settings), failed)[2].transient
+    assert failed["ok"] is False and not tool_failure(TransientRule.from_settings(workspace.settings), _read(failed))[2].transient
     assert [e["skill"] for e in events if e["type"] == "skill_read"] == ["commit"] and stats.skill_reads == 1
+
+
+def _read(event: dict) -> Event | None:
+    """The event as the observer reads its line."""
+    return decode_line(orjson.dumps(event))

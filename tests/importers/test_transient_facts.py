@@ -14,7 +14,7 @@ from orkas_tui.core.observe import transient
 from orkas_tui.core.observe.transient import COLLATERAL, INTERRUPTED, REJECTED, TransientRule
 from orkas_tui.core.observe.turns import end_failure, tool_failure
 from orkas_tui.core.observe.vocabularies import VOCABULARIES
-from orkas_tui.core.read.events import Failure, decode_lines
+from orkas_tui.core.read.events import Event, Failure, decode_line, decode_lines
 from orkas_tui.core.read.settings import DEFAULT_TRANSIENT_PATTERNS, DEFAULT_TRANSIENT_STATUSES, Settings
 from orkas_tui.importers import claude_code, codex
 from orkas_tui.importers.run import import_files
@@ -86,17 +86,17 @@ def test_each_fact_has_its_reason():
 def test_a_runtime_event_is_judged_by_the_spec_alone():
     """Without ``vocabulary`` an event's extra fields are not facts: flag, status, patterns, else real."""
     native = {"type": "tool_result", "ok": False, "error": "quota exceeded, rate limit", "collateral": True}
-    assert _pair(tool_failure(RULE, native)[2]) == (True, "message matches network/limit pattern 'rate limit'")
+    assert _pair(tool_failure(RULE, _read(native))[2]) == (True, "message matches network/limit pattern 'rate limit'")
     imported = {**native, "failure": {"vocabulary": "codex", "collateral": True}}
-    assert tool_failure(RULE, imported)[2].transient is True
+    assert tool_failure(RULE, _read(imported))[2].transient is True
     imported["failure"] = {"vocabulary": "codex"}
-    assert _pair(tool_failure(RULE, imported)[2]) == (False, "real: usage cap or authentication failure 'quota'")
+    assert _pair(tool_failure(RULE, _read(imported))[2]) == (False, "real: usage cap or authentication failure 'quota'")
     imported["failure"] = {"collateral": True}  # no vocabulary: not a failure object, the spec's order
-    assert tool_failure(RULE, imported)[2].transient is True  # (the pattern)
+    assert tool_failure(RULE, _read(imported))[2].transient is True  # (the pattern)
     end = {"type": "turn_end", "status": "error", "error": "upstream", "http_status": 503}
-    assert end_failure(RULE, end)[1].transient is False  # a runtime's turn end has no HTTP status
+    assert end_failure(RULE, _read(end))[1].transient is False  # a runtime's turn end has no HTTP status
     failed = {**end, "failure": {"vocabulary": "codex", "http_status": 503}}
-    assert _pair(end_failure(RULE, failed)[1]) == (True, "HTTP status 503 is transient")
+    assert _pair(end_failure(RULE, _read(failed))[1]) == (True, "HTTP status 503 is transient")
     (event,) = decode_lines([orjson.dumps(failed)])  # the typed path reads the same
     assert _pair(end_failure(RULE, event)[1]) == (True, "HTTP status 503 is transient")
 
@@ -104,11 +104,11 @@ def test_a_runtime_event_is_judged_by_the_spec_alone():
 def test_an_event_an_older_importer_judged_keeps_its_verdict_and_shows_its_reason():
     old = {"type": "tool_result", "ok": False, "error": "cancelled: a sibling tool call errored", "transient": True}
     old |= {"reason": COLLATERAL, "collateral": True}
-    assert _pair(tool_failure(RULE, old)[2]) == (True, COLLATERAL)
+    assert _pair(tool_failure(RULE, _read(old))[2]) == (True, COLLATERAL)
     end = {"type": "turn_end", "status": "error", "error": "Overloaded", "transient": False, "reason": "whatever it said"}
-    assert _pair(end_failure(RULE, end)[1]) == (False, "whatever it said")
+    assert _pair(end_failure(RULE, _read(end))[1]) == (False, "whatever it said")
     del end["reason"]
-    assert _pair(end_failure(RULE, end)[1]) == (False, "marked not transient by the runtime")
+    assert _pair(end_failure(RULE, _read(end))[1]) == (False, "marked not transient by the runtime")
 
 
 def status_errors(root, capsys) -> list[dict]:
@@ -132,3 +132,8 @@ def test_the_collateral_reason_shows_in_status(samples, workspace, agent, capsys
     import_files(agent, workspace.settings, "claude-code", [samples / BIG_SESSION], settle=0)
     excused = [(e["source"], e["reason"]) for e in status_errors(workspace.root, capsys) if e["transient"]]
     assert excused == [("Bash", COLLATERAL)]
+
+
+def _read(event: dict) -> Event | None:
+    """The event as the observer reads its line."""
+    return decode_line(orjson.dumps(event))

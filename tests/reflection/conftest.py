@@ -80,9 +80,11 @@ def trigger_turn(root: Path, agent: str, at: datetime, **kw) -> None:
 
 
 def set_reflected(root: Path, agent: str, at: datetime) -> None:
+    """The agent was last reflected on at ``at``: its read marks are those a reflection then left
+    (derived from the time, as for a workspace from before read marks)."""
     paths = AgentPaths(root / "agents" / agent)
     paths.root.mkdir(parents=True, exist_ok=True)
-    write_state(paths, last_reflection_at=ts(at))
+    write_state(paths, last_reflection_at=ts(at), read_marks=None)
 
 
 def write_skill(root: Path, agent: str, slug: str, name: str, body: str, description: str = "when deploying") -> Path:

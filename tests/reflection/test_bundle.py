@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 from datetime import timedelta
 
@@ -193,7 +194,7 @@ def test_transient_errors_are_labelled_as_the_environments(root):
     add_turn(root, "a", NOW - M, errors=[{"error": "ETIMEDOUT registry"}, {"error": "exit status 2"}])
     text = build_bundle(scan_of(root), None).text
     assert "TRANSIENT error (the environment's, not the agent's) (call" in text
-    assert "] c1 tool_result: error (call" in text
+    assert re.search(r"\] c1 tool_result \{t\d+ `\w+` \w+\}: error \(call", text)  # with its source id and tool
 
 
 def test_building_a_bundle_does_not_import_litellm(root):

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from orkas_tui.core.read.workspace import Workspace
 from orkas_tui.core.reflect import bundle as bundle_module
-from orkas_tui.core.reflect.bundle import _collect, _header, build_bundle
+from orkas_tui.core.reflect.bundle import PINNED, PINNED_HEAD, _collect, _header, build_bundle, unseen_conversations
+from orkas_tui.core.reflect.sources import SourceIds
 from orkas_tui.core.reflect.tokens import count_tokens, cut_middle_to_tokens, truncate_to_tokens
 from orkas_tui.core.store.redact import Redactor
 from orkas_tui.core.summary.scan import AgentScan
@@ -22,7 +23,9 @@ def counted_eagerly(scan: AgentScan) -> tuple[str, int, int, int]:
     """The rules done the plain way: every line redacted and counted up front; (text, tokens, items kept, outputs cut)."""
     settings = scan.settings.bundle
     budget, limit, cap = settings.max_tokens, settings.tool_output_chars, settings.max_tokens // 4
-    raw, conversations, _, _ = _collect(scan, None, settings.max_conversations)
+    chosen = unseen_conversations(scan, {}, settings.max_conversations)
+    raw, conversations, _, _, _ = _collect(scan, None, {}, chosen, SourceIds(settings.redact_patterns))
+    raw = [item.described() for item in raw]
     redact = Redactor(settings.redact_patterns)
     clean = [replace(i, text=redact(i.text), output=redact(i.output) if i.output else i.output) for i in raw]
 
@@ -50,22 +53,31 @@ def counted_eagerly(scan: AgentScan) -> tuple[str, int, int, int]:
             break
     lines = [render(i, stage) for i in clean]
     costs = [count_tokens(line) for line in lines]
-    start = 0
-    while True:
-        room = budget - count_tokens(_header(None, conversations, start))
-        used = sum(costs[start:])
-        while start < len(lines) - 1 and used > room:
-            used -= costs[start]
-            start += 1
-        text = _header(None, conversations, start) + "".join(lines[start:])
-        if count_tokens(text) <= budget:
-            break
-        if start < len(lines) - 1:
-            start += 1
-            continue
-        text = truncate_to_tokens(text, budget)
-        break
-    return text, count_tokens(text), len(lines) - start, cut
+
+    def fit(pinned: str) -> tuple[int, str]:
+        start = 0
+        while True:
+            room = budget - count_tokens(_header(None, conversations, start)) - (count_tokens(pinned) if pinned else 0)
+            used = sum(costs[start:])
+            while start < len(lines) - 1 and used > room:
+                used -= costs[start]
+                start += 1
+            text = _header(None, conversations, start) + pinned + "".join(lines[start:])
+            if count_tokens(text) <= budget:
+                return start, text
+            if start < len(lines) - 1:
+                start += 1
+                continue
+            return start, truncate_to_tokens(text, budget)
+
+    start, text = fit("")
+    pinned: list[int] = []
+    if not any(item.kind == "user" for item in clean[start:]):  # the user's newest words kept above the cut
+        pinned = [i for i in range(start) if clean[i].kind == "user"][-PINNED:]
+        if pinned:
+            start, text = fit(PINNED_HEAD + "".join(lines[i] for i in pinned))
+            pinned = [i for i in pinned if i < start]
+    return text, count_tokens(text), len(lines) - start + len(pinned), cut
 
 
 @hsettings(max_examples=25, deadline=None)

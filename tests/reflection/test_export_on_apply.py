@@ -21,12 +21,24 @@ BODY = "When deploying the docs:\n\n1. Run make docs.\n2. Upload the site folder
 OPS = [
     {
         "op": "create_skill",
+        "sources": ["$USER"],
         "name": "Check the kube context",
         "description": "Before any kubectl command",
         "body": "Always run `kubectl config current-context` before a kubectl command.",
     },
-    {"op": "patch_skill", "skill": "deploy-docs", "find": "2. Upload the site folder.", "replace": "2. Upload with rsync."},
-    {"op": "update_self", "note": "strategies", "content": "When the user says 'ship it', deploy to staging only."},
+    {
+        "op": "patch_skill",
+        "sources": ["$USER"],
+        "skill": "deploy-docs",
+        "find": "2. Upload the site folder.",
+        "replace": "2. Upload with rsync.",
+    },
+    {
+        "op": "update_self",
+        "sources": ["$USER"],
+        "note": "strategies",
+        "content": "When the user says 'ship it', deploy to staging only.",
+    },
 ]
 LINK = '[agents.coder]\nformat = "claude-code"\nexport_skills = "~/.claude/skills"\n'
 

@@ -1,4 +1,5 @@
-"""What the bundle and a turn's evidence call transient is what the score counted as transient."""
+"""What the bundle and a turn's evidence call transient is what the score counted as transient: both
+read the verdict the turn's summary holds, wherever the failure sits in the turn's span."""
 
 from __future__ import annotations
 
@@ -9,11 +10,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from orkas_tui.core.observe.corrections import matcher_for
+from orkas_tui.core.observe.signals import score_turn
 from orkas_tui.core.observe.transient import TransientRule
 from orkas_tui.core.observe.turns import ConversationObserver
 from orkas_tui.core.read.settings import Settings
-from orkas_tui.core.reflect.describe import describe
-from orkas_tui.core.reflect.evidence import Spans, turn_evidence
+from orkas_tui.core.reflect.evidence import turn_evidence
+from orkas_tui.core.summary.transcript import Spans, describe, with_verdicts
+from orkas_tui.core.summary.turn import Turn, summarize, trace
 
 RULE = TransientRule.from_settings(Settings())
 VALUES = st.one_of(
@@ -47,13 +50,15 @@ def test_every_label_agrees_with_the_observers_verdict(tmp_path_factory, result:
     (record,) = observer.turns
     path = Path(tmp_path_factory.mktemp("c")) / "c.jsonl"
     path.write_bytes(data)
+    turn = Turn(0, summarize(record, score_turn(record, Settings(), frozenset())), trace(record))
     with Spans(1 << 20) as spans:
-        read = spans.read(path, 0, len(data))
-    evidence = turn_evidence(read, RULE, matcher_for(()))
+        read = with_verdicts(spans.read(path, 0, len(data)), [turn])
+    evidence = turn_evidence(read, turn)
 
     assert evidence.transient == sum(e.transient for e in record.errors)
     assert len(evidence.errors) == sum(not e.transient for e in record.errors)
-    described = [describe(event.data, RULE) for event in read if event.data["type"] in ("tool_result", "turn_end")]
+    failures = [step for step in read if step.event.type in ("tool_result", "turn_end")]
+    described = [describe(step) for step in failures]
     said = [("TRANSIENT" in d.text) for d in described if "error" in d.text]
     assert said == [e.transient for e in record.errors]
-    assert [d.error.transient for d in described if d.error] == [e.transient for e in record.errors]
+    assert [step.verdict.transient for step in failures if step.verdict] == [e.transient for e in record.errors]

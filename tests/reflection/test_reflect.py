@@ -13,7 +13,7 @@ import pytest
 
 from orkas_tui.core.disk.write import file_lock
 from orkas_tui.core.read.timefmt import format_ts
-from orkas_tui.core.read.workspace import read_state
+from orkas_tui.core.read.workspace import Workspace, read_state
 from orkas_tui.core.reflect.queue import workspace_queue
 from orkas_tui.core.reflect.reflection import reflect
 from orkas_tui.core.store.changes import approve
@@ -29,12 +29,24 @@ GOOD = {
     "operations": [
         {
             "op": "create_skill",
+            "sources": ["$USER"],
             "name": "Deploy to staging first",
             "description": "When the user asks to deploy, target the staging cluster first",
             "body": "When asked to deploy, always deploy to the staging cluster first and wait for a green check.",
         },
-        {"op": "patch_skill", "skill": "deploy-docs", "find": "1. Run make docs.", "replace": "1. Run make docs-clean docs."},
-        {"op": "update_self", "note": "profile", "content": "I stumble on `kubectl` contexts: always check the context first."},
+        {
+            "op": "patch_skill",
+            "sources": ["$USER"],
+            "skill": "deploy-docs",
+            "find": "1. Run make docs.",
+            "replace": "1. Run make docs-clean docs.",
+        },
+        {
+            "op": "update_self",
+            "sources": ["$USER"],
+            "note": "profile",
+            "content": "I stumble on `kubectl` contexts: always check the context first.",
+        },
     ],
 }
 
@@ -178,9 +190,9 @@ def test_a_path_traversal_slug_is_refused_and_nothing_is_written(coder, server):
                 "summary": "s",
                 "operations": [
                     GOOD["operations"][0],
-                    {"op": "patch_skill", "skill": "../../../etc/passwd", "find": "root", "replace": "x"},
-                    {"op": "delete_skill", "skill": "../deploy-docs", "reason": "r"},
-                    {"op": "delete_skill", "skill": "sub/deploy-docs", "reason": "r"},
+                    {"op": "patch_skill", "sources": ["$USER"], "skill": "../../../etc/passwd", "find": "root", "replace": "x"},
+                    {"op": "delete_skill", "sources": ["$USER"], "skill": "../deploy-docs", "reason": "r"},
+                    {"op": "delete_skill", "sources": ["$USER"], "skill": "sub/deploy-docs", "reason": "r"},
                 ],
             }
         )
@@ -202,7 +214,7 @@ def test_a_patch_whose_fragment_is_missing_is_refused_and_nothing_is_written(cod
                 "summary": "s",
                 "operations": [
                     GOOD["operations"][2],
-                    {"op": "patch_skill", "skill": "deploy-docs", "find": "Run make html.", "replace": "x"},
+                    {"op": "patch_skill", "sources": ["$USER"], "skill": "deploy-docs", "find": "Run make html.", "replace": "x"},
                 ],
             }
         )
@@ -250,9 +262,21 @@ def test_a_refused_key_is_a_real_failure_without_retries(coder, server):
     assert read_state(configure(coder, server).agent("coder"))["last_failure_transient"] is False
 
 
-def test_no_model_configured_is_a_clear_failure(coder):
+def test_no_model_configured_is_not_a_failure_and_says_what_to_set(coder, monkeypatch):
+    """Issue 30: nothing was tried, so no back-off and no failure count; the message says what to set, where."""
+    before = read_state(configure(coder).agent("coder")).get("last_reflection_at")
     outcome = reflect(configure(coder), "coder", NOW)
-    assert outcome.status == "failed" and "no model configured" in outcome.message
+    assert outcome.status == "not_configured" and "[model] name in orkas.toml" in outcome.message
+    state = read_state(configure(coder).agent("coder"))
+    assert "backoff" not in state and "last_failure" not in state and state.get("last_reflection_at") == before
+    (coder / "orkas.toml").write_text('[model]\nname = "openai/gpt-4o-mini"\napi_key_env = "ORKAS_TEST_NO_SUCH_KEY"\n')
+    monkeypatch.delenv("ORKAS_TEST_NO_SUCH_KEY", raising=False)
+    outcome = reflect(Workspace(coder), "coder", NOW)
+    assert outcome.status == "not_configured" and "$ORKAS_TEST_NO_SUCH_KEY is not set" in outcome.message
+    assert "backoff" not in read_state(Workspace(coder).agent("coder"))
+    plan = workspace_queue(Workspace(coder), NOW)  # the queue says it too, for every agent it would select
+    assert "$ORKAS_TEST_NO_SUCH_KEY is not set" in (plan.not_configured or "")
+    assert plan.to_json()["not_configured"] == plan.not_configured
 
 
 def test_cancel_while_waiting_returns_quickly_and_writes_nothing(coder, server):
@@ -340,9 +364,10 @@ def test_auto_apply_removes_at_most_one_skill_per_answer(coder, server):
             {
                 "summary": "prune",
                 "operations": [
-                    {"op": "delete_skill", "skill": slug, "reason": "unused"} for slug in ("old-a", "old-b", "deploy-docs")
+                    {"op": "delete_skill", "sources": ["$USER"], "skill": slug, "reason": "unused"}
+                    for slug in ("old-a", "old-b", "deploy-docs")
                 ]
-                + [GOOD["operations"][0], {"op": "delete_skill", "skill": "old-c", "reason": "unused"}],
+                + [GOOD["operations"][0], {"op": "delete_skill", "sources": ["$USER"], "skill": "old-c", "reason": "unused"}],
             }
         )
     ]
@@ -363,7 +388,15 @@ def test_auto_apply_removes_at_most_one_skill_per_answer(coder, server):
 def test_auto_apply_applies_creates_and_patches_beside_one_removal(coder, server):
     write_skill(coder, "coder", "old-a", "old-a", "Never used.\n")
     server.steps = [
-        reply({"summary": "s", "operations": [{"op": "delete_skill", "skill": "old-a", "reason": "unused"}, *GOOD["operations"]]})
+        reply(
+            {
+                "summary": "s",
+                "operations": [
+                    {"op": "delete_skill", "sources": ["$USER"], "skill": "old-a", "reason": "unused"},
+                    *GOOD["operations"],
+                ],
+            }
+        )
     ]
     outcome = reflect(configure(coder, server, auto_apply=True), "coder", NOW)
     assert outcome.status == "applied" and len(outcome.changes) == 4 and "wait for approval" not in outcome.message

@@ -125,7 +125,7 @@ def test_a_bom_before_the_first_line_loses_no_turn(tmp_path: Path) -> None:
 
 def test_a_turn_reread_for_its_transcript_skips_the_huge_line_too(tmp_path: Path) -> None:
     """The app re-reads a turn's byte span to show its events: the over-cap line inside is skipped unread."""
-    from orkas_tui.core.read.tail import read_span
+    from orkas_tui.core.summary.transcript import Spans
 
     path = tmp_path / "c.jsonl"
     start_event, end_event = turn("t1")[0], turn("t1")[-1]
@@ -141,9 +141,10 @@ def test_a_turn_reread_for_its_transcript_skips_the_huge_line_too(tmp_path: Path
     end = path.stat().st_size - len(orjson.dumps(turn("t2")[0])) - 1
     tracemalloc.start()
     try:
-        events = read_span(path, 0, end, max_line=MB)
+        with Spans(MB) as spans:
+            events = spans.read(path, 0, end)
         _now, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert events == [start_event, end_event]
+    assert [event.fields(drop=()) for _, event in events] == [start_event, end_event]
     assert peak < 8 * MB, f"peak {peak:,} bytes"

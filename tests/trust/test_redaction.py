@@ -17,8 +17,9 @@ import pytest
 
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.workspace import AgentPaths, Workspace
-from orkas_tui.core.reflect.bundle import _collect
+from orkas_tui.core.reflect.bundle import BundleItem, _collect, unseen_conversations
 from orkas_tui.core.reflect.reflection import prepare
+from orkas_tui.core.reflect.sources import SourceIds
 from orkas_tui.core.store.redact import MARK, Redactor
 from orkas_tui.core.store.skills import SkillStore
 from orkas_tui.core.summary.scan import AgentScan
@@ -195,8 +196,8 @@ def test_false_positives_on_the_real_samples_are_the_named_ones(tmp_path: Path, 
     for agent in ("cc", "cx"):
         scan = AgentScan(workspace.agent(agent), workspace.settings)
         scan.refresh()
-        items, _, _, _ = _collect(scan, None, 1_000)
-        for item in items:
+        items, _, _, _, _ = _collect(scan, None, {}, unseen_conversations(scan, {}, 1_000), SourceIds(()))
+        for item in map(BundleItem.described, items):
             for text in filter(None, (item.text, item.output)):
                 texts += 1
                 found += [text[start:end] for start, end in redact.spans(text)]

@@ -200,21 +200,28 @@ async def test_overlay_screens_cover_what_is_below(app_factory) -> None:
     assert seen == ["HelpScreen", "SettingsScreen", "TextView", "SkillHistory"]
 
 
-async def test_esc_leaves_the_skills_filter_and_keeps_what_was_typed(app_factory) -> None:
+async def test_esc_leaves_the_skills_filter_and_enter_keeps_it(app_factory) -> None:
+    """Issue 33: esc did not leave the Skills filter; now it clears it and goes back to the table."""
+    from textual.widgets import Input
+
+    from orkas_tui.tui.widgets.skills import SkillsPane
+
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
         await open_agent(pilot, "coder")
         await pilot.press("3")
-        await settle(pilot)
         pane = app.query_one(SkillsPane)
-        await pilot.press("slash", "x")
-        assert app.focused is pane.query_one("#skills-filter", Input)
-        await pilot.press("escape")
-        assert app.focused is pane.table
-        assert pane.query_one("#skills-filter", Input).value == "x"
-        await pilot.press("1")  # tab keys work again
         await settle(pilot)
-        assert app.query_one(TabbedContent).active == "turns"
+        every = pane.table.row_count
+        await pilot.press("slash", "d", "e", "p")
+        await settle(pilot)
+        assert isinstance(app.focused, Input) and pane.table.row_count < every
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.focused is pane.table and pane.query_one(Input).value == "" and pane.table.row_count == every
+        await pilot.press("slash", "d", "e", "p", "enter")
+        await settle(pilot)
+        assert app.focused is pane.table and pane.table.row_count < every  # enter keeps the filter
 
 
 async def test_at_80x24_the_skills_filter_is_wide_enough_to_type_in(app_factory) -> None:

@@ -24,11 +24,17 @@ ANSWER = {
     "operations": [
         {
             "op": "create_skill",
+            "sources": ["$USER"],
             "name": "Check the spotter config",
             "description": "Before changing marot-spotter, read its config and run its tests.",
             "body": "1. Read the config.\n2. Run the tests.\n",
         },
-        {"op": "update_self", "note": "strategies", "content": "- Read a project's config before editing it.\n"},
+        {
+            "op": "update_self",
+            "sources": ["$USER"],
+            "note": "strategies",
+            "content": "- Read a project's config before editing it.\n",
+        },
     ],
 }
 

@@ -56,6 +56,10 @@ async def test_reflect_now_against_a_local_model(app_factory, demo_ws: Path) -> 
             log = " ".join(line.plain for line in app.progress_lines)
             assert "bundle built" in log and "waiting for" in log and "validating" in log
             assert any("proposal coder.p" in n.message for n in app._notifications)
+
+            await pilot.press("r")  # again: every turn was read, so nothing is offered and nothing sent
+            await wait_until(pilot, lambda: any("nothing new since the last reflection" in n.message for n in app._notifications))
+            assert not isinstance(app.screen, Choose) and len(server.requests) == 1
     sent = json.dumps(server.requests[0])
     assert "turn_start" in sent or "user" in sent
 
@@ -251,3 +255,16 @@ async def test_the_bundle_view_lists_what_was_kept_per_triggering_turn(app_facto
         assert text.startswith("── what the bundle holds ──\nparts: triggering turns ")
         assert "triggering turns: 10, 10 in the bundle, most recent first" in text
         assert "# Effect of the latest change to each skill read" in text
+
+
+async def test_reflect_now_without_a_key_says_what_to_set(app_factory, demo_ws: Path, monkeypatch) -> None:
+    """The demo names a model whose key is not set: r says what to set and where, and offers no send."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_agent(pilot, "coder")
+        await pilot.press("2", "r")
+        await wait_until(pilot, lambda: any("not configured" in n.message for n in app._notifications))
+        (note,) = [n for n in app._notifications if "not configured" in n.message]
+        assert "$OPENAI_API_KEY is not set" in note.message and "orkas.toml" in note.message
+        assert not isinstance(app.screen, Choose)

@@ -8,10 +8,11 @@ from pathlib import Path
 import orjson
 
 from orkas_tui.core.observe.transient import TransientRule
+from orkas_tui.core.read.events import decode_line
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.workspace import AgentPaths
-from orkas_tui.core.reflect.describe import describe
 from orkas_tui.core.summary.scan import AgentScan
+from orkas_tui.core.summary.transcript import Step, describe
 from orkas_tui.tui.turn_detail import transcript
 from tests.conftest import NOW
 
@@ -37,9 +38,9 @@ def test_the_transcript_says_transient_or_real_with_the_rules_reason(tmp_path: P
     lines = transcript(paths, row, settings, NOW).plain.splitlines()
 
     rule = TransientRule.from_settings(settings)
-    transient, real = (describe(EVENTS[i], rule).error for i in (2, 4))
+    transient, real = (rule.classify(EVENTS[i]["error"], EVENTS[i].get("status"), None) for i in (2, 4))
     assert transient is not None and transient.transient and real is not None and not real.transient
     assert [e.reason for e in row.summary.errors] == [transient.reason, real.reason]  # the verdicts the score counted
     assert lines[2].endswith(f"[transient: {transient.reason}]") and "TRANSIENT error" in lines[2]
     assert lines[4].endswith(f"[real: {real.reason}]") and "exit 2: no such file" in lines[4]
-    assert describe(EVENTS[1], rule).text in lines[1]  # the bundle's own line
+    assert describe(Step(0, decode_line(orjson.dumps(EVENTS[1])))).text in lines[1]  # the bundle's own line

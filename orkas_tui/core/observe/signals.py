@@ -48,7 +48,7 @@ def score_turn(record: TurnRecord, settings: Settings, weak_tools: frozenset[str
     """
     if not record.ended:
         return NOT_ENDED
-    state = (record.status, record.tool_calls, len(record.errors), record.correction, len(record.skills_read))
+    state = (record.status, record.tool_calls, len(record.errors), len(record.corrections), len(record.skills_read))
     memo = record.scored
     if memo is not None and memo[0] is settings and memo[2] == state and memo[1] == weak_tools:
         return memo[3]
@@ -58,12 +58,13 @@ def score_turn(record: TurnRecord, settings: Settings, weak_tools: frozenset[str
 
 
 def _score(record: TurnRecord, settings: Settings, weak_tools: frozenset[str]) -> Score:
-    if record.correction is None and not record.errors and record.tool_calls < settings.complex_min_tool_calls:
+    if not record.corrections and not record.errors and record.tool_calls < settings.complex_min_tool_calls:
         return Score({}, {}, 0.0, settings.threshold <= 0.0)  # nothing can fire: most turns
     weights = settings.weights
     fired: dict[str, str] = {}
-    if record.correction is not None:
-        fired["user_correction"] = f'matched {record.correction!r} in the user\'s message: "{record.correction_text}"'
+    if record.corrections:
+        said = record.corrections[0]
+        fired["user_correction"] = f'matched {said.phrase!r} in the user\'s message: "{said.text}"'
     error = record.end_error
     if record.skills_read and record.ended_with_real_error and error is not None:
         fired["skill_ineffective"] = (

@@ -85,6 +85,21 @@ def count_uses(table: dict[str, SkillMetrics], turns: Iterable[Counted], sign: i
             del table[slug]
 
 
+def add_uses(table: dict[str, SkillMetrics], other: dict[str, SkillMetrics]) -> None:
+    """Add the counts of ``other`` (other conversations' turns) to ``table``, slugs new to it after its
+    own in ``other``'s order: the table one pass over both runs of conversations would have made."""
+    for slug, counts in other.items():
+        metrics = table.get(slug)
+        if metrics is None:
+            table[slug] = msgspec.structs.replace(counts)
+            continue
+        metrics.impressions += counts.impressions
+        metrics.invocations += counts.invocations
+        metrics.edited += counts.edited
+        metrics.ineffective += counts.ineffective
+        metrics.effective_base += counts.effective_base
+
+
 def counted(turn: TurnRecord) -> Counted:
     end = turn.end_error
     return (

@@ -22,6 +22,7 @@ from functools import lru_cache
 
 import msgspec
 
+from orkas_tui.core.observe.needles import AnyOf, Needled, any_of, first_match, lowered, needled
 from orkas_tui.core.observe.vocabularies import CONTENT, VOCABULARIES, Vocabulary
 from orkas_tui.core.read.events import Failure
 from orkas_tui.core.read.settings import Settings
@@ -48,10 +49,10 @@ class _Agent(msgspec.Struct, frozen=True):
     real_kinds: frozenset[str]
     transient_kinds: frozenset[str]
     real_statuses: frozenset[int]
-    real: re.Pattern[str] | None
-    status_in_text: re.Pattern[str]
+    real: AnyOf | None
+    status_in_text: Needled
     statuses: frozenset[int]
-    patterns: list[re.Pattern[str]]
+    patterns: list[Needled]
 
 
 class TransientRule:
@@ -59,7 +60,7 @@ class TransientRule:
 
     def __init__(self, statuses: tuple[int, ...], patterns: tuple[str, ...]) -> None:
         self.statuses = frozenset(statuses)
-        self._patterns = [re.compile(p, re.IGNORECASE) for p in patterns]
+        self._patterns = [needled(re.compile(p, re.IGNORECASE)) for p in patterns]
         self._agents: dict[str, _Agent | None] = {}
 
     @classmethod
@@ -77,7 +78,7 @@ class TransientRule:
         text = message if isinstance(message, str) else ""
         code = status if isinstance(status, int) and not isinstance(status, bool) else None
         if facts is None:
-            return _judge(text, code, self.statuses, self._patterns)
+            return _judge(text, lowered(text), code, self.statuses, self._patterns)
         if facts.rejected:
             return ErrorVerdict(True, REJECTED)
         if facts.interrupted:
@@ -86,7 +87,7 @@ class TransientRule:
             return ErrorVerdict(True, COLLATERAL)
         agent = self._agent(facts.vocabulary)
         if agent is None:  # a vocabulary this version does not know: the spec's order
-            return _judge(text, code, self.statuses, self._patterns)
+            return _judge(text, lowered(text), code, self.statuses, self._patterns)
         return self._judge_agent(agent, text, code, facts)
 
     @staticmethod
@@ -96,15 +97,16 @@ class TransientRule:
             return ErrorVerdict(False, f"{agent.label} error kind {kind} is real")
         if kind in agent.transient_kinds:
             return ErrorVerdict(True, f"{agent.label} error kind {kind} is transient")
-        if code is None and (found := agent.status_in_text.search(text)):
+        folded = lowered(text)
+        if code is None and (found := agent.status_in_text.search(text, folded)):
             code = int(found.group(1))
         if code in agent.real_statuses:
             return ErrorVerdict(False, f"real: HTTP status {code} is an authentication or permission failure")
-        if agent.real is not None and (match := agent.real.search(text)):
+        if agent.real is not None and (match := agent.real.search(text, folded)):
             return ErrorVerdict(False, f"real: usage cap or authentication failure {match.group(0)!r}")
         if facts.retried:
             return ErrorVerdict(True, f"{agent.label} retried it (retry metadata)")
-        return _judge(text, code, agent.statuses, agent.patterns)
+        return _judge(text, folded, code, agent.statuses, agent.patterns)
 
     def _agent(self, name: str) -> _Agent | None:
         if name not in self._agents:
@@ -113,27 +115,25 @@ class TransientRule:
         return self._agents[name]
 
     def _compile(self, vocabulary: Vocabulary) -> _Agent:
-        real = "|".join(f"(?:{p})" for p in vocabulary.real_patterns)
         return _Agent(
             vocabulary.label,
             frozenset(vocabulary.real_kinds),
             frozenset(vocabulary.transient_kinds),
             frozenset(vocabulary.real_statuses),
-            re.compile(real, re.IGNORECASE) if real else None,
-            re.compile(vocabulary.status_in_text),
+            any_of(vocabulary.real_patterns, re.IGNORECASE),
+            needled(re.compile(vocabulary.status_in_text)),
             self.statuses | frozenset(vocabulary.transient_statuses),
-            self._patterns + [re.compile(p, re.IGNORECASE) for p in vocabulary.transient_patterns],
+            self._patterns + [needled(re.compile(p, re.IGNORECASE)) for p in vocabulary.transient_patterns],
         )
 
 
-def _judge(text: str, code: int | None, statuses: frozenset[int], patterns: list[re.Pattern[str]]) -> ErrorVerdict:
-    """The spec's order after the flag: a transient status, a network/limit pattern, else real."""
+def _judge(text: str, folded: str, code: int | None, statuses: frozenset[int], patterns: list[Needled]) -> ErrorVerdict:
+    """The spec's order after the flag: a transient status, a network/limit pattern (the first in
+    order that matches; each ruled out by its literal where it can be, :mod:`.needles`), else real."""
     if code is not None and code in statuses:
         return ErrorVerdict(True, f"HTTP status {code} is transient")
-    for pattern in patterns:
-        match = pattern.search(text)
-        if match:
-            return ErrorVerdict(True, f"message matches network/limit pattern {match.group(0)!r}")
+    if match := first_match(patterns, text, folded):
+        return ErrorVerdict(True, f"message matches network/limit pattern {match.group(0)!r}")
     return ErrorVerdict(
         False, f"real: {f'status {code}' if code is not None else 'no transient flag, status or network pattern'}"
     )

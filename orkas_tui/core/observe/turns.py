@@ -9,10 +9,8 @@ profile never needs the files read again.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import partial
 
 import msgspec
 
@@ -35,6 +33,15 @@ class ObservedError(msgspec.Struct, gc=False):
     reason: str
 
 
+class Correction(msgspec.Struct, array_like=True, gc=False):
+    """A user message of the turn that reads as a correction: where its line starts in the file
+    (the bundle finds the message there), the phrase matched and the message, shortened."""
+
+    offset: int
+    phrase: str
+    text: str
+
+
 @dataclass(slots=True)
 class TurnRecord:
     conversation: str
@@ -47,8 +54,7 @@ class TurnRecord:
     tools: dict[str, int] = field(default_factory=dict)
     errors: list[ObservedError] = field(default_factory=list)
     end_error: ObservedError | None = None
-    correction: str | None = None
-    correction_text: str | None = None
+    corrections: list[Correction] = field(default_factory=list)
     skills_indexed: list[str] = field(default_factory=list)
     skills_read: list[str] = field(default_factory=list)
     edited: bool = False
@@ -59,6 +65,11 @@ class TurnRecord:
     @property
     def ended(self) -> bool:
         return self.status != "running"
+
+    @property
+    def correction(self) -> str | None:
+        """The phrase the first correcting message matched (``None``: no correction)."""
+        return self.corrections[0].phrase if self.corrections else None
 
     @property
     def real_errors(self) -> list[ObservedError]:
@@ -91,36 +102,30 @@ def _flag(value: object) -> bool | None:
     return value if isinstance(value, bool) else None
 
 
-def tool_failure(rule: TransientRule, event: Event | dict) -> tuple[str, int | None, ErrorVerdict]:
+def tool_failure(rule: TransientRule, event: Event) -> tuple[str, int | None, ErrorVerdict]:
     """A failed tool result as it is scored: its message (the error, else the head of its output),
-    its HTTP status and the transient rule's verdict. The bundle and the evidence judge with this
-    too, so what they call transient is what the score counted as transient."""
-    get = _getter(event)
-    error = get("error")
-    message = error if isinstance(error, str) else (_short(get("output")) or "tool failed")
-    facts = error_facts(get("failure"))
-    code = _status(get("status"))
+    its HTTP status and the transient rule's verdict. Judged once, here, when the observer reads
+    it: the summary keeps the verdict, and every view reads it from there."""
+    error = event.error
+    message = error if isinstance(error, str) else (_short(event.output) or "tool failed")
+    facts = error_facts(event.failure)
+    code = _status(event.status)
     if code is None and facts is not None:
         code = _status(facts.http_status)
-    return message, code, rule.classify(message, code, _flag(get("transient")), facts, get("reason"))
+    return message, code, rule.classify(message, code, _flag(event.transient), facts, event.reason)
 
 
-def end_failure(rule: TransientRule, event: Event | dict) -> tuple[str, ErrorVerdict] | None:
+def end_failure(rule: TransientRule, event: Event) -> tuple[str, ErrorVerdict] | None:
     """A turn end as it is scored: ``None`` when it ended ok or aborted, else (an unknown status is
     an error) its message and the transient rule's verdict. Only an imported end has an HTTP status
     (its ``failure.http_status``: its ``status`` is the turn's)."""
-    if (event.get("status") if isinstance(event, dict) else event.status) in ("ok", "aborted"):
+    if event.status in ("ok", "aborted"):
         return None
-    get = _getter(event)
-    error = get("error")
+    error = event.error
     message = error if isinstance(error, str) else "turn ended in error"
-    facts = error_facts(get("failure"))
+    facts = error_facts(event.failure)
     code = _status(facts.http_status) if facts is not None else None
-    return message, rule.classify(message, code, _flag(get("transient")), facts, get("reason"))
-
-
-def _getter(event: Event | dict) -> Callable[[str], object]:
-    return event.get if isinstance(event, dict) else partial(getattr, event)
+    return message, rule.classify(message, code, _flag(event.transient), facts, event.reason)
 
 
 class ConversationObserver:
@@ -245,11 +250,9 @@ class ConversationObserver:
             return None
         turn.end = end
         if kind == "user":
-            if turn.correction is None:
-                phrase = self.matcher.find(event.text)
-                if phrase is not None:
-                    turn.correction = phrase
-                    turn.correction_text = _short(event.text)
+            phrase = self.matcher.find(event.text)
+            if phrase is not None:
+                turn.corrections.append(Correction(start, phrase, _short(event.text)))
         elif kind == "skill_read":
             _add_read(turn, event.skill)
         elif kind == "turn_end":

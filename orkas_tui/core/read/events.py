@@ -59,6 +59,16 @@ class Event(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     parent: str | None = None
     subagent: str | None = None
     failure: Failure | None = None  # what an importer knew of a failed result or turn end
+    # the line's fields outside the list above: only :func:`decode_line`'s fallback fills it (the fast path
+    # refuses such a line), so an event of a kind we do not know is shown with all it said
+    rest: dict[str, Any] | None = msgspec.field(default=None, name="~rest")  # no real line names a field so
+
+    def fields(self, drop: tuple[str, ...] = ("ts", "type")) -> dict[str, Any]:
+        """The fields the line gave (a JSON ``null`` is not told from an absent field), ``drop`` left out."""
+        given = {name: value for name in _DECLARED if name not in drop and (value := getattr(self, name)) is not None}
+        if self.rest:
+            given.update((key, value) for key, value in self.rest.items() if key not in drop)
+        return given
 
 
 class Failure(msgspec.Struct, frozen=True, forbid_unknown_fields=True, gc=False):
@@ -74,7 +84,8 @@ class Failure(msgspec.Struct, frozen=True, forbid_unknown_fields=True, gc=False)
     collateral: bool = False  # another call's error cancelled this one
 
 
-_FIELDS = frozenset(Event.__struct_fields__)
+_DECLARED = tuple(name for name in Event.__struct_fields__ if name != "rest")
+_FIELDS = frozenset(_DECLARED)
 _decode = msgspec.json.Decoder(Event).decode
 _Refused = (msgspec.DecodeError, RecursionError)  # (msgspec's ValidationError is a DecodeError)
 
@@ -118,5 +129,34 @@ def _parsed(raw: bytes) -> Event | None:
         return None
     if value.__class__ is not dict or value.get("type").__class__ is not str:  # orjson: exact types
         return None
-    fields: dict[str, Any] = {key: item for key, item in value.items() if key in _FIELDS}
-    return Event(**fields)
+    fields: dict[str, Any] = {}
+    rest: dict[str, Any] = {}
+    for key, item in value.items():
+        (fields if key in _FIELDS else rest)[key] = item
+    return Event(**fields, rest=rest or None)
+
+
+class SystemEvent(msgspec.Struct, frozen=True, gc=False):
+    """A line of an agent's ``events.jsonl`` (orkas-tui's own events and the runtime's): its kind and
+    time, and the whole object it holds, any fields at all (what the Events tab and the bundle show)."""
+
+    type: str
+    ts: str | None
+    data: dict[str, Any]
+
+    def details(self, drop: tuple[str, ...] = ("ts", "type", "source")) -> str:
+        """Its other fields as compact JSON (the bundle's line for it)."""
+        rest = {key: value for key, value in self.data.items() if key not in drop}
+        return orjson.dumps(rest, default=str).decode() if rest else ""
+
+
+def decode_system_line(raw: bytes) -> SystemEvent | None:
+    """One ``events.jsonl`` line, or ``None`` when it is malformed (not a JSON object with a string ``type``)."""
+    try:
+        value = orjson.loads(raw)
+    except (orjson.JSONDecodeError, RecursionError):
+        return None
+    if value.__class__ is not dict or value.get("type").__class__ is not str:
+        return None
+    ts = value.get("ts")
+    return SystemEvent(value["type"], ts if isinstance(ts, str) else None, value)

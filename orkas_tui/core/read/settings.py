@@ -274,6 +274,9 @@ class Settings(msgspec.Struct, frozen=True):
     auto_apply: bool = False
     # the turns before and after an applied change whose rates are compared
     effect_window: Annotated[int, Meta(ge=1, le=10_000)] = 20
+    # characters of skill names and descriptions each agent lists to its model; beyond them it drops skills
+    listing_chars_claude_code: Annotated[int, Meta(ge=100, le=1_000_000)] = 8_000
+    listing_chars_codex: Annotated[int, Meta(ge=100, le=1_000_000)] = 8_000
     schedule: ScheduleSettings = msgspec.field(default_factory=ScheduleSettings)
     bundle: BundleSettings = msgspec.field(default_factory=BundleSettings)
     model: ModelSettings = msgspec.field(default_factory=ModelSettings)
@@ -284,6 +287,10 @@ class Settings(msgspec.Struct, frozen=True):
 
     def note_cap(self, note: str) -> int:
         return self.profile_cap if note == "profile" else self.strategies_cap
+
+    def listing_chars(self, target: str) -> int:
+        """The listing budget of an export ``target`` (``claude-code`` or ``codex``)."""
+        return self.listing_chars_codex if target == "codex" else self.listing_chars_claude_code
 
 
 # Each key of orkas.toml -> the field it fills (dotted: inside a section). "+" appends to what the plain key gives.
@@ -319,6 +326,8 @@ LAYOUT: dict[str, str] = {
     "model.retry_backoff_s": "model.retry_backoff_s",
     "reflection.auto_apply": "auto_apply",
     "reflection.effect_window": "effect_window",
+    "export.listing_chars_claude_code": "listing_chars_claude_code",
+    "export.listing_chars_codex": "listing_chars_codex",
 }
 KEY_OF = {field: key for key, field in LAYOUT.items() if not field.startswith("+")}  # a refused field's key in the file
 FREE_TABLES = {"keys"}  # any key name: each value is a key binding

@@ -14,13 +14,13 @@ A UTF-8 byte order mark at the start of the file is not part of the first line.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-
-import orjson
+from typing import Generic, TypeVar
 
 from orkas_tui.core.disk.confine import open_regular
+from orkas_tui.core.read.events import Event, decode_line
 from orkas_tui.core.read.settings import Settings
 
 CHUNK = 4 * 1024 * 1024
@@ -29,24 +29,16 @@ BOM = b"\xef\xbb\xbf"
 MAX_LINE = Settings().max_line_bytes
 
 
+T = TypeVar("T")
+
+
 @dataclass(frozen=True, slots=True)
-class Line:
-    """One complete line: its byte span and the parsed event (``None`` if malformed)."""
+class Line(Generic[T]):
+    """One complete line: its byte span and its decoded event (``None`` if malformed)."""
 
     start: int
     end: int
-    event: dict | None
-
-
-def parse_line(raw: bytes) -> dict | None:
-    """A spec event, or ``None`` when the line is malformed (not JSON, not an object, no ``type``)."""
-    try:
-        value = orjson.loads(raw)
-    except (orjson.JSONDecodeError, RecursionError):
-        return None
-    if isinstance(value, dict) and isinstance(value.get("type"), str):
-        return value
-    return None
+    event: T | None
 
 
 class JsonlTail:
@@ -70,14 +62,15 @@ class JsonlTail:
         reset, handle = self._open()
         return reset, (iter(()) if handle is None else self._blocks(handle))
 
-    def poll(self) -> tuple[bool, Iterator[Line]]:
+    def poll(self, decode: Callable[[bytes], T | None] = decode_line) -> tuple[bool, Iterator[Line[T]]]:  # type: ignore[assignment]
         """Return ``(reset, lines)``: ``reset`` is true when earlier reads no longer hold.
 
-        The file is opened now; lines are read lazily as the iterator is consumed,
-        and the offset advances only past lines that were yielded.
+        Each line is decoded by ``decode`` (a conversation's :func:`~orkas_tui.core.read.events.decode_line`
+        unless told, e.g. ``events.jsonl``'s ``decode_system_line``). The file is opened now; lines are
+        read lazily as the iterator is consumed, and the offset advances only past lines that were yielded.
         """
         reset, handle = self._open()
-        return reset, (iter(()) if handle is None else self._lines(handle))
+        return reset, (iter(()) if handle is None else self._lines(handle, decode))
 
     def _open(self):
         try:
@@ -153,43 +146,46 @@ class JsonlTail:
         taken, self.long_lines = self.long_lines, []
         return taken
 
-    def _lines(self, handle) -> Iterator[Line]:
+    def _lines(self, handle, decode: Callable[[bytes], T | None]) -> Iterator[Line[T]]:
         for base, block in self._blocks(handle):
             pos = base
             for raw in block.split(b"\n")[:-1]:
                 start = pos
                 pos += len(raw) + 1
                 self.offset = pos
-                yield Line(start, pos, parse_line(raw))
+                yield Line(start, pos, decode(raw))
 
 
-def read_span(path: Path, start: int, end: int, max_line: int = MAX_LINE) -> list[dict | None]:
-    """Re-read the events of one byte span (a turn's transcript) from disk; a line over
-    ``max_line`` in it is skipped unread, as when it was first observed."""
-    try:
-        handle = open_regular(path)
-    except OSError:
-        return []
-    events = []
-    for _base, block in JsonlTail(path, start, max_line=max_line)._blocks(_Bounded(handle, end)):
-        events += [parse_line(raw) for raw in block.split(b"\n") if raw]
+def read_span(handle, path: Path, start: int, end: int | None = None, max_line: int = MAX_LINE) -> list[tuple[int, Event | None]]:
+    """The events of bytes ``start``..``end`` (the end of the file: ``None``) of ``path``, open as ``handle``
+    (confined: :func:`~orkas_tui.core.disk.confine.open_regular`), each with the byte its line starts at; a
+    line over ``max_line`` is skipped unread, as when it was first observed. The handle stays open."""
+    events: list[tuple[int, Event | None]] = []
+    bounded = _Bounded(handle, end)
+    for base, block in JsonlTail(path, start, max_line=max_line)._blocks(bounded):
+        offset = base
+        for raw in block.split(b"\n")[:-1]:
+            events.append((offset, decode_line(raw)))
+            offset += len(raw) + 1
     return events
 
 
 class _Bounded:
-    """A file handle that reads nothing past ``end``."""
+    """A file handle that reads nothing past ``end`` (``None``: to its end), and is left open."""
 
-    def __init__(self, handle, end: int) -> None:
+    def __init__(self, handle, end: int | None) -> None:
         self.handle, self.end = handle, end
 
     def __enter__(self) -> _Bounded:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.handle.close()
+        pass
 
     def seek(self, offset: int) -> None:
         self.handle.seek(offset)
 
     def read(self, size: int) -> bytes:
+        if self.end is None:
+            return self.handle.read(size)
         return self.handle.read(max(0, min(size, self.end - self.handle.tell())))

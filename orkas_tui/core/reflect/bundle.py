@@ -23,21 +23,26 @@ from __future__ import annotations
 
 import gc
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 from orkas_tui.core.disk.confine import open_regular
-from orkas_tui.core.observe.transient import TransientRule
+from orkas_tui.core.observe.origins import Origin
+from orkas_tui.core.read.events import SystemEvent, decode_system_line
 from orkas_tui.core.read.tail import JsonlTail
 from orkas_tui.core.read.timefmt import format_ts, parse_ts
-from orkas_tui.core.reflect.describe import describe, fields_text
 from orkas_tui.core.reflect.effects import measure_effects
 from orkas_tui.core.reflect.evidence import triggering_turns
+from orkas_tui.core.reflect.sources import SourceIds
 from orkas_tui.core.reflect.tokens import count_tokens, cut_middle_to_tokens, truncate_to_tokens
 from orkas_tui.core.reflect.triggering import Front, Key, build_front, recent_effects
 from orkas_tui.core.store.history import list_changes
+from orkas_tui.core.store.provenance import Source, instructions
 from orkas_tui.core.store.redact import Redactor
+from orkas_tui.core.summary.fold import ConversationState
 from orkas_tui.core.summary.scan import AgentScan
+from orkas_tui.core.summary.transcript import Spans, Step, describe, with_verdicts
+from orkas_tui.core.summary.turn import Turn
 
 SYSTEM = "system"
 
@@ -53,24 +58,26 @@ class BundleItem:
     text: str
     output: str | None = None
     offset: int = -1  # where the event's line starts in its file (with ``source``: its identity)
-    event: dict | None = None  # a conversation event not yet described (text and output come from it)
+    step: Step | None = None  # a conversation event not yet described (text and output come from it)
+    tag: str = ""  # its source id and origin (:mod:`orkas_tui.core.reflect.sources`)
 
-    def described(self, rule: TransientRule) -> BundleItem:
+    def described(self) -> BundleItem:
         """The item with its text and output: described only when a bundle may show it."""
-        if self.event is None:
+        if self.step is None:
             return self
-        described = describe(self.event, rule)
-        return replace(self, text=described.text, output=described.output, event=None)
+        described = describe(self.step)
+        return replace(self, text=described.text, output=described.output, step=None)
 
     def output_chars(self) -> int:
         """The length of the tool output (0 for none), described or not."""
-        if self.event is None:
+        if self.step is None:
             return len(self.output or "")
-        output = self.event.get("output")
+        output = self.step.event.output
         return len(output) if self.kind == "tool_result" and isinstance(output, str) else 0
 
     def line(self) -> str:
-        head = f"[{format_ts(self.ts)}] {self.source} {self.kind}: {self.text}"
+        tag = f" {{{self.tag}}}" if self.tag else ""
+        head = f"[{format_ts(self.ts)}] {self.source} {self.kind}{tag}: {self.text}"
         return head if self.output is None else f"{head}\n    output: {self.output}"
 
 
@@ -91,6 +98,16 @@ class Bundle:
     problems: list[str] = field(default_factory=list)
     turns: list[dict] = field(default_factory=list)  # per triggering turn: what was kept, what was cut, tokens
     parts: dict[str, int] = field(default_factory=dict)  # tokens of each part of the text
+    sources: dict[str, Source] = field(default_factory=dict)  # each source id the text carries: what the answer cites
+    read_to: dict[str, int] = field(default_factory=dict)  # per conversation read, the read mark a reflection leaves
+
+    def planted(self, limit: int = 8) -> list[tuple[Source, str]]:
+        """Orders found in what tools returned or the user pasted: never a lesson, shown before anything is sent."""
+        found = []
+        for source in self.sources.values():
+            if source.origin in ("tool", "pasted"):
+                found += [(source, sentence) for sentence in instructions(source.text, 2)]
+        return found[:limit]
 
     def preview(self) -> list[str]:
         """What the bundle chose, per triggering turn, and the tokens of each part: for the dry run and the app."""
@@ -118,6 +135,13 @@ class Bundle:
                 f"{t['lines_left_out']} left out"
                 + (f"; {t['transient_errors_left_out']} transient error(s) not shown" if t["transient_errors_left_out"] else "")
             )
+        planted = self.planted()
+        if planted:
+            out.append(
+                f"instruction-like text in tool output or pastes: {len(planted)} (never a lesson: an operation "
+                "resting on it, or repeating it, is quarantined)"
+            )
+            out += [f"  ! {source.label()}: {sentence[:160]}" for source, sentence in planted]
         return out
 
     def to_json(self) -> dict:
@@ -135,10 +159,16 @@ class Bundle:
             "problems": self.problems,
             "parts": self.parts,
             "triggering_turns": self.turns,
+            "sources": {
+                id_: {"origin": s.origin, "conversation": s.conversation, "tool": s.tool, "kind": s.kind}
+                for id_, s in self.sources.items()
+            },
+            "planted": [{"source": source.id, "text": sentence} for source, sentence in self.planted()],
+            "read_to": self.read_to,
         }
 
 
-def _read_events(path: Path, problems: list[str], max_line: int) -> list[tuple[int, dict]]:
+def _system_events(path: Path, problems: list[str], max_line: int) -> list[tuple[int, SystemEvent]]:
     try:
         open_regular(path).close()  # the tail skips a file it cannot open; the bundle names it
     except FileNotFoundError:
@@ -146,62 +176,94 @@ def _read_events(path: Path, problems: list[str], max_line: int) -> list[tuple[i
     except OSError as exc:
         problems.append(f"{path.name}: cannot read ({exc.strerror or exc}); left out of the bundle")
         return []
-    _reset, lines = JsonlTail(path, max_line=max_line).poll()  # the line cap the scan read with
+    _reset, lines = JsonlTail(path, max_line=max_line).poll(decode_system_line)  # the line cap the scan read with
     return [(line.start, line.event) for line in lines if line.event is not None]
+
+
+def _unseen(state: ConversationState, mark: int) -> tuple[int, list[Turn], int]:
+    """Where to read the conversation from (the start of the last turn its read ``mark`` covers, whose
+    last agent reply is kept so the first unseen message can be read), its turns from there on, and
+    the end of its last turn (the mark a reflection on this bundle leaves: a running turn is read as
+    far as it went, and is unseen again once it grows)."""
+    summaries, traces = state.summaries, state.traces
+    first = next((i for i, t in enumerate(traces) if t.end > mark), len(traces))
+    context = max(first - 1, 0)
+    start = traces[context].start if first else 0
+    turns = [Turn(seq, summaries[seq], traces[seq]) for seq in range(context, len(summaries))]
+    return start, turns, max(traces[-1].end, mark) if traces else mark
+
+
+def unseen_conversations(scan: AgentScan, marks: dict[str, int], most: int) -> list[ConversationState]:
+    """The conversations with a turn past their read mark, most recent activity first, at most ``most``."""
+    unseen = [state for state in scan.conversations.values() if state.last_end > marks.get(state.stem, 0)]
+    unseen.sort(key=lambda s: (s.observer.latest_at or datetime.min.replace(tzinfo=UTC), s.path.stem), reverse=True)
+    return unseen[:most]
 
 
 def _collect(
     scan: AgentScan,
     since: datetime | None,
-    max_conversations: int,
+    marks: dict[str, int],
+    chosen: list[ConversationState],
+    ids: SourceIds,
     shown: frozenset[Key] | set[Key] = frozenset(),
-    lazy: bool = False,
-) -> tuple[list[BundleItem], list[str], list[str], list[str]]:
-    """The raw (not yet redacted) items of the period, the conversations chosen, skills read, problems.
+) -> tuple[list[BundleItem], list[str], list[str], list[str], dict[str, int]]:
+    """The raw (not yet redacted) items, the conversations, skills read, problems, and the read marks
+    a reflection on them leaves.
 
-    Events in ``shown`` (already in the bundle's front) are left out. ``lazy``: conversation
-    events are described only when asked (:meth:`BundleItem.described`), as a bundle does."""
-    rule = scan.rule
-    active = [
-        state
-        for state in scan.conversations.values()
-        if state.observer.latest_at is not None and (since is None or state.observer.latest_at > since)
-    ]
-    active.sort(key=lambda s: (s.observer.latest_at, s.path.stem), reverse=True)
-    chosen = active[:max_conversations]
+    Only the unseen turns of each chosen conversation are read (from the last seen turn's start,
+    never from byte 0; of that turn only its last agent reply), and every verdict and skill read
+    comes from their summaries. System events are those after ``since`` (the last reflection).
+    Events in ``shown`` (already in the bundle's front) are left out. Conversation events are
+    described only when asked (:meth:`BundleItem.described`); each item is given its source id
+    (``ids``), oldest first."""
     items: list[BundleItem] = []
     skills_read: dict[str, None] = {}
     problems: list[str] = []
+    read_to: dict[str, int] = {}
     order = 0
-    for state in chosen:
-        previous = None
-        for offset, event in _read_events(state.path, problems, scan.settings.max_line_bytes):
-            moment = parse_ts(event.get("ts")) or previous
-            previous = moment
-            if moment is None or (since is not None and moment <= since) or (state.path.stem, offset) in shown:
-                continue
-            if event["type"] == "skill_read" and isinstance(event.get("skill"), str):
-                skills_read[event["skill"]] = None
-            if event["type"] == "tool_call" and event.get("name") == "read_skill" and isinstance(event.get("args"), dict):
-                name = event["args"].get("name")
-                if isinstance(name, str):
-                    skills_read[name] = None
-            item = BundleItem(moment, order, state.path.stem, event["type"], "", None, offset, event)
-            items.append(item if lazy else item.described(rule))
-            order += 1
-    for _offset, event in _read_events(scan.paths.events, problems, scan.settings.max_line_bytes):
-        moment = parse_ts(event.get("ts"))
+    with Spans(scan.settings.max_line_bytes) as spans:
+        for state in chosen:
+            mark = marks.get(state.stem, 0)
+            start, turns, read_to[state.stem] = _unseen(state, mark)
+            seen_end = turns[0].trace.end if turns and turns[0].trace.end <= mark else 0
+            for turn in turns:
+                if turn.trace.end > mark:
+                    skills_read.update(dict.fromkeys(turn.summary.skills_read))
+            steps = with_verdicts(spans.read(state.path, start), turns)
+            replies = [step for step in steps if step.offset < seen_end and step.event.type == "assistant"]
+            keep = {replies[-1].offset} if replies else set()
+            previous = None
+            for step in steps:
+                moment = parse_ts(step.event.ts) or previous
+                previous = moment
+                if (
+                    moment is None
+                    or (step.offset < seen_end and step.offset not in keep)
+                    or (state.path.stem, step.offset) in shown
+                ):
+                    continue
+                items.append(BundleItem(moment, order, state.path.stem, step.event.type, "", None, step.offset, step))
+                order += 1
+        problems += [f"{path.name}: cannot read ({why}); left out of the bundle" for path, why in spans.problems.items()]
+    for _offset, system in _system_events(scan.paths.events, problems, scan.settings.max_line_bytes):
+        moment = parse_ts(system.ts)
         if moment is None or (since is not None and moment <= since):
             continue
-        items.append(BundleItem(moment, order, SYSTEM, event["type"], fields_text(event, ("ts", "type", "source"))))
+        items.append(BundleItem(moment, order, SYSTEM, system.type, system.details(), offset=_offset))
         order += 1
     items.sort(key=lambda item: (item.ts, item.order))
-    return items, [s.path.stem for s in chosen], list(skills_read), problems
+    for item in items:  # ids oldest first
+        if item.step is not None:
+            item.tag = ids.tag(item.source, item.step)
+        elif item.source == SYSTEM:
+            item.tag = ids.system(item.offset, item.text)
+    return items, [s.path.stem for s in chosen], list(skills_read), problems, read_to
 
 
 def _header(since: datetime | None, conversations: list[str], dropped: int) -> str:
-    period = f"since {format_ts(since)}" if since else "since the first turn (never reflected on)"
-    head = f"# Activity {period}: {len(conversations)} conversation(s) and system events, oldest first\n"
+    period = f"system events since {format_ts(since)}" if since else "system events (never reflected on)"
+    head = f"# Activity no reflection has seen: {len(conversations)} conversation(s) and {period}, oldest first\n"
     if dropped:
         head += f"[{dropped} older line(s) dropped to fit the token budget]\n"
     return head
@@ -217,11 +279,8 @@ class _Lines:
     the one that no longer fits, are ever described, redacted or counted.
     """
 
-    def __init__(
-        self, items: list[BundleItem], redact: Redactor, output_chars: int, line_tokens: int, rule: TransientRule
-    ) -> None:
+    def __init__(self, items: list[BundleItem], redact: Redactor, output_chars: int, line_tokens: int) -> None:
         self.items = items
-        self.rule = rule
         self.redact = redact
         self.output_chars = output_chars
         self.line_tokens = line_tokens
@@ -233,7 +292,7 @@ class _Lines:
     def _redacted(self, i: int) -> tuple[BundleItem, int]:
         done = self.clean.get(i)
         if done is None:
-            item, before = self.items[i].described(self.rule), self.redact.count
+            item, before = self.items[i].described(), self.redact.count
             text = self.redact(item.text)
             output = self.redact(item.output) if item.output else item.output
             done = self.clean[i] = (replace(item, text=text, output=output), self.redact.count - before)
@@ -289,7 +348,7 @@ class _Lines:
 
 
 def _front_title(since: datetime | None, count: int) -> str:
-    period = f"since {format_ts(since)}" if since else "since the first turn (never reflected on)"
+    period = "no reflection has seen" if since else "(never reflected on)"
     return (
         f"# Triggering turns {period}: {count}, most recent first: each one's signals with their evidence, "
         "opening prompt, corrections and real errors (transient errors are the environment's: not shown)\n\n"
@@ -311,41 +370,37 @@ def _build(scan: AgentScan, since: datetime | None) -> Bundle:
     settings = scan.settings.bundle
     budget = settings.max_tokens
     redact = Redactor(settings.redact_patterns)
-    triggering = triggering_turns(scan, since)
+    ids = SourceIds(settings.redact_patterns)
+    marks = scan.marks()
+    chosen = unseen_conversations(scan, marks, settings.max_conversations)
+    triggering = triggering_turns(scan, marks)
     title = _front_title(since, len(triggering))
     changes = list_changes(scan.paths)
     effects = measure_effects(scan, changes) if changes else {}
     front = Front([], "", 0, 0, [])
     if triggering:
-        front = build_front(scan, triggering, budget, redact, [], title, effects, since)
-    items, conversations, skills_read, problems = _collect(scan, since, settings.max_conversations, front.shown, lazy=True)
+        front = build_front(scan, triggering, budget, redact, [], title, effects, since, ids)
+    items, conversations, skills_read, problems, read_to = _collect(scan, since, marks, chosen, ids, front.shown)
     if not triggering and (skills_read or recent_effects(effects, since)):  # effects of changes, no turn triggering
-        front = build_front(scan, [], budget, redact, skills_read, title, effects, since)
+        front = build_front(scan, [], budget, redact, skills_read, title, effects, since, ids)
     room = budget - front.tokens
     total = len(items)
-    lines = _Lines(items, redact, settings.tool_output_chars, budget // 4, scan.rule)
+    lines = _Lines(items, redact, settings.tool_output_chars, budget // 4)
     cut = 0
     if not lines.fits(0, room - count_tokens(_header(since, conversations, 0))):
         lines.stage = OUTPUTS_CUT
         cut = sum(1 for item in items if item.output_chars() > settings.tool_output_chars)
         if not lines.fits(0, room - count_tokens(_header(since, conversations, 0))):
             lines.stage = LINES_CUT
-    start = 0
-    while True:
-        if start < total:
-            start = lines.first_fitting(start, room - count_tokens(_header(since, conversations, start)))
-        _place(front, items, start)
-        head = front.render(title) + _header(since, conversations, start)
-        text = head + "".join(lines.line(i)[0] for i in range(start, total))
-        tokens = count_tokens(text)
-        if tokens <= budget:
-            break
-        if start < total - 1 or (front.tokens and start < total):  # with a front, the activity may go whole
-            start += 1
-            continue
-        text = truncate_to_tokens(text, budget)
-        tokens = count_tokens(text)
-        break
+    start, text, tokens = _fit(front, title, since, conversations, lines, room, budget, "")
+    pinned: list[int] = []
+    kept = [tag for c in front.choices if c.kept for tag in c.tags] + [items[i].tag for i in range(start, total)]
+    if not any(tag.startswith("u") for tag in kept):  # only the user's words may set a rule: keep some in sight
+        pinned = [i for i in range(start) if (step := items[i].step) is not None and step.origin is Origin.USER][-PINNED:]
+        if pinned:
+            said = PINNED_HEAD + "".join(lines.line(i)[0] for i in pinned)
+            start, text, tokens = _fit(front, title, since, conversations, lines, room - count_tokens(said), budget, said)
+            pinned = [i for i in pinned if i < start]
     front_tokens = sum(sum(c.tokens.values()) for c in front.choices if c.kept)
     return Bundle(
         agent=scan.id,
@@ -356,7 +411,7 @@ def _build(scan: AgentScan, since: datetime | None) -> Bundle:
         redactions=front.redactions + (lines.redactions(start) if start < total else 0),
         conversations=conversations,
         items_total=total,
-        items_kept=total - start,
+        items_kept=total - start + len(pinned),
         outputs_cut=cut,
         skills_read=list(dict.fromkeys(front.skills + skills_read)),
         lines_cut=len({i for i in lines.cut_lines if i >= start}),
@@ -367,7 +422,45 @@ def _build(scan: AgentScan, since: datetime | None) -> Bundle:
             "effects": front.effects_tokens,
             "activity": sum(lines.line(i)[1] for i in range(start, total)),
         },
+        read_to=read_to,
+        sources=ids.sent(
+            [tag for c in front.choices if c.kept for tag in c.tags] + [items[i].tag for i in [*pinned, *range(start, total)]]
+        ),
     )
+
+
+PINNED = 3  # the user's newest lines kept in a bundle whose budget would otherwise leave none of their words
+PINNED_HEAD = "[the user's own words earlier in this period, kept though older lines were dropped: only they may set a rule]\n"
+
+
+def _fit(
+    front: Front,
+    title: str,
+    since: datetime | None,
+    conversations: list[str],
+    lines: _Lines,
+    room: int,
+    budget: int,
+    pinned: str,
+) -> tuple[int, str, int]:
+    """The first activity line kept, the bundle's text and its tokens: the newest lines that fit ``room``
+    after the front, counted again as a whole (``pinned``: the user's lines kept above the cut)."""
+    items, total = lines.items, len(lines.items)
+    start = 0
+    while True:
+        if start < total:
+            start = lines.first_fitting(start, room - count_tokens(_header(since, conversations, start)))
+        _place(front, items, start)
+        head = front.render(title) + _header(since, conversations, start) + pinned
+        text = head + "".join(lines.line(i)[0] for i in range(start, total))
+        tokens = count_tokens(text)
+        if tokens <= budget:
+            return start, text, tokens
+        if start < total - 1 or (front.tokens and start < total):  # with a front, the activity may go whole
+            start += 1
+            continue
+        text = truncate_to_tokens(text, budget)
+        return start, text, count_tokens(text)
 
 
 def _place(front: Front, items: list[BundleItem], start: int) -> None:

@@ -65,7 +65,7 @@ class AgentRates:
 
     @classmethod
     def over(cls, turns: list[Turn]) -> AgentRates:
-        return cls(len(turns), sum(t.trace.correction is not None for t in turns), sum(t.summary.real_errors for t in turns))
+        return cls(len(turns), sum(bool(t.trace.corrections) for t in turns), sum(t.summary.real_errors for t in turns))
 
     @property
     def corrections_per_turn(self) -> float | None:

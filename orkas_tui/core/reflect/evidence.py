@@ -5,7 +5,9 @@ turns and their scores. Each turn's events are re-read from its byte span (the
 observer recorded where the turn starts and ends), confined to the workspace, and
 turned into :class:`TurnEvidence`: the opening prompt, the corrections in full,
 and every real error with the call that caused it (arguments cut) and what the
-agent did next. Transient errors are counted, never shown as lessons.
+agent did next. Every verdict (transient or real, which messages correct) comes
+from the turn's summary and trace: nothing is judged again here. Transient errors
+are counted, never shown as lessons.
 """
 
 from __future__ import annotations
@@ -13,17 +15,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import BinaryIO
 
 import orjson
 
-from orkas_tui.core.disk.confine import open_regular
-from orkas_tui.core.observe.corrections import CorrectionMatcher
-from orkas_tui.core.observe.transient import TransientRule
-from orkas_tui.core.observe.turns import end_failure, tool_failure
-from orkas_tui.core.read.tail import parse_line
+from orkas_tui.core.observe.turns import Correction
 from orkas_tui.core.read.timefmt import parse_ts
 from orkas_tui.core.summary.scan import AgentScan
+from orkas_tui.core.summary.transcript import Spans, Step
 from orkas_tui.core.summary.turn import Turn, TurnSummary
 
 ARGS_CHARS = 160  # a failed call's arguments, cut
@@ -45,8 +43,9 @@ class Triggering:
         return self.turn.summary
 
 
-def triggering_turns(scan: AgentScan, since: datetime | None) -> list[Triggering]:
-    """Ended turns after ``since`` whose score reaches the threshold, most recent first (ties: conversation, order).
+def triggering_turns(scan: AgentScan, marks: dict[str, int]) -> list[Triggering]:
+    """Unseen (past their conversation's read mark) ended turns whose score reaches the threshold, most
+    recent first (ties: conversation, order).
 
     Scores come from the summary (:meth:`AgentScan.turns`), never computed here."""
     found = []
@@ -55,127 +54,67 @@ def triggering_turns(scan: AgentScan, since: datetime | None) -> list[Triggering
         if not summary.triggers:
             continue
         ended = parse_ts(summary.ended_at)
-        if ended is None or (since is not None and ended <= since):
+        if ended is None or turn.trace.end <= marks.get(summary.conversation, 0):
             continue
         found.append(Triggering(turn, scan.conversations[summary.conversation].path, ended))
     found.sort(key=lambda t: (t.ended_at, *t.turn.key), reverse=True)
     return found
 
 
-@dataclass(frozen=True)
-class Event:
-    """One event of a turn and the byte where its line starts (its identity in the bundle)."""
-
-    offset: int
-    data: dict
-
-
 @dataclass
 class TurnError:
     """A real error: the failed result (or the turn's end), the call before it, what came next."""
 
-    result: Event
-    call: Event | None
-    next: Event | None
+    result: Step
+    call: Step | None
+    next: Step | None
 
 
 @dataclass
 class TurnEvidence:
-    events: list[Event]
-    prompt: Event | None = None
-    corrections: list[tuple[Event, str]] = field(default_factory=list)  # (message, the phrase matched)
+    events: list[Step]
+    prompt: Step | None = None
+    corrections: list[tuple[Step, Correction]] = field(default_factory=list)  # (message, what the summary found)
     errors: list[TurnError] = field(default_factory=list)
     transient: int = 0
 
 
-class Spans:
-    """Reads turns' byte spans, each conversation file opened once (confined) however many of its turns are read."""
-
-    def __init__(self, max_line: int) -> None:
-        self.max_line = max_line
-        self.handles: dict[Path, BinaryIO | None] = {}
-
-    def __enter__(self) -> Spans:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        for handle in self.handles.values():
-            if handle is not None:
-                handle.close()
-
-    def read(self, path: Path, start: int, end: int) -> list[Event]:
-        """The events of bytes ``start``..``end`` of ``path``; malformed or over-long lines skipped, an
-        unreadable file read as empty."""
-        if path not in self.handles:
-            try:
-                self.handles[path] = open_regular(path)
-            except OSError:
-                self.handles[path] = None
-        handle = self.handles[path]
-        if handle is None:
-            return []
-        try:
-            handle.seek(start)
-            data = handle.read(max(0, end - start))
-        except OSError:
-            return []
-        events = []
-        offset = start
-        for raw in data.split(b"\n"):
-            if raw and len(raw) <= self.max_line and (event := parse_line(raw)) is not None:
-                events.append(Event(offset, event))
-            offset += len(raw) + 1
-        return events
-
-
-def _failed(event: dict, rule: TransientRule) -> bool | None:
-    """For a failed tool result or error turn end: whether it is transient (as the score judged it);
-    ``None`` for anything else."""
-    kind, get = event.get("type"), event.get
-    if kind == "tool_result" and get("ok") is not True:
-        _, _, verdict = tool_failure(rule, event)
-        return verdict.transient
-    if kind == "turn_end" and (ended := end_failure(rule, event)):
-        return ended[1].transient
+def _next_step(steps: list[Step], index: int) -> Step | None:
+    for step in steps[index + 1 :]:
+        if step.event.type in ("tool_call", "assistant", "user", "turn_end"):
+            return step
     return None
 
 
-def _next_step(events: list[Event], index: int) -> Event | None:
-    for event in events[index + 1 :]:
-        if event.data.get("type") in ("tool_call", "assistant", "user", "turn_end"):
-            return event
-    return None
-
-
-def turn_evidence(events: list[Event], rule: TransientRule, matcher: CorrectionMatcher) -> TurnEvidence:
-    evidence = TurnEvidence(events)
-    calls: dict[str, Event] = {}
-    for index, event in enumerate(events):
-        data = event.data
-        kind = data.get("type")
+def turn_evidence(steps: list[Step], turn: Turn) -> TurnEvidence:
+    """The evidence of one turn from its steps (read with their verdicts) and its trace (which messages correct)."""
+    evidence = TurnEvidence(steps)
+    correcting = {c.offset: c for c in turn.trace.corrections}
+    calls: dict[str, Step] = {}
+    for index, step in enumerate(steps):
+        event = step.event
+        kind = event.type
         if kind == "user":
             if evidence.prompt is None:
-                evidence.prompt = event
-            phrase = matcher.find(data.get("text"))
-            if phrase is not None:
-                evidence.corrections.append((event, phrase))
-        elif kind == "tool_call" and isinstance(data.get("id"), str):
-            calls[data["id"]] = event
-        transient = _failed(data, rule)
-        if transient is True:
+                evidence.prompt = step
+            if (correction := correcting.get(step.offset)) is not None:
+                evidence.corrections.append((step, correction))
+        elif kind == "tool_call" and isinstance(event.id, str):
+            calls[event.id] = step
+        verdict = step.verdict
+        if verdict is None:
+            continue
+        if verdict.transient:
             evidence.transient += 1
-        elif transient is False:
-            call_id = data.get("id")
-            call = calls.get(call_id) if kind == "tool_result" and isinstance(call_id, str) else None
-            evidence.errors.append(TurnError(event, call, _next_step(events, index)))
+        else:
+            call = calls.get(event.id) if kind == "tool_result" and isinstance(event.id, str) else None
+            evidence.errors.append(TurnError(step, call, _next_step(steps, index)))
     return evidence
 
 
-def gather(scan: AgentScan, triggering: Triggering, spans: Spans) -> TurnEvidence:
+def gather(triggering: Triggering, spans: Spans) -> TurnEvidence:
     """The evidence of one triggering turn, read from its span of the conversation file."""
-    trace = triggering.turn.trace
-    events = spans.read(triggering.path, trace.start, trace.end)
-    return turn_evidence(events, scan.rule, scan.matcher)
+    return turn_evidence(spans.turn(triggering.path, triggering.turn), triggering.turn)
 
 
 def cut_chars(text: str, limit: int) -> str:

@@ -16,21 +16,11 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from orkas_tui.core.errors import OrkasError
 from orkas_tui.core.read.settings import Settings
+from orkas_tui.core.reflect.model_setup import ModelError, setup
 
 TRANSIENT_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
-NO_KEY = "orkas-no-key"
 POLL_S = 0.05
-
-
-class ModelError(OrkasError, RuntimeError):
-    """The model call failed; ``transient`` tells whether retrying later may help."""
-
-    def __init__(self, message: str, transient: bool, attempts: int) -> None:
-        super().__init__(message)
-        self.transient = transient
-        self.attempts = attempts
 
 
 class Cancelled(RuntimeError):
@@ -58,16 +48,9 @@ class ModelReply:
 
 
 def model_config(settings: Settings) -> ModelConfig:
-    """``$ORKAS_MODEL`` overrides ``[model] name``; the key comes from ``api_key_env``."""
+    """``$ORKAS_MODEL`` overrides ``[model] name``; the key comes from ``api_key_env`` (what is missing: :func:`setup`)."""
     m = settings.model
-    name = os.environ.get("ORKAS_MODEL") or m.name
-    if not name:
-        raise ModelError("no model configured: set [model] name in orkas.toml or $ORKAS_MODEL", transient=False, attempts=0)
-    key = os.environ.get(m.api_key_env) if m.api_key_env else None
-    if not key and m.api_base:
-        key = NO_KEY  # a local server (Ollama, llama.cpp, vLLM) needs no key: an unset api_key_env is no reason to stop
-    elif not key and m.api_key_env:
-        raise ModelError(f"the API key variable ${m.api_key_env} (model.api_key_env) is not set", transient=False, attempts=0)
+    name, key = setup(settings)
     return ModelConfig(name, m.api_base, key, m.timeout_s, m.max_retries, m.retry_backoff_s)
 
 

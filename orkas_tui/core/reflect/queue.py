@@ -22,6 +22,7 @@ from orkas_tui.core.disk.write import atomic_write
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.timefmt import format_ts, later, parse_ts
 from orkas_tui.core.read.workspace import AgentPaths, Workspace, read_state
+from orkas_tui.core.reflect.model_setup import not_configured
 from orkas_tui.core.summary.report import Activity, last_reflection
 from orkas_tui.core.summary.scan import AgentScan, refreshed
 
@@ -100,6 +101,7 @@ class QueuePlan:
     last_cycle_at: datetime | None
     next_cycle_at: datetime
     decisions: list[QueueDecision]
+    not_configured: str | None = None  # what to set before any reflection can run (no model, or its key)
 
     @property
     def selected(self) -> list[QueueDecision]:
@@ -113,6 +115,7 @@ class QueuePlan:
             "now": format_ts(self.now),
             "last_cycle_at": _ts(self.last_cycle_at),
             "next_cycle_at": format_ts(self.next_cycle_at),
+            "not_configured": self.not_configured,
             "agents": [d.to_json() for d in self.decisions],
         }
 
@@ -160,7 +163,7 @@ def next_cycle_at(last_cycle_at: datetime | None, now: datetime, interval: timed
 def standing(scan: AgentScan) -> Standing:
     """A refreshed scan's paths, last reflection and activity since it: what :func:`plan_for` takes."""
     last = last_reflection(scan.paths)
-    return scan.paths, last, scan.activity(last)
+    return scan.paths, last, scan.activity()
 
 
 def plan_queue(scans: Iterable[AgentScan], now: datetime, settings: Settings, last_cycle_at: datetime | None = None) -> QueuePlan:
@@ -210,7 +213,9 @@ def plan_for(agents: Iterable[Standing], now: datetime, settings: Settings, last
         for f in candidates
     ]
     decisions.sort(key=lambda d: (d.rank is None, d.rank or 0, d.id))
-    return QueuePlan(now, last_cycle_at, next_cycle_at(last_cycle_at, now, schedule.cycle_interval), decisions)
+    return QueuePlan(
+        now, last_cycle_at, next_cycle_at(last_cycle_at, now, schedule.cycle_interval), decisions, not_configured(settings)
+    )
 
 
 def workspace_state_path(workspace: Workspace) -> Path:

@@ -22,6 +22,13 @@ Outcomes and what they write:
   queue's back-off) and as a ``reflection_failed`` event (an invalid reply is kept
   under ``.orkas/replies/`` for inspection, up to the reply size limit).
 - ``cancelled`` / ``busy``: nothing is written.
+- ``nothing_new``: no turn is past the read marks (every turn was seen by a reflection):
+  nothing is sent, no cooldown starts.
+- ``not_configured``: no model or no key is set: nothing is sent, and it is no failure
+  (no back-off); the message says what to set and where.
+
+A reflection that happened writes each conversation's read mark (how far the bundle read
+it) with its outcome, so the next one carries only turns no reflection has seen.
 """
 
 from __future__ import annotations
@@ -44,6 +51,7 @@ from orkas_tui.core.reflect.llm import (
     complete,
     model_config,
 )
+from orkas_tui.core.reflect.model_setup import NotConfigured
 from orkas_tui.core.reflect.prompt import Prompt, build_prompt
 from orkas_tui.core.store.answer import response_format
 from orkas_tui.core.store.changes import AUTO_APPLY_REMOVALS, apply_pending, recover_agent
@@ -52,11 +60,12 @@ from orkas_tui.core.store.journal import apply_lock
 from orkas_tui.core.store.operations import ReplyError, parse_reply
 from orkas_tui.core.store.proposals import INVALID, create_proposal
 from orkas_tui.core.store.system_events import log_event
-from orkas_tui.core.summary.report import last_reflection
+from orkas_tui.core.summary.report import MARKS, last_reflection
 from orkas_tui.core.summary.scan import AgentScan
 
 BUNDLE, WAITING, RETRYING, VALIDATING, APPLYING, DONE = "bundle", "waiting", "retrying", "validating", "applying", "done"
 REFLECTED = ("proposed", "applied", "nothing_to_save")
+NOTHING_NEW = "nothing new since the last reflection: every turn was read by one already (read marks); nothing sent"
 ECHO_CHARS = 8_000  # how much of an answer that did not fit is quoted back when asking again
 FOLLOW_UP = """\
 Your answer cannot be used: it does not fit the answer format.
@@ -264,6 +273,10 @@ def _reflect_locked(
 
     if cancel is not None and cancel.is_set():
         return cancelled()
+    if not bundle.conversations:
+        outcome.status, outcome.message = "nothing_new", NOTHING_NEW
+        report(Progress(agent, DONE, outcome.message))
+        return outcome
 
     def ask(config: ModelConfig, messages: list[dict]) -> ModelReply:
         reply = complete(
@@ -296,6 +309,10 @@ def _reflect_locked(
             answer = parse_reply(reply.text)
     except Cancelled:
         return cancelled()
+    except NotConfigured as exc:
+        outcome.status, outcome.message = "not_configured", f"reflection is not configured: {exc}; nothing sent"
+        report(Progress(agent, DONE, outcome.message))
+        return outcome
     except ModelError as exc:
         outcome.status = "transient_failure" if exc.transient else "failed"
         outcome.message = f"model call failed after {exc.attempts} attempt(s): {exc}; nothing changed"
@@ -319,7 +336,7 @@ def _reflect_locked(
     if not answer.operations:
         outcome.status, outcome.message = "nothing_to_save", "nothing to save"
     else:
-        proposal = create_proposal(paths, settings, answer.summary, answer.operations, now, usage)
+        proposal = create_proposal(paths, settings, answer.summary, answer.operations, now, usage, bundle.sources)
         outcome.proposal = proposal.id
         outcome.invalid = [{"index": o.index, "reason": o.reason} for o in proposal.operations if o.status == INVALID]
         if outcome.invalid:
@@ -336,7 +353,9 @@ def _reflect_locked(
                 f"; {len(result.failed)} failed: " + "; ".join(result.failed) if result.failed else ""
             )
             if result.held:
-                outcome.message += f"; {len(result.held)} operation(s) wait for approval in {proposal.id} (auto_apply removes at most one skill per answer)"
+                outcome.message += f"; {len(result.held)} operation(s) wait for approval in {proposal.id}: " + "; ".join(
+                    result.held
+                )
             if result.export is not None:
                 outcome.export = result.export.to_json()
                 outcome.message += "; exported: " + "; ".join(result.export.lines())
@@ -348,8 +367,15 @@ def _reflect_locked(
                 if outcome.invalid and settings.auto_apply
                 else ""
             )
-            outcome.message = f"proposal {proposal.id}: {pending} operation(s) to review, {len(outcome.invalid)} invalid{why}"
-    write_state(paths, last_reflection_at=format_ts(now), last_outcome=outcome.status, last_usage=usage, backoff=None)
+            quarantined = sum(o.held for o in proposal.operations)
+            held = f", {quarantined} quarantined (they rest on no word the user typed)" if quarantined else ""
+            outcome.message = (
+                f"proposal {proposal.id}: {pending} operation(s) to review{held}, {len(outcome.invalid)} invalid{why}"
+            )
+    marks = {**prepared.scan.marks(), **bundle.read_to}
+    write_state(
+        paths, last_reflection_at=format_ts(now), last_outcome=outcome.status, last_usage=usage, backoff=None, **{MARKS: marks}
+    )
     log_event(
         paths,
         "reflection",

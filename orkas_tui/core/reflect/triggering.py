@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from orkas_tui.core.observe.signals import rule_text
+from orkas_tui.core.observe.turns import Correction
 from orkas_tui.core.read.timefmt import parse_ts
 from orkas_tui.core.reflect.effects import Effect
 from orkas_tui.core.reflect.evidence import (
@@ -26,8 +27,6 @@ from orkas_tui.core.reflect.evidence import (
     ERROR_CHARS,
     NEXT_CHARS,
     OUTPUT_CHARS,
-    Event,
-    Spans,
     Triggering,
     TurnError,
     TurnEvidence,
@@ -35,9 +34,11 @@ from orkas_tui.core.reflect.evidence import (
     gather,
     one_line,
 )
+from orkas_tui.core.reflect.sources import SourceIds
 from orkas_tui.core.reflect.tokens import count_tokens, cut_middle_to_tokens, encoding, truncate_to_tokens
 from orkas_tui.core.store.redact import Redactor
 from orkas_tui.core.summary.scan import AgentScan
+from orkas_tui.core.summary.transcript import Spans, Step
 from orkas_tui.core.textfmt import rate
 
 PROMPT_MIN = 60  # tokens of an opening prompt (not a correction) at the least, however many turns triggered
@@ -57,6 +58,7 @@ class TurnChoice:
     shown: set[Key] = field(default_factory=set)
     prompt_cut: bool = False
     in_activity: int = 0
+    tags: list[str] = field(default_factory=list)  # the source ids of what it shows
 
     @property
     def kept(self) -> bool:
@@ -66,7 +68,7 @@ class TurnChoice:
     def prompt_corrects(self) -> bool:
         """Whether the opening prompt is itself a correction (then shown in full as the prompt)."""
         prompt = self.evidence.prompt
-        return self.kept and prompt is not None and any(event is prompt for event, _ in self.evidence.corrections)
+        return self.kept and prompt is not None and any(step is prompt for step, _ in self.evidence.corrections)
 
     @property
     def left_out(self) -> int:
@@ -199,8 +201,8 @@ def _redact_lines(texts: list[str], redact: Redactor) -> list[str]:
     return [redact(text) for text in texts]
 
 
-def _ts(event: Event) -> str:
-    stamp = event.data.get("ts")
+def _ts(step: Step) -> str:
+    stamp = step.event.ts
     return stamp if isinstance(stamp, str) else "?"
 
 
@@ -213,20 +215,20 @@ def _clip_many(pieces: list[tuple[str, int]], redact: Redactor) -> list[str]:
     return [done if done is not None else clip_chars(*pieces[i], redact) for i, done in enumerate(out)]
 
 
-def _error_entry(error: TurnError, redact: Redactor) -> str:
-    data = error.result.data
+def _error_entry(error: TurnError, redact: Redactor, tag: str) -> str:
+    event = error.result.event
     stamp = _ts(error.result)
-    if data.get("type") == "turn_end":
-        message = data.get("error") if isinstance(data.get("error"), str) else "turn ended in error"
+    if event.type == "turn_end":
+        message = event.error if isinstance(event.error, str) else "turn ended in error"
         (text,) = _clip_many([(one_line(message), ERROR_CHARS)], redact)
-        return f"- [{stamp}] the turn ended with an error: {text}\n"
-    status = data.get("status")
+        return f"- [{stamp}] the turn ended with an error {{{tag}}}: {text}\n"
+    status = event.status
     code = f" status {status}" if isinstance(status, int) and not isinstance(status, bool) else ""
-    message = data.get("error") if isinstance(data.get("error"), str) else ""
-    output = data.get("output")
+    message = event.error if isinstance(event.error, str) else ""
+    output = event.output
     pieces: dict[str, tuple[str, int]] = {}
     if error.call is not None:
-        pieces["args"] = (one_line(error.call.data.get("args", {})), ARGS_CHARS)
+        pieces["args"] = (one_line(_args(error.call)), ARGS_CHARS)
     if message:
         pieces["message"] = (one_line(message), ERROR_CHARS)
     if isinstance(output, str) and output.strip() and one_line(output) != one_line(message):
@@ -236,9 +238,9 @@ def _error_entry(error: TurnError, redact: Redactor) -> str:
         pieces["next"] = (said, NEXT_CHARS)
     cut = dict(zip(pieces, _clip_many(list(pieces.values()), redact), strict=True))
     if error.call is not None:
-        head = f"- [{stamp}] `{error.call.data.get('name')}` {cut['args']} → error{code}"
+        head = f"- [{stamp}] `{error.call.event.name}` {cut['args']} → error{code} {{{tag}}}"
     else:
-        head = f"- [{stamp}] call {data.get('id')} → error{code}"
+        head = f"- [{stamp}] call {event.id} → error{code} {{{tag}}}"
     out = f"{head}: {cut['message']}\n" if message else f"{head}\n"
     if "output" in cut:
         out += f"    output: {cut['output']}\n"
@@ -247,19 +249,24 @@ def _error_entry(error: TurnError, redact: Redactor) -> str:
     return out
 
 
-def _step(event: Event) -> tuple[str, str | None]:
+def _args(step: Step) -> object:
+    args = step.event.args
+    return {} if args is None else args
+
+
+def _step(step: Step) -> tuple[str, str | None]:
     """What the agent did next: a fixed part, and the text to cut and scan (``None``: nothing more)."""
-    data = event.data
-    kind = data.get("type")
+    event = step.event
+    kind = event.type
     if kind == "tool_call":
-        return f"`{data.get('name')}` ", one_line(data.get("args", {}))
+        return f"`{event.name}` ", one_line(_args(step))
     if kind == "turn_end":
-        return f"the turn ended {data.get('status')}", None
+        return f"the turn ended {event.status}", None
     who = "the agent said" if kind == "assistant" else "the user said"
-    return f"{who}: ", one_line(data.get("text", ""))
+    return f"{who}: ", one_line("" if event.text is None else event.text)
 
 
-def _first_parts(choice: TurnChoice, scan: AgentScan, redact: Redactor, budget: int, prompt_tokens: int) -> None:
+def _first_parts(choice: TurnChoice, scan: AgentScan, redact: Redactor, budget: int, prompt_tokens: int, ids: SourceIds) -> None:
     """Heading, signals with evidence, opening prompt (in full up to a share of the budget if it is the correction)."""
     summary = choice.trigger.summary
     names = list(summary.signals)
@@ -274,18 +281,18 @@ def _first_parts(choice: TurnChoice, scan: AgentScan, redact: Redactor, budget: 
     )
     prompt = choice.evidence.prompt
     if prompt is None:
-        start = choice.evidence.events[0].data if choice.evidence.events else {}
-        parent = start.get("parent") if start.get("type") == "turn_start" else None
+        start = choice.evidence.events[0].event if choice.evidence.events else None
+        parent = start.parent if start is not None and start.type == "turn_start" else None
         text = f"(none: delegated by {parent})" if isinstance(parent, str) else "(the turn has no user message)"
         text, label = redact(text), "opening prompt"
     else:
-        corrected = any(event is prompt for event, _ in choice.evidence.corrections)
-        text, choice.prompt_cut = clip_tokens(
-            str(prompt.data.get("text", "")), budget // 8 if corrected else prompt_tokens, redact
-        )
+        corrected = any(step is prompt for step, _ in choice.evidence.corrections)
+        text, choice.prompt_cut = clip_tokens(_said(prompt), budget // 8 if corrected else prompt_tokens, redact)
         label = "opening prompt (also the correction, in full)" if corrected else "opening prompt"
-        label = f"{label} [{_ts(prompt)}]"
+        tag = ids.tag(summary.conversation, prompt)
+        label = f"{label} [{_ts(prompt)}] {{{tag}}}"
         choice.shown.add((summary.conversation, prompt.offset))
+        choice.tags.append(tag)
     choice.parts = {"signals": heading, "prompt": f"{label}:\n{text}\n"}
     choice.tokens = {name: count_tokens(part) for name, part in choice.parts.items()}
 
@@ -299,6 +306,7 @@ def build_front(
     title: str,
     effects: dict[str, Effect],
     since: datetime | None,
+    ids: SourceIds,
 ) -> Front:
     """The front within ``budget`` tokens (the title included), filled by priority; ``effects``: of every
     applied change (:func:`~orkas_tui.core.reflect.effects.measure_effects`), ``since``: the last reflection."""
@@ -309,14 +317,14 @@ def build_front(
     with Spans(scan.settings.max_line_bytes) as spans:
         for choice in choices:  # 1. every turn while it fits: heading, signals, opening prompt
             before = redact.count
-            choice.evidence = gather(scan, choice.trigger, spans)
+            choice.evidence = gather(choice.trigger, spans)
             probe = TurnChoice(choice.trigger, choice.evidence)
-            _first_parts(probe, scan, redact, budget, prompt_tokens)
+            _first_parts(probe, scan, redact, budget, prompt_tokens, ids)
             cost = sum(probe.tokens.values()) + count_tokens(probe.footnote(largest=True) + "\n")
             if used + cost > budget:
                 redact.count = before
                 break
-            choice.parts, choice.tokens, choice.shown = probe.parts, probe.tokens, probe.shown
+            choice.parts, choice.tokens, choice.shown, choice.tags = probe.parts, probe.tokens, probe.shown, probe.tags
             choice.prompt_cut = probe.prompt_cut
             used += cost
     kept = [c for c in choices if c.kept]
@@ -324,15 +332,17 @@ def build_front(
         used += count_tokens(f"[{len(choices)} older triggering turn(s) left out to fit the token budget]\n\n")
     for choice in kept:  # 2. corrections in full (the opening prompt's already is)
         label = count_tokens("corrections, in full:\n")
-        for event, phrase in choice.evidence.corrections:
-            if event is choice.evidence.prompt:
+        for step, correction in choice.evidence.corrections:
+            if step is choice.evidence.prompt:
                 continue
             before = redact.count
-            entry = _correction_entry(event, phrase, budget, redact)
+            tag = ids.tag(choice.trigger.summary.conversation, step)
+            entry = _correction_entry(step, correction, budget, redact, tag)
             cost = count_tokens(entry) + (0 if choice.corrections else label)
             if used + cost <= budget:
                 choice.corrections.append(entry)
-                choice.shown.add((choice.trigger.summary.conversation, event.offset))
+                choice.tags.append(tag)
+                choice.shown.add((choice.trigger.summary.conversation, step.offset))
                 choice.tokens["corrections"] = choice.tokens.get("corrections", 0) + cost
                 used += cost
             else:
@@ -342,10 +352,12 @@ def build_front(
         conversation = choice.trigger.summary.conversation
         for error in choice.evidence.errors:
             before = redact.count
-            entry = _error_entry(error, redact)
+            tag = ids.tag(conversation, error.result)
+            entry = _error_entry(error, redact, tag)
             cost = count_tokens(entry) + (0 if choice.errors else label)
             if used + cost <= budget:
                 choice.errors.append(entry)
+                choice.tags.append(tag)
                 choice.shown.update((conversation, e.offset) for e in (error.result, error.call) if e is not None)
                 choice.tokens["errors"] = choice.tokens.get("errors", 0) + cost
                 used += cost
@@ -363,9 +375,14 @@ def build_front(
     return Front(choices, text, used + effects_tokens, effects_tokens, skills, redact.count - start)
 
 
-def _correction_entry(event: Event, phrase: str, budget: int, redact: Callable[[str], str]) -> str:
-    text, _cut = clip_tokens(str(event.data.get("text", "")), budget // 8, redact)
-    return f"- [{_ts(event)}] the user (matched {phrase!r}): {text}\n"
+def _correction_entry(step: Step, correction: Correction, budget: int, redact: Callable[[str], str], tag: str) -> str:
+    text, _cut = clip_tokens(_said(step), budget // 8, redact)
+    return f"- [{_ts(step)}] the user (matched {correction.phrase!r}) {{{tag}}}: {text}\n"
+
+
+def _said(step: Step) -> str:
+    text = step.event.text
+    return "" if text is None else str(text)
 
 
 def _skill_effects(scan: AgentScan, skills: list[str], effects: dict[str, Effect], redact: Callable[[str], str]) -> str:

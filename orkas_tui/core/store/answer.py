@@ -27,6 +27,8 @@ _SLUG = Field(json_schema_extra={"pattern": SLUG.pattern})
 class _Op(BaseModel):
     # extra keys are dropped: only the fields below are ever stored or used
     model_config = ConfigDict(extra="ignore", frozen=True)
+    # the ids of the bundle's lines the operation rests on (core/store/provenance.py checks them)
+    sources: list[StrictStr] = Field(default_factory=list, json_schema_extra={"maxItems": 64})
 
 
 class CreateSkill(_Op):

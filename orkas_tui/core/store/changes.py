@@ -53,6 +53,7 @@ from orkas_tui.core.store.system_events import log_event
 AUTO_APPLY_REMOVALS = 1  # skills auto_apply may delete or evict per answer; the rest wait for a person
 LAST_USED = re.compile(r"^lastUsedAt: .*$", re.MULTILINE)  # the front-matter line a read of the skill sets
 HELD = "left for approval: auto_apply deletes or evicts at most one skill per answer"
+QUARANTINED = "quarantined, left for a person to confirm on its own"
 
 
 def _targets(proposal: Proposal, index: int | None) -> list[ProposedOp]:
@@ -80,11 +81,14 @@ def apply_pending(
     now: datetime,
     by: str,
     max_removals: int | None = None,
+    confirmed: bool = False,
 ) -> ApplyResult:
     """Apply the given operations in order (apply lock held), each through the journal.
 
     ``max_removals``: how many skills may be deleted or evicted; an operation that
-    would remove one more stays pending (``held``) for a person to approve.
+    would remove one more stays pending (``held``) for a person to approve. A quarantined
+    operation stays pending too (``held``), unless ``confirmed``: a person confirmed it, one
+    operation on its own, after being shown why it was quarantined.
     """
     # start-up time: see proposals.create_proposal
     from orkas_tui.core.store.operations import plan_operation
@@ -100,6 +104,12 @@ def apply_pending(
         if item.status != PENDING:
             failed.append(f"operation {item.index}: {item.status}" + (f" ({item.reason})" if item.reason else ""))
             continue
+        if item.held and item.quarantine is not None:
+            if not confirmed:
+                held.append(f"operation {item.index}: {QUARANTINED} ({item.quarantine.reason})")
+                continue
+            item.quarantine.confirmed_at = format_ts(now)
+            PROPOSALS.save(paths, proposal)
         try:
             steps = plan_operation(paths, settings, item.op, now, by)
         except (SkillError, NoteError) as exc:
@@ -224,13 +234,19 @@ def recover_workspace(workspace: Workspace) -> list[str]:
     return [line for agent_id in workspace.agent_ids() if (line := recover_agent(workspace.agent(agent_id)))]
 
 
-def approve(workspace: Workspace, proposal_id: str, now: datetime, index: int | None = None) -> tuple[Proposal, ApplyResult]:
-    """Apply every pending operation, or only operation ``index``."""
+def approve(
+    workspace: Workspace, proposal_id: str, now: datetime, index: int | None = None, confirm: bool = False
+) -> tuple[Proposal, ApplyResult]:
+    """Apply every pending operation, or only operation ``index``. A quarantined operation is applied
+    only when it is the one asked for and ``confirm`` says a person confirmed it; approving them all
+    leaves it pending."""
     paths, _ = load_proposal(workspace, proposal_id)
     with apply_lock(paths):
         _recover_locked(paths)
         _, proposal = load_proposal(workspace, proposal_id)
-        result = apply_pending(paths, workspace.settings, proposal, _targets(proposal, index), now, by="approval")
+        targets = _targets(proposal, index)
+        confirmed = confirm and index is not None
+        result = apply_pending(paths, workspace.settings, proposal, targets, now, by="approval", confirmed=confirmed)
     return proposal, result
 
 

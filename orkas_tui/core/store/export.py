@@ -52,6 +52,9 @@ class ExportResult:
     conflicts: list[str] = field(default_factory=list)
     stale: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)  # "slug: why": skills and notes the scan kept out of the agent's files
+    scoped: list[str] = field(default_factory=list)  # "slug: why": skills imported from a repository, kept to its scope
+    omitted: list[str] = field(default_factory=list)  # "slug: why": skills left out to keep the listing in the agent's budget
     memory: str = ""
     memory_status: str = ""
 
@@ -68,6 +71,9 @@ class ExportResult:
                 f"notes block {self.memory_status} in {self.memory}"
             )
         out += [f"! {path} was edited since the last export; left as is ({fix})" for path in self.conflicts]
+        out += [f"! refused, not exported: {why}" for why in self.refused]
+        out += [f"- kept in its repository's scope, not exported here: {why}" for why in self.scoped]
+        out += [f"- left out: {why}" for why in self.omitted]
         out += [f"- {path}: its skill no longer exists; not deleted" for path in self.stale]
         return out + [f"! {problem}" for problem in self.problems]
 
@@ -78,15 +84,50 @@ def memory_path(target: str, dest: Path) -> Path:
     return dest.parent / name if dest.name == "skills" else dest / name
 
 
-def render_skill(skill: Skill) -> str:
-    """Front matter both agents accept: a hyphenated name, a one-line description of at most 500 characters."""
+def rendered_description(skill: Skill) -> str:
     description = " ".join((skill.description or skill.name).split())
     if len(description) > DESCRIPTION_LIMIT:
         description = description[: DESCRIPTION_LIMIT - 1] + "…"
+    return description
+
+
+def render_skill(skill: Skill) -> str:
+    """Front matter both agents accept: a hyphenated name, a one-line description of at most 500 characters."""
+    description = rendered_description(skill)
     name = skill.slug.replace("_", "-")
     head = f"---\nname: {orjson.dumps(name).decode()}\ndescription: {orjson.dumps(description).decode()}\n---\n\n"
     body = skill.body if skill.body.endswith("\n") else skill.body + "\n"
     return head + f"# {skill.name}\n\n" + body
+
+
+def listing_entry(skill: Skill) -> int:
+    """The characters a skill takes in the listing an agent shows its model: its name, its description and
+    the separators (``- name: description``, one line)."""
+    return len(skill.slug) + len(rendered_description(skill)) + 4
+
+
+def listing_order(skill: Skill) -> tuple[str, str, str]:
+    """Most recently used first, then most recently changed: the skills an agent keeps when they do not all fit."""
+    return (skill.last_used_at or "", skill.updated_at, skill.slug)
+
+
+def plan_listing(skills: list[Skill], budget: int) -> tuple[list[Skill], list[tuple[Skill, str]]]:
+    """The skills an export writes so that the agent's listing fits ``budget`` characters (in their
+    given order), and each skill left out with why: Claude Code and Codex drop skills beyond their
+    listing budget without a word, so the export chooses (:func:`listing_order`) and says which. A
+    skill that fits after a longer one did not still goes in."""
+    chosen: set[str] = set()
+    omitted: list[tuple[Skill, str]] = []
+    used = 0
+    for skill in sorted(skills, key=listing_order, reverse=True):
+        size = listing_entry(skill)
+        if used + size <= budget:
+            chosen.add(skill.slug)
+            used += size
+        else:
+            why = f"over the listing budget ({size} characters; {used} of {budget} taken by skills used or changed more recently)"
+            omitted.append((skill, why))
+    return [skill for skill in skills if skill.slug in chosen], omitted
 
 
 def content_version(skill: Skill) -> str:
@@ -143,6 +184,9 @@ def export_agent(
 def _export_locked(
     paths: AgentPaths, settings: Settings, target: str, dest: Path, memory: Path | None, force: bool, at: str
 ) -> ExportResult:
+    # start-up time: the guard loads the redactor's patterns, which status (it imports this module) never uses
+    from orkas_tui.core.store import guard
+
     result = ExportResult()
     dest = dest.expanduser().resolve()
     lock_dir = paths.private / "exports"
@@ -150,11 +194,23 @@ def _export_locked(
     state = load_state(state_path)
     skills, result.problems = SkillStore(paths, settings).load_all()
     imported = load_state(paths.private / "imports" / "skills.json")
+    skills, omitted = plan_listing(skills, settings.listing_chars(target))
     current = set()
+    for skill, why in omitted:
+        path = dest / skill.slug / "SKILL.md"
+        current.add(str(path))  # not stale: its skill exists
+        earlier = f"; {path} from an earlier export is still listed: delete it to free its place" if str(path) in state else ""
+        result.omitted.append(f"{skill.slug}: {why}{earlier}")
     for skill in skills:
         path = dest / skill.slug / "SKILL.md"
         current.add(str(path))
         text = render_skill(skill)
+        if refused := guard.scan(text, "skill"):  # again here: a hand edit or an imported skill never passed the answer's check
+            result.refused.append(f"{skill.slug}: {refused}")
+            continue
+        if (home := foreign_scope(imported, skill.slug, dest)) is not None:
+            result.scoped.append(f"{skill.slug}: imported from {display_path(home)}")
+            continue
         source = _imported_from(imported, path, version_of(text.encode("utf-8")))
         _write_skill(path, text, state, force, result, lock_dir, source, at)
     result.stale = sorted(p for p in state if p not in current and Path(p).is_relative_to(dest))
@@ -165,7 +221,11 @@ def _export_locked(
         text = (data or b"").decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ExportError(f"{memory} is not UTF-8; not changed") from exc
-    updated = replace_block(text, paths.id, notes_block(SelfNotes(paths, settings)))
+    block = notes_block(SelfNotes(paths, settings))
+    if refused := guard.scan(block, "self notes"):
+        result.refused.append(f"self notes: {refused}")
+        block = "(self notes not exported: they failed the scan; see `orkas-tui export`)"
+    updated = replace_block(text, paths.id, block)
     if data is not None and updated == text:
         result.memory_status = "unchanged"
     else:
@@ -290,6 +350,17 @@ def hand_edited(paths: AgentPaths, link: AgentLink, skills: Iterable[Skill]) -> 
         ):
             found[skill.slug] = str(path)
     return found
+
+
+def foreign_scope(imported: dict, slug: str, dest: Path) -> Path | None:
+    """The repository skills folder a skill was imported from, when it came only from such folders and
+    ``dest`` is none of them: a lesson of one repository is never written into another scope (the
+    user's global folder, say). ``None``: the skill is the workspace's own, or came from ``dest``."""
+    folders = {Path(key).parent.parent for key in imported if Path(key).parent.name == slug}
+    if not folders or dest in folders or any(dest.is_relative_to(folder.parent) for folder in folders):
+        return None
+    projects = [f for f in folders if f.name == "skills" and f.parent.name == ".claude" and f.parent.parent != Path.home()]
+    return projects[0] if len(projects) == len(folders) else None
 
 
 def _imported_from(imported: dict, path: Path, content: str) -> str | None:

@@ -2,14 +2,17 @@
 
 A proposal is a numbered record (:mod:`orkas_tui.core.store.records`),
 ``<agent>/.orkas/proposals/p<N>.json``, id ``<agent>.p<N>``. Each operation has a
-status: ``pending``, ``applied``, ``rejected`` or ``invalid`` (with the reason).
+status: ``pending``, ``applied``, ``rejected`` or ``invalid`` (with the reason). A pending
+operation may also be quarantined (:mod:`orkas_tui.core.store.provenance`): it rests on no
+word the user typed, or repeats a tool's output; only a person's explicit confirmation of
+that one operation applies it.
 Approving, rejecting and editing one are in :mod:`orkas_tui.core.store.changes`,
 which journals every apply.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -20,6 +23,7 @@ from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.timefmt import format_ts
 from orkas_tui.core.read.workspace import AgentPaths
 from orkas_tui.core.store.journal import apply_lock
+from orkas_tui.core.store.provenance import Quarantine, Source, cited, judge
 from orkas_tui.core.store.records import Record, RecordId, RecordStore
 
 PENDING, APPLIED, REJECTED, INVALID = "pending", "applied", "rejected", "invalid"
@@ -37,6 +41,12 @@ class ProposedOp(msgspec.Struct, kw_only=True):
     reason: str | None = None
     changes: list[str] = msgspec.field(default_factory=list)
     decided_at: str | None = None
+    quarantine: Quarantine | None = None
+
+    @property
+    def held(self) -> bool:
+        """Quarantined and not confirmed by a person: never applied automatically or with the others."""
+        return self.quarantine is not None and self.quarantine.confirmed_at is None
 
     def __post_init__(self) -> None:
         if self.status == LEGACY_APPLYING:
@@ -75,17 +85,35 @@ PROPOSALS = RecordStore("proposals", "p", Proposal, "proposal", ProposalError)
 
 
 def create_proposal(
-    paths: AgentPaths, settings: Settings, summary: str, operations: Sequence[object], now: datetime, reflection: dict
+    paths: AgentPaths,
+    settings: Settings,
+    summary: str,
+    operations: Sequence[object],
+    now: datetime,
+    reflection: dict,
+    sources: Mapping[str, Source] | None = None,
 ) -> Proposal:
-    """Store a reflection's answer, each operation checked and marked pending or invalid."""
+    """Store a reflection's answer, each operation checked and marked pending or invalid; with ``sources``
+    (the bundle's, what the answer cites), each is also checked for where it comes from and quarantined
+    when it rests on no word the user typed."""
     # start-up time: operations loads pydantic and the guard's patterns, which status (recovery only) never uses
     from orkas_tui.core.store.operations import check_operations, normalized
 
     problems = check_operations(operations, paths, settings)
-    ops = [
-        ProposedOp(index=i, op=op if p else normalized(op), status=INVALID if p else PENDING, reason=p)
-        for i, (op, p) in enumerate(zip(operations, problems, strict=True))
-    ]
+    ops = []
+    for i, (op, problem) in enumerate(zip(operations, problems, strict=True)):
+        held = None
+        if problem is None and sources is not None and isinstance(op, dict):
+            problem, held = judge(op, cited(op), sources)
+        ops.append(
+            ProposedOp(
+                index=i,
+                op=op if problem else normalized(op),
+                status=INVALID if problem else PENDING,
+                reason=problem,
+                quarantine=held,
+            )
+        )
     with apply_lock(paths):
         number = PROPOSALS.next_number(paths)
         proposal = Proposal(

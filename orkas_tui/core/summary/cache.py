@@ -58,7 +58,7 @@ from orkas_tui.core.summary.fold import ConversationState, Packed, Uses, decode_
 from orkas_tui.core.summary.report import SkillRow
 from orkas_tui.core.summary.turn import TurnSummary, TurnTrace
 
-VERSION = 6
+VERSION = 7
 NAME = "summary-cache.jsonl"
 SKILLS = "skills-cache.json"
 PROBE = 64  # bytes before the cached offset that must still be the same
@@ -159,7 +159,7 @@ class SummaryCache:
                 self._file, self._lines = (*self._file[:2], self._file[2] + sum(map(len, lines))), self._lines + len(lines)
             else:
                 header = _line({"version": VERSION, "observe": self.observe, "score": self.score})
-                lines = [header] + [_line(*_entry(s, 0)) for s in states.values()] + [counts]
+                lines = [header] + [entry_line(s) for s in states.values()] + [counts]
                 atomic_write(self.path, lines, durable=False)
                 stat = os.stat(self.path)
                 self._file, self._lines, self.rescore = (stat.st_dev, stat.st_ino, stat.st_size), len(lines), False
@@ -168,6 +168,17 @@ class SummaryCache:
         for state in states.values():
             state.unsaved.clear()
             state.saved_at = state.tail.offset
+        return True
+
+    def write_whole(self, entries: list[bytes], uses: Uses) -> bool:
+        """Write the file whole from ``entries`` (:func:`entry_line` of each conversation, in listing
+        order) and ``uses``: the bytes :meth:`save` writes for those states; ``False`` if it cannot."""
+        header = _line({"version": VERSION, "observe": self.observe, "score": self.score})
+        try:
+            atomic_write(self.path, [header, *entries, _line({"uses": uses})], durable=False)
+        except OSError:
+            return False
+        self._file = None  # read again by the next load
         return True
 
     def _appendable(self, new: int, conversations: int) -> bool:
@@ -227,7 +238,9 @@ _Row = msgspec.defstruct(
 )
 _ROWS = msgspec.json.Decoder(list[_Row])  # type: ignore[valid-type]
 _POSITION = attrgetter("skills_indexed")
-_Trace = msgspec.defstruct("_Trace", [(name, Raw) for name in TurnTrace.__struct_fields__], array_like=True, gc=False)
+_Trace = msgspec.defstruct(
+    "_Trace", [(name, int if name == "end" else Raw) for name in TurnTrace.__struct_fields__], array_like=True, gc=False
+)
 _TRACES = msgspec.json.Decoder(list[_Trace])  # type: ignore[valid-type]
 _INDEXES = msgspec.json.Decoder(list[Raw])  # only counted: decoded when the turns are
 
@@ -236,12 +249,20 @@ def _packed(turns: Turns, indexes: int) -> Packed:
     """A whole entry's turns checked for shape and kept as bytes: nothing else of them is decoded
     (``indexes``: how many distinct skill indexes the entry says its last part holds)."""
     rows: list[Any] = _ROWS.decode(turns[0])
-    traces = _TRACES.decode(turns[1])
+    traces: list[Any] = _TRACES.decode(turns[1])
     if len(rows) != len(traces) or max(map(_POSITION, rows), default=-1) >= indexes or len(_INDEXES.decode(turns[2])) != indexes:
         raise Untrusted("a turn of the wrong shape")
-    rows.reverse()  # stored last turn first
+    last_end = traces[0].end if traces else 0  # stored last turn first
+    rows.reverse()
+    traces.reverse()
     keys = [row.ended_at or row.started_at or "" for row in rows]
-    return Packed(*turns, indexes, keys, [(row.ended_at, row.score) for row in rows if row.triggers])
+    triggered = [(row.ended_at, row.score, trace.end) for row, trace in zip(rows, traces, strict=True) if row.triggers]
+    return Packed(*turns, indexes, keys, triggered, last_end)
+
+
+def entry_line(state: ConversationState) -> bytes:
+    """``state``'s whole entry, as a line of the file."""
+    return _line(*_entry(state, 0))
 
 
 def _entry(state: ConversationState, base: int) -> tuple[dict, Turns]:

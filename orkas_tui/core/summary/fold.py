@@ -99,7 +99,8 @@ class Packed:
     indexes: bytes | memoryview  # a compact JSON array of the distinct skill indexes the rows point into
     index_count: int
     keys: list[str]  # per turn, in turn order: its end (else start) time, what newest-first sorts by
-    triggered: list[tuple[str | None, float]]  # (ended_at, score) of the triggering turns, in turn order
+    triggered: list[tuple[str | None, float, int]]  # (ended_at, score, end offset) of the triggering turns, in turn order
+    last_end: int  # where the last turn ends in the file (0: no turn)
 
     def unpack(self) -> tuple[list[TurnSummary], list[TurnTrace]]:
         """The summaries and traces as data, in turn order."""
@@ -171,11 +172,18 @@ class ConversationState:
         keys = self.sort_keys()
         return all(map(operator.le, keys, keys[1:]))
 
-    def triggered(self) -> Iterable[tuple[str | None, float]]:
-        """(ended_at, score) of each triggering turn, in order."""
+    def triggered(self) -> Iterable[tuple[str | None, float, int]]:
+        """(ended_at, score, end offset) of each triggering turn, in order."""
         if self.packed is not None:
             return self.packed.triggered
-        return [(summary.ended_at, summary.score) for summary in self._summaries if summary.triggers]
+        return [(s.ended_at, s.score, t.end) for s, t in zip(self._summaries, self._traces, strict=True) if s.triggers]
+
+    @property
+    def last_end(self) -> int:
+        """Where the last turn ends in the file (0: no turn yet): a read mark before it leaves a turn unseen."""
+        if self.packed is not None:
+            return self.packed.last_end
+        return self._traces[-1].end if self._traces else 0
 
     def long_line_problem(self) -> str | None:
         """The problem line for the lines skipped for their length, if any."""
@@ -267,22 +275,25 @@ def _seq(record: TurnRecord) -> int:
     return record.seq
 
 
-def activity_since(states: Iterable[ConversationState], last: datetime | None) -> Activity:
-    """The agent's activity since the last reflection. Trigger scores are added in listing order,
-    turn by turn. A turn ended after ``last`` has an event after it, so activity after the last
-    reflection is the newest event time alone."""
+def activity_since(states: Iterable[ConversationState], marks: dict[str, int]) -> Activity:
+    """The agent's activity no reflection has seen: a turn past its conversation's read mark (``marks``,
+    by conversation; a conversation without one was never read) is unseen, whatever its time, so a
+    history imported after a reflection is still pending. Trigger scores of the unseen triggering
+    turns are added in listing order, turn by turn."""
     first: tuple[datetime, str] | None = None
     pending = triggered = False
     total = 0.0
     for state in states:
         if state.first is not None and (first is None or state.first[0] < first[0]):
             first = state.first
-        latest = state.observer.latest_at
-        pending = pending or (bool(state.count) if last is None else latest is not None and latest > last)
+        mark = marks.get(state.stem, 0)
+        if state.last_end <= mark:
+            continue
+        pending = True
         if not state.triggering:
             continue
-        for ended_at, score in state.triggered():
-            if (ended := parse_ts(ended_at)) is not None and (last is None or ended > last):
+        for ended_at, score, end in state.triggered():
+            if end > mark and parse_ts(ended_at) is not None:
                 triggered = True
                 total += score
     return Activity(first[1] if first else None, pending, round(total, 6), triggered)

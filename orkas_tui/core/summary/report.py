@@ -64,6 +64,18 @@ def last_reflection(paths: AgentPaths) -> datetime | None:
     return parse_ts(read_state(paths).get("last_reflection_at"))
 
 
+MARKS = "read_marks"  # state.json: per conversation, the byte its last reflection read up to
+
+
+def read_marks(paths: AgentPaths) -> dict[str, int] | None:
+    """Each conversation's read mark, or ``None`` when the agent's state has none yet (never reflected
+    on, or reflected on by a version before marks: see :meth:`~orkas_tui.core.summary.scan.AgentScan.marks`)."""
+    marks = read_state(paths).get(MARKS)
+    if not isinstance(marks, dict):
+        return None
+    return {k: v for k, v in marks.items() if isinstance(k, str) and type(v) is int and v >= 0}
+
+
 def compose_status(
     paths: AgentPaths,
     notes: SelfNotes,

@@ -12,26 +12,27 @@ and the effects of changes (:meth:`turns`, :meth:`newest_turns`).
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import itertools
 import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 
 import msgspec
 
 from orkas_tui.core.observe.corrections import matcher_for
 from orkas_tui.core.observe.signals import weakness_tools
-from orkas_tui.core.observe.skill_metrics import SkillMetrics
+from orkas_tui.core.observe.skill_metrics import SkillMetrics, add_uses
 from orkas_tui.core.observe.transient import TransientRule
 from orkas_tui.core.observe.turns import TurnRecord
 from orkas_tui.core.read.settings import Settings
-from orkas_tui.core.read.workspace import AgentPaths
+from orkas_tui.core.read.timefmt import parse_ts
+from orkas_tui.core.read.workspace import AgentPaths, write_state
 from orkas_tui.core.store.notes import SelfNotes
-from orkas_tui.core.summary.cache import SummaryCache, still_matches
+from orkas_tui.core.summary.cache import SummaryCache, entry_line, still_matches
 from orkas_tui.core.summary.fold import (
     ConversationState,
     Uses,
@@ -40,7 +41,7 @@ from orkas_tui.core.summary.fold import (
     newest_first,
     newest_runs,
 )
-from orkas_tui.core.summary.report import Activity
+from orkas_tui.core.summary.report import MARKS, Activity, last_reflection, read_marks
 from orkas_tui.core.summary.turn import Turn, TurnSummary
 
 
@@ -126,8 +127,31 @@ class AgentScan:
         while the next refresh folds new turns in."""
         return {slug: msgspec.structs.replace(counts) for slug, counts in self.uses.items()}
 
-    def activity(self, last: datetime | None) -> Activity:
-        return activity_since(self.conversations.values(), last)
+    def marks(self) -> dict[str, int]:
+        """Each conversation's read mark: how far the last reflection read it. An agent reflected on
+        before read marks existed gets them once from its ``last_reflection_at`` (each conversation's
+        mark is the end of its last turn that ended by then), written to its state so that a history
+        imported afterwards, however old, is still unseen; never reflected on: no marks, nothing seen."""
+        marks = read_marks(self.paths)
+        if marks is not None:
+            return marks
+        last = last_reflection(self.paths)
+        if last is None:
+            return {}
+        derived = {}
+        for stem, state in self.conversations.items():
+            ends = [
+                t.end for s, t in zip(state.summaries, state.traces, strict=True) if (e := parse_ts(s.ended_at)) and e <= last
+            ]
+            if ends:
+                derived[stem] = max(ends)
+        with contextlib.suppress(OSError):  # a read-only workspace: the marks hold for this run
+            write_state(self.paths, **{MARKS: derived})
+        return derived
+
+    def activity(self) -> Activity:
+        """What no reflection has seen yet (:func:`activity_since` over :meth:`marks`)."""
+        return activity_since(self.conversations.values(), self.marks())
 
     def status_fields(self, recent: int | None = None, in_order: bool = False) -> dict:
         """The status fields that follow from the conversations, turns and all; with ``recent``,
@@ -301,7 +325,18 @@ def collector_paused(freeze: bool = False) -> Iterator[None]:
             gc.enable()
 
 
+def settle_marks(paths: AgentPaths, settings: Settings) -> None:
+    """Give an agent reflected on before read marks existed its marks now (:meth:`AgentScan.marks`),
+    before anything new is written: an importer calls this first, so a history it brings in,
+    however old, is never taken for what the last reflection saw. Costs a state read otherwise."""
+    if read_marks(paths) is None and last_reflection(paths) is not None:
+        scan = AgentScan(paths, settings)
+        scan.refresh()
+        scan.marks()
+
+
 PARALLEL_AFTER = 8 * 1024 * 1024  # history bytes to read before a second process pays for itself
+PARTS_PER_WORKER = 4  # pieces of the history per worker: one slow piece holds the others up less
 
 
 def refreshed(
@@ -310,30 +345,36 @@ def refreshed(
     """A refreshed, saved :class:`AgentScan` for each ``(paths, profile text, conversation names
     just listed or None)``, in order.
 
-    A cold scan is CPU-bound per agent and agents share nothing, so when more than one
-    agent has no cache and there is enough to read, up to ``jobs`` forked processes build
-    their caches side by side, and this process then starts from those caches. Only a
-    caller with no threads of its own may pass ``jobs > 1`` (the CLI).
+    A cold scan is CPU-bound per conversation and conversations share nothing but the agent's
+    skill-use counts (a sum), so when agents have no cache and there is enough to read, up to
+    ``jobs`` forked processes read runs of conversations side by side, one agent's or many
+    (:func:`_build_in_processes`); this process writes each agent's cache from what they
+    return, as one process would have written it, and starts from it. Only a caller with no
+    threads of its own may pass ``jobs > 1`` (the CLI).
     """
     scans = [AgentScan(paths, settings, autosave=False, profile=profile) for paths, profile, _ in agents]
     listed = [scan._listed() if names is None else names for scan, (_, _, names) in zip(scans, agents, strict=True)]
     if jobs > 1:
-        sizes = {id(scan): size for scan, names in zip(scans, listed, strict=True) if (size := _cold_bytes(scan, names))}
-        cold = [scan for scan in scans if id(scan) in sizes]
-        if len(cold) > 1 and sum(sizes.values()) >= PARALLEL_AFTER:
-            cold.sort(key=lambda scan: -sizes[id(scan)])  # largest first: workers end together
-            _build_in_processes(cold, min(jobs, len(cold)))
+        cold = [(scan, names, sizes) for scan, names in zip(scans, listed, strict=True) if (sizes := _cold_sizes(scan, names))]
+        total = sum(sum(sizes) for _, _, sizes in cold)
+        if total >= PARALLEL_AFTER:
+            parts = [
+                part for scan, names, sizes in cold for part in _parts(scan, names, sizes, total / (jobs * PARTS_PER_WORKER))
+            ]
+            if len(parts) > 1:
+                parts.sort(key=lambda part: -part.size)  # largest first: workers end together
+                _build_in_processes(parts, min(jobs, len(parts)))
     for scan, names in zip(scans, listed, strict=True):
         scan.refresh(names)
         scan.save_cache()
     return scans
 
 
-def _cold_bytes(scan: AgentScan, names: list[str]) -> int:
-    """History bytes to read if the agent's cache holds nothing (0 if it holds something)."""
-    if scan._cached():
-        return 0
-    return sum(_size(scan.paths.conversations / name) for name in names)
+def _cold_sizes(scan: AgentScan, names: list[str]) -> list[int]:
+    """Each file's bytes to read if the agent's cache holds nothing (none if it holds something)."""
+    if scan._cached() or not names:
+        return []
+    return [_size(scan.paths.conversations / name) for name in names]
 
 
 def _size(path: Path) -> int:
@@ -343,16 +384,42 @@ def _size(path: Path) -> int:
         return 0
 
 
-def _build(paths: AgentPaths, settings: Settings, profile: str) -> bool:
-    scan = AgentScan(paths, settings, autosave=False, profile=profile)
-    scan.refresh()
-    return scan.save_cache()
+@dataclass(eq=False)
+class _Part:
+    """A run of one agent's conversations (in listing order) for one worker; ``of``: the agent's parts."""
+
+    scan: AgentScan
+    index: int
+    of: list[_Part | None]
+    names: list[str]
+    size: int
 
 
-def _build_in_processes(scans: list[AgentScan], workers: int) -> None:
-    """Build the caches of ``scans`` in forked workers; each scan reads its cache as soon as it is
-    written, while the workers build the others. Whatever they could not build (no fork on this
-    platform, a worker killed, a read-only disk) is built in this process by the caller's refresh."""
+def _parts(scan: AgentScan, names: list[str], sizes: list[int], target: float) -> list[_Part]:
+    """The agent's conversations cut, in listing order, into runs of about ``target`` bytes."""
+    runs: list[tuple[list[str], int]] = [([], 0)]
+    for name, size in zip(names, sizes, strict=True):
+        if runs[-1][0] and runs[-1][1] + size / 2 > target:
+            runs.append(([], 0))
+        runs[-1][0].append(name)
+        runs[-1] = (runs[-1][0], runs[-1][1] + size)
+    of: list[_Part | None] = [None] * len(runs)
+    return [_Part(scan, k, of, run, size) for k, (run, size) in enumerate(runs)]
+
+
+def _build(paths: AgentPaths, settings: Settings, profile: str, names: list[str]) -> tuple[list[bytes], Uses]:
+    """What a worker returns for a run of conversations: each one's whole cache entry, and what
+    their turns add to the skill-use counts."""
+    scan = AgentScan(paths, settings, persist=False, autosave=False, profile=profile)
+    scan.refresh(names)
+    return [entry_line(state) for state in scan.conversations.values()], scan.uses
+
+
+def _build_in_processes(parts: list[_Part], workers: int) -> None:
+    """Read ``parts`` in forked workers; as soon as an agent's parts are all back its cache is
+    written whole (:meth:`SummaryCache.write_whole`) and its scan starts from it, while the workers
+    read on. Whatever they could not build (no fork on this platform, a worker killed, a read-only
+    disk) is built in this process by the caller's refresh."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
@@ -361,17 +428,33 @@ def _build_in_processes(scans: list[AgentScan], workers: int) -> None:
         context = multiprocessing.get_context("fork")
     except ValueError:
         return
+    profiles = {id(part.scan): _profile(part.scan) for part in parts}
+    results: dict[int, tuple[list[bytes], Uses]] = {}
     try:
         with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-            futures = {pool.submit(_build, scan.paths, scan.settings, _profile(scan)): scan for scan in scans}
+            futures = {
+                pool.submit(_build, part.scan.paths, part.scan.settings, profiles[id(part.scan)], part.names): part
+                for part in parts
+            }
             for future in as_completed(futures):
-                if future.result():
-                    scan = futures[future]
-                    scan._restored = None
-                    scan._gone.clear()
-                    scan._cached()
+                part = futures[future]
+                results[id(part)] = future.result()
+                part.of[part.index] = part
+                if all(part.of):
+                    _restart_from(part.scan, [results.pop(id(done)) for done in part.of if done is not None])
     except (BrokenProcessPool, OSError):
         return
+
+
+def _restart_from(scan: AgentScan, results: list[tuple[list[bytes], Uses]]) -> None:
+    """Write the agent's cache from its parts' entries (in listing order) and counts, then read it."""
+    uses: Uses = {}
+    for _, counts in results:
+        add_uses(uses, counts)
+    if scan.cache.write_whole([line for lines, _ in results for line in lines], uses):
+        scan._restored = None
+        scan._gone.clear()
+        scan._cached()
 
 
 def _profile(scan: AgentScan) -> str:

@@ -3,7 +3,7 @@
 :class:`TurnSummary` is what the summary cache keeps per turn, what ``status --json``
 prints as a turn (its fields are the printed keys, in order) and what every view reads.
 :class:`TurnTrace` holds what a turn's summary does not print: its tool counts, whether
-its last error ended it, its correction and where it lies in its file (the app's detail
+its last error ended it, its corrections and where it lies in its file (the app's detail
 and the reflection bundle read these). A :class:`Turn` is the two with the turn's place
 in its conversation: what the app, the bundle and the effects of changes read. A
 :class:`~orkas_tui.core.observe.turns.TurnRecord` stays inside the observer, which
@@ -16,7 +16,7 @@ import msgspec
 
 from orkas_tui.core.observe.signals import Score
 from orkas_tui.core.observe.skill_metrics import Counted
-from orkas_tui.core.observe.turns import ObservedError, TurnRecord
+from orkas_tui.core.observe.turns import Correction, ObservedError, TurnRecord
 
 
 class TurnSummary(msgspec.Struct, gc=False):
@@ -55,10 +55,14 @@ class TurnTrace(msgspec.Struct, array_like=True, gc=False):
 
     tools: dict[str, int]
     end_error: bool  # the summary's last error is the one the turn ended with
-    correction: str | None
-    correction_text: str | None
+    corrections: list[Correction]  # each user message that reads as a correction, where it is
     start: int  # the turn's first and last byte in its conversation file
     end: int
+
+    @property
+    def correction(self) -> str | None:
+        """The phrase the first correcting message matched (``None``: no correction)."""
+        return self.corrections[0].phrase if self.corrections else None
 
 
 def summarize(record: TurnRecord, score: Score) -> TurnSummary:
@@ -86,9 +90,7 @@ def summarize(record: TurnRecord, score: Score) -> TurnSummary:
 
 
 def trace(record: TurnRecord) -> TurnTrace:
-    return TurnTrace(
-        dict(record.tools), record.end_error is not None, record.correction, record.correction_text, record.start, record.end
-    )
+    return TurnTrace(dict(record.tools), record.end_error is not None, list(record.corrections), record.start, record.end)
 
 
 def end_transient(summary: TurnSummary, trace: TurnTrace) -> bool | None:
@@ -134,8 +136,7 @@ def record_of(seq: int, summary: TurnSummary, trace: TurnTrace) -> TurnRecord:
         dict(trace.tools),
         errors,
         errors[-1] if trace.end_error else None,
-        trace.correction,
-        trace.correction_text,
+        list(trace.corrections),
         summary.skills_indexed,
         list(summary.skills_read),
         summary.edited,

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 PROPOSAL_COLUMNS = [("id", "Proposal"), ("created", "Created"), ("status", "Status"), ("ops", "Ops"), ("summary", "Summary")]
 OP_COLUMNS = [("index", "#"), ("status", "Status"), ("op", "Operation"), ("target", "File"), ("reason", "Note")]
-STATUS_STYLE = {"pending": "bold yellow", "applied": "green", "rejected": "dim", "invalid": "red"}
+STATUS_STYLE = {"pending": "bold yellow", "applied": "green", "rejected": "dim", "invalid": "red", "quarantined": "bold red"}
 
 
 def proposal_cells(p: Proposal) -> list[Cell]:
@@ -40,13 +40,38 @@ def proposal_cells(p: Proposal) -> list[Cell]:
 
 def op_cells(o: ProposedOp) -> list[Cell]:
     kind = o.op.get("op", "?") if isinstance(o.op, dict) else "?"
+    status = "quarantined" if o.status == PENDING and o.held else o.status
+    note = f"{o.quarantine.reason}" if o.held and o.quarantine is not None else o.reason or ", ".join(o.changes)
     return [
         Cell(str(o.index), sort=o.index, justify="right"),
-        Cell(o.status, sort=o.status, style=STATUS_STYLE.get(o.status, "")),
+        Cell(status, sort=status, style=STATUS_STYLE.get(status, "")),
         Cell(str(kind), sort=str(kind)),
         Cell(op_target(o.op), sort=op_target(o.op)),
-        Cell(o.reason or ", ".join(o.changes), sort=o.reason or ""),
+        Cell(note, sort=note),
     ]
+
+
+def quarantine_text(o: ProposedOp) -> Text:
+    """Why an operation is held apart: its reason, each source it rests on, and the text it repeats beside its own."""
+    q = o.quarantine
+    out = Text()
+    if q is None:
+        return out
+    head = "QUARANTINED" if q.confirmed_at is None else f"quarantined, confirmed by a person at {q.confirmed_at}"
+    out.append(f"{head}: {q.reason}\n", style="bold red" if q.confirmed_at is None else "yellow")
+    for source in q.sources:
+        said = " ".join(source.text.split())
+        out.append(f"  {source.label()}: ", style="bold")
+        out.append(f"{said[:300]}{'…' if len(said) > 300 else ''}\n")
+    if q.repeats:
+        mine, theirs = q.repeats
+        out.append("  the operation says:  ", style="bold")
+        out.append(f"{mine}\n")
+        out.append("  the source says:     ", style="bold")
+        out.append(f"{' '.join(theirs.split())}\n")
+    if q.confirmed_at is None:
+        out.append("Approving it (a) asks you to confirm it on its own; A (approve all) leaves it here.\n\n", style="dim")
+    return out
 
 
 class ProposalsPane(Vertical):
@@ -141,7 +166,10 @@ class ProposalsPane(Vertical):
         data = self.app.data.agents.get(self.view.id)
         if data is None:
             return
-        self.app.call_from_thread(self._set_diff, op, op_diff(op.op, data.store, data.notes))
+        diff = op_diff(op.op, data.store, data.notes)
+        if op.quarantine is not None:
+            diff = Text.assemble(quarantine_text(op), diff)
+        self.app.call_from_thread(self._set_diff, op, diff)
 
     def _set_diff(self, op: ProposedOp, diff: Text) -> None:
         current = self.current_op()
@@ -160,7 +188,8 @@ class ProposalsPane(Vertical):
         if action == "approve_all" or op is None:
             self.post_message(ApproveProposal(proposal.id, None))
         elif action == "approve_one":
-            self.post_message(ApproveProposal(proposal.id, op.index))
+            held = op.quarantine.reason if op.held and op.quarantine is not None else None
+            self.post_message(ApproveProposal(proposal.id, op.index, quarantined=held))
         elif action == "reject_one":
             self.post_message(RejectProposal(proposal.id, op.index))
         else:

@@ -77,10 +77,12 @@ def schedule_text(plan: QueuePlan, settings: Settings, now: datetime) -> Text:
         style="dim",
     )
     text.append(
-        "\nPending-change filter: an agent is considered only when something happened after its last "
-        "reflection (a new event or an ended turn).",
+        "\nPending-change filter: an agent is considered only when it has a turn no reflection has read yet "
+        "(read marks), however old.",
         style="dim",
     )
+    if plan.not_configured:
+        text.append(f"\nReflection is not configured: {plan.not_configured}", style="bold red")
     return text
 
 

@@ -92,12 +92,21 @@ def broken_cells(slug: str) -> list[Cell]:
     ]
 
 
+class SkillFilter(Input):
+    """The Skills filter: ``enter`` keeps it and goes back to the table, ``esc`` clears it and goes back."""
+
+    BINDINGS = [Binding("escape", "leave", "Leave the filter", id="skills_filter_leave")]
+
+    def action_leave(self) -> None:
+        self.value = ""
+        self.query_ancestor(SkillsPane).table.focus()
+
+
 class SkillsPane(Vertical):
     BINDINGS = [
         Binding("slash", "filter", "Filter", id="skills_filter"),
         Binding("s", "cycle_sort", "Sort", id="skills_sort"),
         Binding("o", "open", "Open", id="skills_open"),
-        Binding("escape", "leave_filter", "Leave filter", show=False, id="skills_leave_filter"),
     ]
 
     def __init__(self, **kwargs) -> None:
@@ -107,7 +116,7 @@ class SkillsPane(Vertical):
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="skills-bar"):
-            yield Input(placeholder="filter skills (name, description)…  /", id="skills-filter")
+            yield SkillFilter(placeholder="filter skills (name, description)…  /  (esc clears)", id="skills-filter")
             yield Static("", id="skills-summary")
         yield KeyedTable(
             COLUMNS,
@@ -201,10 +210,6 @@ class SkillsPane(Vertical):
 
     def action_filter(self) -> None:
         self.query_one("#skills-filter", Input).focus()
-
-    def action_leave_filter(self) -> None:
-        """Give the keys back to the table (tab numbers, sort, open), keeping what was typed."""
-        self.table.focus()
 
     def action_cycle_sort(self) -> None:
         column, _ = self.table.sort_spec
