@@ -30,6 +30,7 @@ class SourceIds:
     def __init__(self, patterns: tuple[str, ...]) -> None:
         self.redact = Redactor(patterns)  # its own count: the bundle's redaction figure counts what is sent once
         self.tags: dict[tuple[str, int], str] = {}
+        self.ids: dict[str, tuple[str, ...]] = {}  # tag: the source ids it shows (a user line may show two)
         self.steps: dict[str, tuple[str, Step | None, str]] = {}  # id: (conversation, step, system text)
         self.count = 0
 
@@ -47,15 +48,16 @@ class SourceIds:
         main = self._next(origin)
         self.steps[main] = (conversation, step, "")
         tag = main
+        ids: tuple[str, ...] = (main,)
         if origin is Origin.USER:
             _typed, pasted = split_pasted(_said(step))
             if pasted:
                 extra = self._next(Origin.PASTED)
                 self.steps[extra] = (conversation, step, "")
-                tag = f"{main}, pasted {extra}"
+                tag, ids = f"{main}, pasted {extra}", (main, extra)
         elif origin is Origin.TOOL:
             tag = f"{main} `{step.tool or '?'}` {step.tool_kind}"
-        self.tags[key] = tag
+        self.tags[key], self.ids[tag] = tag, ids
         return tag
 
     def system(self, offset: int, text: str) -> str:
@@ -63,16 +65,15 @@ class SourceIds:
         known = self.tags.get(key)
         if known is None:
             known = self.tags[key] = self._next(Origin.SYSTEM)
-            self.steps[known] = ("", None, text)
+            self.steps[known], self.ids[known] = ("", None, text), (known,)
         return known
 
     def sent(self, tags: list[str]) -> dict[str, Source]:
         """The sources behind ``tags`` (the tags of the lines the bundle kept), their text redacted."""
         out: dict[str, Source] = {}
         for tag in tags:
-            main, _, rest = tag.partition(", pasted ")
-            for id_ in (main.split(" ", 1)[0], rest) if rest else (main.split(" ", 1)[0],):
-                if id_ and id_ not in out:
+            for id_ in self.ids[tag]:
+                if id_ not in out:
                     out[id_] = self._source(id_)
         return out
 
