@@ -102,6 +102,14 @@ def _flag(value: object) -> bool | None:
     return value if isinstance(value, bool) else None
 
 
+def failed(event: Event) -> bool:
+    """A failed tool result, or a turn that did not end ok or aborted: what the observer judges (its
+    hot loop checks ``ok`` inline), and what the summary's verdicts are handed back to."""
+    return (event.type == "tool_result" and event.ok is not True) or (
+        event.type == "turn_end" and event.status not in ("ok", "aborted")
+    )
+
+
 def tool_failure(rule: TransientRule, event: Event) -> tuple[str, int | None, ErrorVerdict]:
     """A failed tool result as it is scored: its message (the error, else the head of its output),
     its HTTP status and the transient rule's verdict. Judged once, here, when the observer reads
@@ -119,7 +127,7 @@ def end_failure(rule: TransientRule, event: Event) -> tuple[str, ErrorVerdict] |
     """A turn end as it is scored: ``None`` when it ended ok or aborted, else (an unknown status is
     an error) its message and the transient rule's verdict. Only an imported end has an HTTP status
     (its ``failure.http_status``: its ``status`` is the turn's)."""
-    if event.status in ("ok", "aborted"):
+    if not failed(event):
         return None
     error = event.error
     message = error if isinstance(error, str) else "turn ended in error"

@@ -19,7 +19,7 @@ import orjson
 
 from orkas_tui.core.disk.confine import open_regular
 from orkas_tui.core.observe.origins import Origin, tool_kind
-from orkas_tui.core.observe.turns import ObservedError
+from orkas_tui.core.observe.turns import ObservedError, failed
 from orkas_tui.core.read.events import Event
 from orkas_tui.core.read.tail import read_span
 from orkas_tui.core.summary.turn import Turn
@@ -52,13 +52,6 @@ class Step:
         if self.event.type != "tool_result":
             return None
         return tool_kind(self.tool, isinstance(self.event.subagent, str))
-
-
-def failed(event: Event) -> bool:
-    """A failed tool result or a turn that did not end ok or aborted: what the observer judged."""
-    return (event.type == "tool_result" and event.ok is not True) or (
-        event.type == "turn_end" and event.status not in ("ok", "aborted")
-    )
 
 
 def with_verdicts(events: Sequence[tuple[int, Event | None]], turns: Sequence[Turn]) -> list[Step]:
