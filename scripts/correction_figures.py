@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from collections import defaultdict
 from pathlib import Path
 
@@ -31,7 +32,7 @@ def context_of(row: dict, by_id: dict[str, dict]) -> Context:
     """The context the observer holds when it reads this prompt, from what the corpus recorded."""
     context = Context(agent=row["agent_said"], before=row["before"], refused=row["refused"], prompts=row["n"])
     for earlier in row["earlier"][-12:]:
-        context.earlier.append(" ".join(__import__("re").findall(r"\w+", split_pasted(by_id[earlier]["text"])[0].lower())))
+        context.earlier.append(" ".join(re.findall(r"\w+", split_pasted(by_id[earlier]["text"])[0].lower())))
     return context
 
 
