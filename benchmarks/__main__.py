@@ -144,6 +144,19 @@ def main(argv: list[str] | None = None) -> int:
         )
     )
     rows.append(("", "", "typed decode loop (msgspec Structs, no observer)", _s(typed), f"{typed / parse:.2f}x the orjson loop"))
+    reader = _child_json(["-m", "benchmarks.corrections"])
+    prompts = sum(path.read_bytes().count(b'"type":"user"') for path in ws.glob("agents/*/conversations/*.jsonl"))
+    added = (reader["workspace_reader_us"] - reader["workspace_phrases_us"]) * prompts / 1e6
+    rows.append(
+        (
+            f"correction reader per prompt (typed words, context, kinds): this workspace's prompts; "
+            f"the {reader['real_prompts']} labelled real ones",
+            f"{reader['workspace_reader_us']:.1f} µs; {reader['real_reader_us']:.1f} µs",
+            "the phrase matcher alone on the same texts",
+            f"{reader['workspace_phrases_us']:.1f} µs; {reader['real_phrases_us']:.1f} µs",
+            f"{prompts:,} prompts: +{added:.2f} s, {added / cold_one:.0%} of the one-process cold scan (target 10%)",
+        )
+    )
     rows.append(
         (
             f"peak RSS of the cold scan (--jobs {cpus}), all {tree.processes} processes",

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 from collections import defaultdict
 from pathlib import Path
 
@@ -30,9 +29,15 @@ def load(path: Path = CORPUS) -> list[dict]:
 
 def context_of(row: dict, by_id: dict[str, dict]) -> Context:
     """The context the observer holds when it reads this prompt, from what the corpus recorded."""
-    context = Context(agent=row["agent_said"], before=row["before"], refused=row["refused"], prompts=row["n"])
-    for earlier in row["earlier"][-12:]:
-        context.earlier.append(" ".join(re.findall(r"\w+", split_pasted(by_id[earlier]["text"])[0].lower())))
+    context = Context()
+    for earlier in row["earlier"]:
+        context.prompted(split_pasted(by_id[earlier]["text"])[0])
+    context.agent, context.before, context.refused, context.prompts = (
+        row["agent_said"],
+        row["before"],
+        row["refused"],
+        row["n"],
+    )
     return context
 
 

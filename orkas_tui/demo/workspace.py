@@ -365,7 +365,7 @@ def _write_agent(root: Path, c: Character, rng: random.Random, anchor: datetime,
         running_last = c.id == "coder" and n == c.conversations - 1
         turns = rng.randint(2, 5)
         for t in range(turns):
-            _play_turn(conv, c, rng, clock, running=running_last and t == turns - 1, fail_chance=fail_chance)
+            _play_turn(conv, c, rng, clock, running=running_last and t == turns - 1, fail_chance=fail_chance, first=t == 0)
             clock.now += timedelta(minutes=rng.randint(1, 25))
         if c.fix is not None and n == c.fix[0]:
             _fix_failing_skill(root, c, c.fix, clock())
@@ -394,11 +394,19 @@ def _fix_failing_skill(root: Path, c: Character, fix: tuple[int, str, str], now:
 
 
 def _play_turn(
-    conv: Conversation, c: Character, rng: random.Random, clock: Clock, running: bool = False, fail_chance: float = 0.7
+    conv: Conversation,
+    c: Character,
+    rng: random.Random,
+    clock: Clock,
+    running: bool = False,
+    fail_chance: float = 0.7,
+    first: bool = False,
 ) -> None:
+    """One turn; a conversation's first asks (its task is never a correction)."""
     conv.start_turn()
     corrected = rng.random() < 0.28
-    conv.user(rng.choice(c.corrections) if corrected else rng.choice(c.asks))
+    said = rng.choice(c.corrections) if corrected else rng.choice(c.asks)
+    conv.user(c.asks[0] if first and corrected else said)  # drawn all the same: the demo's other choices stay put
     clock.tick(rng)
     read = [
         slug

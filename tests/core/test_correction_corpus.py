@@ -3,6 +3,7 @@ docs/rules.md publishes are the ones ``scripts/correction_figures.py`` measures.
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from pathlib import Path
@@ -56,3 +57,26 @@ def test_the_script_prints_both_parts() -> None:
     printed = out.getvalue()
     assert re.search(r"held-out: \d+ prompts from \d+ sessions", printed)
     assert "| kind: interrupt |" in printed
+
+
+def test_every_gates_needles_let_through_whatever_its_pattern_finds() -> None:
+    """The literal prefilter changes no verdict: on every real and synthetic prompt (and the agents'
+    messages), a pattern that matches is always tried."""
+    from orkas_tui.core.observe.in_context import GATES
+
+    texts = [text for row in correction_figures.load() for text in (row["text"], row["agent_said"])]
+    synthetic = (REPO / "tests" / "data" / "corrections" / "labelled.jsonl").read_text("utf-8").splitlines()
+    texts += [json.loads(line)["text"] for line in synthetic if line.strip()]
+    missed = [
+        (pattern.pattern[:40], text[:80])
+        for gate in GATES
+        for needles, pattern in gate.alternatives
+        for text in texts
+        if pattern.search(text) and not any(needle in text.lower() for needle in needles)
+    ]
+    assert missed == []
+    one = [re.compile("|".join(p.pattern for _, p in gate.alternatives), re.IGNORECASE) for gate in GATES]
+    for gate, alternation in zip(GATES, one, strict=True):  # the leftmost match, as one alternation gives
+        for text in texts:
+            found, expected = gate.search(text, text.lower()), alternation.search(text)
+            assert (found and found.span()) == (expected and expected.span()), text[:80]

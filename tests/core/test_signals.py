@@ -21,7 +21,8 @@ def score(tmp_path: Path, events: list[dict], profile: str | None = None, settin
     if profile is not None:
         (agent / "self").mkdir(exist_ok=True)
         (agent / "self" / "profile.md").write_text(profile)
-    write_lines(agent / "conversations" / "c1.jsonl", events)
+    opening = turn("t0", user="set up the project", ts="2026-11-20T09:00:00Z")  # the task: never a correction
+    write_lines(agent / "conversations" / "c1.jsonl", [*opening, *events])
     scan = AgentScan(AgentPaths(agent), settings or Settings())
     scan.refresh()
     return {row.summary.turn: row.summary for row in scan.newest_turns()}
@@ -177,7 +178,7 @@ def test_orphan_turn_end_and_unknown_events_are_tolerated(tmp_path: Path) -> Non
     ]
     events[3]["extra_field"] = {"kept": True}
     rows = score(tmp_path, events)
-    assert list(rows) == ["t1"] and rows["t1"].tool_calls == 1
+    assert list(rows) == ["t1", "t0"] and rows["t1"].tool_calls == 1
 
 
 def test_read_skill_tool_call_counts_as_an_invocation(tmp_path: Path) -> None:

@@ -8,6 +8,8 @@ from orkas_tui.core.summary.scan import AgentScan
 from orkas_tui.importers.run import discover, import_files
 from tests.importers.transcripts import REJECTED, cc_call, cc_result, cc_text, cc_user, write_lines
 
+REFUSED = "refused a tool use, then said what to do instead"  # the reason a refusal's feedback corrects
+
 
 def session() -> list[object]:
     return [
@@ -108,7 +110,13 @@ def test_every_known_line_kind(tmp_path, workspace, agent):
     assert (t1.status, t1.tool_calls, len(t1.real_errors), len(t1.transient_errors)) == ("ok", 5, 1, 1)
     assert t1.real_errors[0].source == "Bash" and "No rule" in t1.real_errors[0].message
     assert t1.skills_read == ["docs-deploy", "release-notes"]
-    assert (t2.status, t2.tool_calls, len(t2.real_errors), len(t2.transient_errors), t2.correction) == ("ok", 1, 0, 1, "instead")
+    assert (t2.status, t2.tool_calls, len(t2.real_errors), len(t2.transient_errors), t2.corrections[0].reason) == (
+        "ok",
+        1,
+        0,
+        1,
+        REFUSED,
+    )
     assert (t3.status, t3.end_error.transient) == ("error", True)
     assert (t4.status, t4.end_error.transient) == ("error", False)
     assert (t5.status, len(t5.transient_errors)) == ("aborted", 1)
@@ -180,5 +188,5 @@ def test_rejected_skill_read_reads_nothing(tmp_path, workspace, agent):
     )
     stats = import_files(agent, workspace.settings, "claude-code", [source], settle=0)
     (turn,), _ = turns(agent, workspace)
-    assert (turn.skills_read, turn.correction, len(turn.transient_errors), turn.real_errors) == ([], "instead", 3, [])
+    assert (turn.skills_read, turn.corrections[0].reason, len(turn.transient_errors), turn.real_errors) == ([], REFUSED, 3, [])
     assert (stats.corrections, stats.skill_reads) == (1, 0)

@@ -155,7 +155,8 @@ def test_codex_sample_scores_as_observed(samples, workspace, agent):
     scan = AgentScan(agent, workspace.settings)
     scan.refresh()
     (row,) = scan.newest_turns()
-    assert sorted(row.summary.signals) == ["complex_task", "error_recovery", "user_correction"]
+    # its only prompt opens the session: a task, never a correction, however many "instead"s it holds
+    assert sorted(row.summary.signals) == ["complex_task", "error_recovery"] and not row.trace.corrections
     assert row.summary.triggers
 
 
@@ -176,9 +177,11 @@ def test_aborted_claude_turns_do_not_trigger(samples, workspace, agent):
     aborted = [row for row in scan.newest_turns() if row.summary.status == "aborted"]
     assert len(aborted) == interrupts == 3
     # the interrupt itself never triggers; one interrupted prompt is a real correction of the agent's fix
-    # ("scrolling back in xterm.js still does not work ..."), which the correction heuristic (v2) reads as one
+    # ("scrolling back in xterm.js still does not work ..."), typed right after an interrupt
     assert [sorted(row.summary.signals) for row in aborted if row.summary.triggers] == [["user_correction"]]
-    assert [row.trace.correction for row in aborted if row.summary.triggers] == ["still does not"]
+    assert [row.trace.corrections[0].reason for row in aborted if row.summary.triggers] == [
+        "interrupted the agent, then redirected it"
+    ]
 
 
 def test_double_import_leaves_workspace_byte_identical(samples, workspace, agent):

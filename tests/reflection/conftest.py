@@ -75,7 +75,11 @@ def add_turn(
 
 
 def trigger_turn(root: Path, agent: str, at: datetime, **kw) -> None:
-    """A turn scoring 1.4: a correction plus a complex task (8 tool calls)."""
+    """A turn scoring 1.4: a correction plus a complex task (8 tool calls). In a new conversation
+    the task it corrects comes first (a conversation's first prompt is never a correction)."""
+    conversation = kw.get("conversation", "c1")
+    if not (root / "agents" / agent / "conversations" / f"{conversation}.jsonl").exists():
+        add_turn(root, agent, at - timedelta(minutes=1), conversation=conversation, user="please deploy the docs")
     add_turn(root, agent, at, user=CORRECTION, calls=8, **kw)
 
 

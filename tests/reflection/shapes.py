@@ -123,7 +123,7 @@ def _trigger_turn(rng: random.Random, at: datetime, c: int) -> list[dict]:
         {
             "ts": _stamp(at, 1),
             "type": "user",
-            "text": f"OPENING-{c}: the import crashes on the new transcripts; fix the parser. Here is the log:\n{paste}",
+            "text": f"OPENING-{c}: make the parser read the new transcripts. Here is the log of a run on them:\n{paste}",
         },
     ]
     n = 2

@@ -84,8 +84,9 @@ def test_triggering_turns_come_first_most_recent_first_with_their_evidence(root)
     assert 'next: `read_file` {"path":"src/api/client.ts"}' in section  # what the agent did next
     assert "ETIMEDOUT" not in section and "1 transient error(s) not shown" in section
     older_section = text[older:activity]
-    assert re.search(rf"the user \(matched 'wrong'\) \{{u\d+\}}: {re.escape(CORRECTION)}", older_section)  # in full
-    assert "matched 'wrong' in the user's message" in older_section  # the signal's evidence
+    said = 'disputed what the agent said: "That\'s wrong"'  # the reason, beside the message in full
+    assert re.search(rf"the user \({re.escape(said)}\) \{{u\d+\}}: {re.escape(CORRECTION)}", older_section)
+    assert f"{said}, in the user's message" in older_section  # the signal's evidence
     assert [t["turn"] for t in bundle.turns] == ["newer", "older"]
 
 

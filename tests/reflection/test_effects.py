@@ -154,6 +154,7 @@ def note_at(root: Path, at) -> Change:
 
 def test_the_agents_corrections_and_real_errors_per_real_turn_before_and_after(root, capsys):
     start = NOW - timedelta(days=2)
+    add_turn(root, "a", start - 1 * H)  # the conversation's task (its first prompt: never a correction), out of the window
     add_turn(root, "a", start, user=CORRECTION)
     add_turn(root, "a", start + 0.5 * H, user=CORRECTION, status="aborted")  # aborted: not a real turn
     add_turn(root, "a", start + 1 * H, user=CORRECTION)
@@ -177,9 +178,10 @@ def test_the_agents_corrections_and_real_errors_per_real_turn_before_and_after(r
     effect = change_effects([change], scan_of(root).turns(), 4)[change.id]
     assert effect.agent.window.status == "measured"
     assert effect.agent.window.completed_at == start + 8 * H + timedelta(seconds=30)
-    assert (effect.agent.after.turns, effect.agent.after.corrections, effect.agent.after.real_errors) == (4, 0, 1)
+    # the prompt typed after the interrupted turn (+5 h) redirects the agent: a correction
+    assert (effect.agent.after.turns, effect.agent.after.corrections, effect.agent.after.real_errors) == (4, 1, 1)
     assert effect.agent.phrase() == (
-        "corrections/turn 0.50 (4 turns) → 0.00 (4 turns); real errors/turn 0.50 (4 turns) → 0.25 (4 turns)"
+        "corrections/turn 0.50 (4 turns) → 0.25 (4 turns); real errors/turn 0.50 (4 turns) → 0.25 (4 turns)"
     )
     (root / "orkas.toml").write_text("[reflection]\neffect_window = 4\n")
     data = run_json(capsys, "history", "a", "--workspace", str(root))

@@ -177,7 +177,9 @@ def test_huge_lines_are_read_or_counted(tmp_path: Path) -> None:
     big_text = "x" * (7 * 1024 * 1024)
     lines = [
         ("event", {"ts": "2026-11-20T10:00:00Z", "type": "turn_start", "turn": "t1", "skills_indexed": []}),
-        ("event", {"ts": "2026-11-20T10:00:00Z", "type": "user", "text": "that's wrong " + big_text}),
+        ("event", {"ts": "2026-11-20T10:00:00Z", "type": "user", "text": "run it"}),
+        ("event", {"ts": "2026-11-20T10:00:00Z", "type": "tool_call", "id": "c1", "name": "bash", "args": {}}),
+        ("event", {"ts": "2026-11-20T10:00:00Z", "type": "tool_result", "id": "c1", "ok": False, "error": "exit 1: " + big_text}),
         ("bad", b"\x00" + b"y" * (7 * 1024 * 1024)),
         ("event", {"ts": "2026-11-20T10:00:01Z", "type": "turn_end", "turn": "t1", "status": "ok"}),
     ]
@@ -185,7 +187,7 @@ def test_huge_lines_are_read_or_counted(tmp_path: Path) -> None:
     agent = only_agent(status_json(tmp_path))
     assert agent["malformed_lines"] == 1
     (turn,) = agent["turns"]
-    assert turn["status"] == "ok" and "user_correction" in turn["signals"]
+    assert turn["status"] == "ok" and "error_recovery" in turn["signals"]  # the 7 MB error was read
 
 
 def test_deep_json_is_counted_not_fatal(tmp_path: Path) -> None:

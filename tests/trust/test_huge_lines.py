@@ -17,21 +17,25 @@ from tests.trust.conftest import FUZZ, NOW, cli, only_agent, status_json
 MB = 1024 * 1024
 
 
-def huge_user_line(size: int) -> bytes:
-    return b'{"ts":"2026-11-20T10:00:00Z","type":"user","text":"that\'s wrong ' + b"x" * size + b'"}\n'
+CALL = {"ts": "2026-11-20T10:00:00Z", "type": "tool_call", "id": "c1", "name": "bash", "args": {}}
+
+
+def huge_error_line(size: int) -> bytes:
+    """A failed result of ``CALL`` whose error runs ``size`` bytes: read, it is a real error (``error_recovery``)."""
+    return b'{"ts":"2026-11-20T10:00:00Z","type":"tool_result","id":"c1","ok":false,"error":"exit 1: ' + b"x" * size + b'"}\n'
 
 
 def test_a_line_over_the_cap_is_reported_and_skipped(tmp_path: Path) -> None:
     conv = tmp_path / "agents" / "a1" / "conversations" / "big.jsonl"
-    write_lines(conv, turn("t1")[:2])
+    write_lines(conv, [*turn("t1")[:2], CALL])
     start = conv.stat().st_size
-    write_lines(conv, [huge_user_line(9 * MB)])
+    write_lines(conv, [huge_error_line(9 * MB)])
     length = conv.stat().st_size - start
     write_lines(conv, [turn("t1")[-1], *turn("t2", ts="2026-11-20T11:00:00Z")])
     for _run in ("cold", "warm"):  # the warm run reads the caches: the problem is still there
         agent = only_agent(status_json(tmp_path))
         assert [t["turn"] for t in agent["turns"]] == ["t2", "t1"]
-        assert "user_correction" not in agent["turns"][1]["signals"]  # the skipped line is not read at all
+        assert "error_recovery" not in agent["turns"][1]["signals"]  # the skipped line is not read at all
         assert agent["malformed_lines"] == 1
         assert (
             f"{conv}: a line of {length:,} bytes at byte {start:,} is over the 8,388,608-byte line cap (max_line_bytes); skipped"
@@ -44,9 +48,9 @@ def test_a_line_over_the_cap_is_reported_and_skipped(tmp_path: Path) -> None:
 def test_the_cap_is_a_setting(tmp_path: Path) -> None:
     (tmp_path / "orkas.toml").write_text("max_line_bytes = 20_000_000\n")
     conv = tmp_path / "agents" / "a1" / "conversations" / "big.jsonl"
-    write_lines(conv, [*turn("t1")[:2], huge_user_line(9 * MB), turn("t1")[-1]])
+    write_lines(conv, [*turn("t1")[:2], CALL, huge_error_line(9 * MB), turn("t1")[-1]])
     agent = only_agent(status_json(tmp_path))
-    assert agent["malformed_lines"] == 0 and "user_correction" in agent["turns"][0]["signals"]
+    assert agent["malformed_lines"] == 0 and "error_recovery" in agent["turns"][0]["signals"]
     (tmp_path / "orkas.toml").write_text("max_line_bytes = 10\n")
     code, _, err = cli("status", "--workspace", str(tmp_path))
     assert code == 2 and "max_line_bytes" in err and "allowed 1,024 to" in err
@@ -109,7 +113,9 @@ def test_a_bom_before_the_first_line_loses_no_turn(tmp_path: Path) -> None:
     agent = tmp_path / "agents" / "a1"
     conv = agent / "conversations" / "c.jsonl"
     conv.parent.mkdir(parents=True)
-    conv.write_bytes(BOM + b"".join(orjson.dumps(e) + b"\n" for e in turn("t1", user="that's wrong")))
+    conv.write_bytes(
+        BOM + b"".join(orjson.dumps(e) + b"\n" for e in turn("t1", calls=1, results=[{"ok": False, "error": "exit 1: boom"}]))
+    )
     (agent / "events.jsonl").write_bytes(
         BOM
         + orjson.dumps({"ts": "2026-11-20T10:00:02Z", "type": "skill_created", "source": "orkas-tui", "skill": "first-skill"})
@@ -117,7 +123,7 @@ def test_a_bom_before_the_first_line_loses_no_turn(tmp_path: Path) -> None:
     )
     doc = only_agent(status_json(tmp_path))
     assert doc["malformed_lines"] == 0
-    assert [t["turn"] for t in doc["turns"]] == ["t1"] and "user_correction" in doc["turns"][0]["signals"]
+    assert [t["turn"] for t in doc["turns"]] == ["t1"] and "error_recovery" in doc["turns"][0]["signals"]
     code, out, err = cli("reflect", "a1", "--dry-run", "--workspace", str(tmp_path), "--now", NOW)
     assert code == 0, err
     assert "turn t1 ended ok" in out and "first-skill" in out
@@ -132,7 +138,7 @@ def test_a_turn_reread_for_its_transcript_skips_the_huge_line_too(tmp_path: Path
     path.write_bytes(
         orjson.dumps(start_event)
         + b"\n"
-        + huge_user_line(20 * MB)
+        + huge_error_line(20 * MB)
         + orjson.dumps(end_event)
         + b"\n"
         + orjson.dumps(turn("t2")[0])

@@ -41,19 +41,23 @@ async def test_appended_turn_appears_without_a_keypress(app_factory, demo_ws: Pa
 
         conv = AgentRuntime(demo_ws, "ops", clock=fixed_clock).conversation("live-check")
         conv.start_turn()
+        conv.user("Check the pods of the api deployment")  # the task: a conversation's first prompt never corrects
+        conv.assistant("The api runs 3 pods on the prod cluster.")
+        conv.end_turn("ok")
+        conv.start_turn()
         conv.user("Actually, that's not the right cluster; try again on staging")
         call = conv.tool_call("kubectl", {"cmd": "get pods"})
         conv.tool_result(call, ok=True, output="3 pods")
         conv.end_turn("ok")
 
-        await _wait_for(pilot, lambda: "live-check#0" in pane.rows)
+        await _wait_for(pilot, lambda: "live-check#1" in pane.rows)
         await settle(pilot)
-        assert table.row_count == rows_before + 1
+        assert table.row_count == rows_before + 2
         assert table.current_key() == cursor_key  # the cursor stayed on the same turn
         assert table.sort_spec == sort_before
         scores = [pane.rows[table.coordinate_to_cell_key((i, 0)).row_key.value].summary.score for i in range(table.row_count)]
         assert scores == sorted(scores, reverse=True)  # still sorted by score, the new turn in its place
-        assert pane.rows["live-check#0"].summary.triggers
+        assert pane.rows["live-check#1"].summary.triggers
         # only new bytes were read: every old file's offset is where it was
         after = app.data.agents["ops"].scan.conversations
         assert all(after[c].tail.offset == offset for c, offset in scanned_before.items())

@@ -238,7 +238,7 @@ async def test_the_skill_history_shows_each_changes_effect_beside_its_revert(app
         assert skill.startswith("Effect of ops.c1 over the 20 turns showing the skill before and after it: invocation")
         assert "ineffective 100% → 20%" in skill and skill.endswith("; v reverts it")
         assert agent == (
-            "Agent over 20 real turns before → after: corrections/turn 0.38 (16 turns) → 0.35 (20 turns);"
+            "Agent over 20 real turns before → after: corrections/turn 0.38 (16 turns) → 0.25 (20 turns);"
             " real errors/turn 0.88 (16 turns) → 0.35 (20 turns)"
         )
         cell = history.query_one("#history-table").get_row("ops.c1")[-1]
@@ -253,7 +253,7 @@ async def test_the_bundle_view_lists_what_was_kept_per_triggering_turn(app_facto
         await wait_until(pilot, lambda: isinstance(app.screen, TextView))
         text = app.screen.text
         assert text.startswith("── what the bundle holds ──\nparts: triggering turns ")
-        assert "triggering turns: 10, 10 in the bundle, most recent first" in text
+        assert "triggering turns: 8, 8 in the bundle, most recent first" in text
         assert "# Effect of the latest change to each skill read" in text
 
 

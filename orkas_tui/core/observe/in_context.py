@@ -14,7 +14,6 @@ docs/rules.md; ``scripts/correction_figures.py`` prints them.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from orkas_tui.core.observe.corrections import CorrectionMatcher
@@ -29,24 +28,27 @@ OPENING = 250  # a failure is reported in the opening words, or at the end of wh
 TAIL = 400
 SHORT = 400
 PHRASED = 300  # the phrase list is read in short messages only: in longer ones its words describe  # past this many typed characters a message is a task, a spec or a relayed finding
-EARLIER = 12  # earlier prompts kept to find one restated
+EARLIER = 5  # earlier prompts kept to find one restated (a restatement comes soon after)
 
 
 class Verdict(NamedTuple):
     kind: str  # interrupt, failed, diagnosis, redirect, restated, review, phrase
-    reason: str  # the sentence a person reads beside the turn
+    reason: str  # the sentence a person reads beside the turn ("" for a phrase: the phrase says it)
     phrase: str  # the words that decided it, as written in the prompt
 
 
-@dataclass(slots=True)
 class Context:
-    """What the observer knows of a conversation when it reads the next prompt."""
+    """What the observer knows of a conversation when it reads the next prompt. (A plain class: one
+    per conversation, and a dataclass costs the warm start a millisecond to build.)"""
 
-    agent: str = ""  # the tail of the agent's last message before the prompt
-    before: str | None = None  # how the turn before ended: None (first prompt), ok, error, aborted
-    refused: bool = False  # the turn before had a tool use the user refused
-    prompts: int = 0  # typed prompts read so far in the conversation
-    earlier: list[str] = field(default_factory=list)  # their typed words, normalised, newest last
+    __slots__ = ("agent", "before", "earlier", "prompts", "refused")
+
+    def __init__(self, agent: str = "", before: str | None = None, refused: bool = False, prompts: int = 0) -> None:
+        self.agent = agent  # the tail of the agent's last message before the prompt
+        self.before = before  # how the turn before ended: None (first prompt), ok, error, aborted
+        self.refused = refused  # the turn before had a tool use the user refused
+        self.prompts = prompts  # typed prompts read so far in the conversation
+        self.earlier: list[tuple[str, frozenset[str]]] = []  # their words, normalised, newest last
 
     def said(self, text: str) -> None:
         self.agent = text[-AGENT_TAIL:]
@@ -54,9 +56,14 @@ class Context:
     def ended(self, status: str, refused: bool) -> None:
         self.before, self.refused = status, refused
 
-    def prompted(self, typed: str) -> None:
+    def resumed(self, turns: int, before: str | None) -> None:
+        """Read on from a restored summary: its turns stand for the prompts read (their words are not kept)."""
+        self.prompts, self.before = turns, before
+
+    def prompted(self, typed: str, words: str | None = None) -> None:
         self.prompts += 1
-        self.earlier.append(_norm(typed))
+        words = norm(typed) if words is None else words
+        self.earlier.append((words, frozenset(words.split())))
         del self.earlier[:-EARLIER]
         self.agent = ""
 
@@ -65,101 +72,190 @@ def _rx(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.IGNORECASE)
 
 
+_NOT = ("n't", "not", "dont", "doesnt", "didnt", "wont", "cant", "isnt", "arent", "wasnt", "shouldnt")
+
+
+class _Gate:
+    """Alternatives, each tried only when the lowercased text holds one of its literal needles:
+    most prompts hold none of most, and the reader runs on every prompt of a cold scan. Gives
+    what one alternation of them would (the leftmost match, the first alternative at a tie); a
+    test holds each needle set to its pattern on every real and synthetic prompt."""
+
+    __slots__ = ("_alternatives", "_given")
+
+    def __init__(self, *alternatives: tuple[tuple[str, ...], str]) -> None:
+        self._given = alternatives
+        self._alternatives: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] | None = None
+
+    @property
+    def alternatives(self) -> tuple[tuple[tuple[str, ...], re.Pattern[str]], ...]:
+        """Compiled on first use: a warm start reads no prompt and compiles none."""
+        if self._alternatives is None:
+            self._alternatives = tuple((needles, _rx(pattern)) for needles, pattern in self._given)
+        return self._alternatives
+
+    def search(self, text: str, lowered: str) -> re.Match[str] | None:
+        best: re.Match[str] | None = None
+        for needles, pattern in self.alternatives:
+            for needle in needles:
+                if needle in lowered:
+                    found = pattern.search(text)
+                    if found is not None and (best is None or found.start() < best.start()):
+                        best = found
+                    break
+        return best
+
+
 # The agent said the work was done, fixed or working.
-_DONE = _rx(
-    r"\b(?:done|fixed|all (?:tests|checks) pass|tests? (?:now )?pass|passing|should (?:now )?work|now works|"
-    r"works now|is (?:now )?working|committed|pushed|created|ready|complete|implemented|resolved|updated|try it)\b|✅|✓"
-)
+_DONE = _Gate(
+    (("done", "fixed", "pass", "work", "committed", "pushed", "created", "ready", "complete", "implemented",
+      "resolved", "updated", "try it"),
+     r"\b(?:done|fixed|all (?:tests|checks) pass|tests? (?:now )?pass|passing|should (?:now )?work|now works|"
+     r"works now|is (?:now )?working|committed|pushed|created|ready|complete|implemented|resolved|updated|try it)\b"),
+    (("✅", "✓"), r"✅|✓"),
+)  # fmt: skip
 # The user reports that it fails or looks wrong.
-_FAILS = _rx(
-    r"\b(?:still|again)\b.{0,40}\b(?:fail\w*|error\w*|broken|wrong|the same|issues?|problems?|conflicts?)\b|"
-    r"\b(?:doesn'?t|does not|don'?t|didn'?t|did not|won'?t|can'?t|cannot) (?:seem to )?(?:work|fire|happen|see|show|"
-    r"appear|pick\w* up|run|load|pass|build|compile|exist)\w*\b|"
-    r"\b(?:isn'?t|is not|aren'?t|are not|not) (?:working|firing|happening|showing|appearing|passing|building)\b|"
-    r"\bnothing (?:is |was )?(?:happening|happens|happened|changed|shows?)\b|"
-    r"\b(?:getting|got|seeing|see|throws?|gives?) (?:this|an?|the same|these)? ?(?:error|exception|failure|warning)s?\b|"
-    r"\b(?:it |this |that |now )?(?:fails|failed|failing|crash\w*|breaks|broke|broken)\b|"
-    r"--- FAIL|\bFAIL\b|Error Trace|Traceback|\bpanic:|unknown command|command not found|exit (?:code|status) [1-9]|"
-    r"\bisn'?t (?:really |actually )?(?:check\w*|test\w*|handl\w*|cover\w*)\b|\A\W*fix\b|"
-    r"\bnot (?:working|correct)\b|\bnot right\b(?! (?:now|away)\b)|\blooks? (?:wrong|off|broken)\b|"
-    r"\bshould (?:have|be showing)\b.{0,60}\?"
-)
+_FAILS = _Gate(
+    (("still", "again"),
+     r"\b(?:still|again)\b.{0,40}\b(?:fail\w*|error\w*|broken|wrong|the same|issues?|problems?|conflicts?)\b"),
+    (_NOT, r"\b(?:doesn'?t|does not|don'?t|didn'?t|did not|won'?t|can'?t|cannot) (?:seem to )?(?:work|fire|happen|"
+           r"see|show|appear|pick\w* up|run|load|pass|build|compile|exist)\w*\b"),
+    (_NOT, r"\b(?:isn'?t|is not|aren'?t|are not|not) (?:working|firing|happening|showing|appearing|passing|building)\b"),
+    (("nothing",), r"\bnothing (?:is |was )?(?:happening|happens|happened|changed|shows?)\b"),
+    (("error", "exception", "failure", "warning"),
+     r"\b(?:getting|got|seeing|see|throws?|gives?) (?:this|an?|the same|these)? ?(?:error|exception|failure|warning)s?\b"),
+    (("fail", "crash", "break", "broke"), r"\b(?:it |this |that |now )?(?:fails|failed|failing|crash\w*|breaks|broke|broken)\b"),
+    (("fail", "error trace", "traceback", "panic:", "unknown command", "command not found"),
+     r"--- FAIL|\bFAIL\b|Error Trace|Traceback|\bpanic:|unknown command|command not found"),
+    (("exit",), r"exit (?:code|status) [1-9]"),
+    (("n't", "isnt"), r"\bisn'?t (?:really |actually )?(?:check\w*|test\w*|handl\w*|cover\w*)\b"),
+    (("fix",), r"\A\W*fix\b"),
+    (("not",), r"\bnot (?:working|correct)\b|\bnot right\b(?! (?:now|away)\b)"),
+    (("look",), r"\blooks? (?:wrong|off|broken)\b"),
+    (("should",), r"\bshould (?:have|be showing)\b.{0,60}\?"),
+)  # fmt: skip
 # The user disputes what the agent said.
-_DISPUTES = _rx(
-    r"\b(?:is|'s|are) not (?:correct|right|true|the (?:issue|problem|cause))\b|\bisn'?t (?:correct|right|true)\b|"
-    r"\b(?:that'?s|this is|it'?s) (?:not (?:why|it|the (?:issue|problem|cause))|wrong)\b|\btechnically\b|"
-    r"\bdoesn'?t seem right\b|\bthe (?:issue|problem|bug) (?:was|is) (?:with|in|that)\b|\bbut (?:is|isn'?t|wasn'?t) "
-    r"(?:this|that|it) the same\b|\bwhat my \w+ says\b|\bit was there before\b|<-\s*this should\b|"
-    r"\bthis should be\b.{0,40}\bnow\b|\bI was able to\b|\bdoes (?:fire|fail|work|exist)\b|\bI'?ve still got\b|"
-    r"\bwhy (?:exactly )?(?:didn'?t|did) you\b|\bI thought (?:we|you)\b|\bI (?:just )?checked\b|\bmessed up\b"
-)
+_DISPUTES = _Gate(
+    (("not",), r"\b(?:is|'s|are) not (?:correct|right|true|the (?:issue|problem|cause))\b"),
+    (("n't", "isnt"), r"\bisn'?t (?:correct|right|true)\b"),
+    (("not", "wrong"), r"\b(?:that'?s|this is|it'?s) (?:not (?:why|it|the (?:issue|problem|cause))|wrong)\b"),
+    (("technically",), r"\btechnically\b"),
+    (("n't", "doesnt"), r"\bdoesn'?t seem right\b"),
+    (("issue", "problem", "bug"), r"\bthe (?:issue|problem|bug) (?:was|is) (?:with|in|that)\b"),
+    (("but ",), r"\bbut (?:is|isn'?t|wasn'?t) (?:this|that|it) the same\b"),
+    (("says",), r"\bwhat my \w+ says\b"),
+    (("there before",), r"\bit was there before\b"),
+    (("<-",), r"<-\s*this should\b"),
+    (("should be",), r"\bthis should be\b.{0,40}\bnow\b"),
+    (("able to",), r"\bI was able to\b"),
+    (("does ",), r"\bdoes (?:fire|fail|work|exist)\b"),
+    (("still got",), r"\bI'?ve still got\b"),
+    (("why",), r"\bwhy (?:exactly )?(?:didn'?t|did) you\b"),
+    (("thought",), r"\bI thought (?:we|you)\b"),
+    (("checked",), r"\bI (?:just )?checked\b"),
+    (("messed up",), r"\bmessed up\b"),
+)  # fmt: skip
 # The user turns the agent away from what it did or proposed.
-_REDIRECTS = _rx(
-    r"\b(?:don'?t|do not|shouldn'?t|should not|let'?s not|not you)\b.{0,60}\b(?:change\w*|add\w*|touch\w*|"
-    r"modify\w*|commit\w*|leave|worry|do(?:ing)?|use|need|be|write|run|remov\w*|delet\w*)\b|"
-    r"\brather than\b|\bnot (?:as|in|on|to|via|with) (?:a|an|the)\b|"
-    r"\bI (?:don'?t|do not) (?:quite )?like\b|\bbring (?:that|it|this)(?: part)? back\b|\bput (?:it|that) back\b|"
-    r"\b(?:looks|seems) duplicated\b|\bdelete (?:the )?duplicat\w+|\bsimplify\b|\bshould (?:use|handle|be|check|not)\b|"
-    r"\b(?:only|just) (?:the|use|run|change|touch)\b|\bI (?:removed|reverted|deleted|undid)\b|\balmost there\b|"
-    r"\blet'?s adjust\b|\bwhat I meant\b|\bthat'?s what I meant\b|\bgo back to\b|\b(?:undo|revert) (?:that|this|it|the|your)\b"
-)
+_REDIRECTS = _Gate(
+    ((*_NOT, "let's not", "lets not"),
+     r"\b(?:don'?t|do not|shouldn'?t|should not|let'?s not|not you)\b.{0,60}\b(?:change\w*|add\w*|touch\w*|"
+     r"modify\w*|commit\w*|leave|worry|do(?:ing)?|use|need|be|write|run|remov\w*|delet\w*)\b"),
+    (("rather than",), r"\brather than\b"),
+    (("not",), r"\bnot (?:as|in|on|to|via|with) (?:a|an|the)\b"),
+    (("like",), r"\bI (?:don'?t|do not) (?:quite )?like\b"),
+    (("back",), r"\bbring (?:that|it|this)(?: part)? back\b|\bput (?:it|that) back\b"),
+    (("duplicat",), r"\b(?:looks|seems) duplicated\b|\bdelete (?:the )?duplicat\w+"),
+    (("simplify",), r"\bsimplify\b"),
+    (("should",), r"\bshould (?:use|handle|be|check|not)\b"),
+    (("only", "just"), r"\b(?:only|just) (?:the|use|run|change|touch)\b"),
+    (("removed", "reverted", "deleted", "undid"), r"\bI (?:removed|reverted|deleted|undid)\b"),
+    (("almost there",), r"\balmost there\b"),
+    (("adjust",), r"\blet'?s adjust\b"),
+    (("meant",), r"\bwhat I meant\b|\bthat'?s what I meant\b"),
+    (("go back",), r"\bgo back to\b"),
+    (("undo", "revert"), r"\b(?:undo|revert) (?:that|this|it|the|your)\b"),
+)  # fmt: skip
 # A relayed code-review finding (review bots mark their severity).
-_REVIEW = _rx(r"\b(?:high|medium|low|critical) severity\b")
+_REVIEW = _Gate((("severity",), r"\b(?:high|medium|low|critical) severity\b"))
 # Not the user's words, or a new piece of work rather than a fix.
-_NOT_TYPED = _rx(r"\A\s*(?:Operation stopped by hook|Implement the following plan)\b")
-_REQUEST = _rx(r"\A\W*(?:(?:can|could|should|would|shall) (?:we|you|i)|is (?:it|there|the|this|that)|do we|does (?:it|this))\b")
-_NEW_TASK = _rx(r"\bnew (?:change|task|feature|thing|request)\b")
+_NOT_TYPED = ("operation stopped by hook", "implement the following plan")
+_REQUEST = _Gate(
+    (("can ", "could ", "should ", "would ", "shall ", "is ", "do we", "does "),
+     r"\A\W*(?:(?:can|could|should|would|shall) (?:we|you|i)|is (?:it|there|the|this|that)|do we|does (?:it|this))\b"),
+)  # fmt: skip
+_NEW_TASK = _Gate((("new ",), r"\bnew (?:change|task|feature|thing|request)\b"))
 # The user takes back their own words, or apologises for them: no correction of the agent.
-_OWN = _rx(r"\b(?:I was (?:mistaken|wrong)|my (?:bad|mistake)|ignore (?:my|that) (?:last|previous))\b")
-_QUESTION_END = re.compile(r"\?\s*(?:[*_`)]*\s*)?$")
+_OWN = _Gate(
+    (("mistaken", "wrong", "my bad", "my mistake", "ignore"),
+     r"\b(?:I was (?:mistaken|wrong)|my (?:bad|mistake)|ignore (?:my|that) (?:last|previous))\b"),
+)  # fmt: skip
+_ANSWER = _Gate(
+    (("no", "nah", "yes", "yeah", "yep", "sure", "ok"), r"\A\W*(?:no|nope|nah|yes|yeah|yep|sure|ok(?:ay)?)\b"),
+)
+GATES = (_DONE, _FAILS, _DISPUTES, _REDIRECTS, _REVIEW, _NEW_TASK, _OWN, _REQUEST, _ANSWER)
 
 
-def judge(text: str, context: Context, matcher: CorrectionMatcher) -> Verdict | None:
+def _asked(said: str) -> bool:
+    """The agent's last message ends on a question (a Markdown emphasis or a bracket after it aside)."""
+    return said.rstrip().rstrip("*_`)").rstrip().endswith("?")
+
+
+def judge(
+    text: str, context: Context, matcher: CorrectionMatcher, typed: str | None = None, words: str | None = None
+) -> Verdict | None:
     """The verdict on one typed prompt in its context, or ``None``: not a correction.
 
     The first prompt of a conversation is its task, never a correction. A refusal's
     feedback and the first prompt after an interruption correct by where they stand,
-    unless the user takes back their own words.
+    unless the user takes back their own words. ``typed`` and ``words``: the prompt's typed text
+    (:func:`~orkas_tui.core.observe.origins.split_pasted`) and its words (:func:`norm`), when the
+    caller has them already.
     """
-    if context.prompts == 0 and context.before is None:
+    if (context.prompts == 0 and context.before is None) or text.startswith("/"):  # a task; a slash command
         return None
-    typed, _pasted = split_pasted(text)
+    if typed is None:
+        typed = split_pasted(text)[0]
     head = typed[:TYPED_HEAD]
+    lowered = head.lower()
     if context.before == "feedback":
         return Verdict("interrupt", "refused a tool use, then said what to do instead", _first_words(head or text))
-    if _OWN.search(head):
+    if _OWN.search(head, lowered):
         return None
     if context.before == "aborted":
         return Verdict("interrupt", "interrupted the agent, then redirected it", _first_words(head or text))
-    if (match := _REVIEW.search(head)) is not None:
+    if (match := _REVIEW.search(head, lowered)) is not None:
         return Verdict("review", "relayed a review finding on the agent's work", match.group(0))
-    if _NOT_TYPED.match(text):
+    if text.lstrip().lower().startswith(_NOT_TYPED):
         return None
-    asked = bool(_QUESTION_END.search(context.agent))
+    asked = _asked(context.agent)
     opening = typed[:OPENING]
+    tail = text[-TAIL:]
     if (
-        not _REQUEST.match(opening)
-        and (match := _FAILS.search(opening) or _FAILS.search(text[-TAIL:])) is not None
-        and (_DONE.search(context.agent) or (context.agent.strip() and not asked))
+        not _REQUEST.search(opening, lowered[:OPENING])
+        and (
+            match := _FAILS.search(opening, lowered[:OPENING]) or (None if tail == opening else _FAILS.search(tail, tail.lower()))
+        )
+        is not None
+        and (_DONE.search(context.agent, context.agent.lower()) or (context.agent.strip() and not asked))
     ):
         return Verdict("failed", "reported a failure after the agent's work", match.group(0).strip())
     if len(typed) > SHORT:  # a spec, a long task or a relayed finding: its words describe, they do not correct
         return None
-    if _NEW_TASK.search(head):
+    if _NEW_TASK.search(head, lowered):
         return None
-    if (match := _DISPUTES.search(head)) is not None:
+    if (match := _DISPUTES.search(head, lowered)) is not None:
         return Verdict("diagnosis", "disputed what the agent said", match.group(0).strip())
-    if (match := _REDIRECTS.search(head)) is not None and not asked:
+    if (match := _REDIRECTS.search(head, lowered)) is not None and not asked:
         return Verdict("redirect", "redirected the agent from what it did", match.group(0).strip())
-    if (restated := _restated(head, context.earlier)) is not None:
+    if (restated := _restated(head, words if words is not None else norm(head), context.earlier)) is not None:
         return Verdict("restated", "restated an earlier instruction", restated)
     if (
         len(typed) <= PHRASED
         and (phrase := matcher.find(head)) is not None
         and not (asked and _answers(head))
-        and not _REQUEST.match(head)
+        and not _REQUEST.search(head, lowered)
     ):
-        return Verdict("phrase", f'correction phrase "{phrase}"', phrase)
+        return Verdict("phrase", "", phrase)  # the reason is the phrase: "matched 'instead'"
     return None
 
 
@@ -168,26 +264,34 @@ def _first_words(text: str, limit: int = 60) -> str:
     return words if len(words) <= limit else words[: limit - 1] + "…"
 
 
-def _norm(text: str) -> str:
-    return " ".join(re.findall(r"\w+", text.lower()))
+_PUNCTUATION = str.maketrans({c: " " for c in "!\"#$%&'()*+,-./:;<=>?@[\\]^`{|}~"})
 
 
-def _restated(head: str, earlier: list[str]) -> str | None:
-    """The head repeats most of an earlier prompt's words (a sentence or more): said again."""
-    words = _norm(head)
+def norm(text: str) -> str:
+    """A text's words, lowercased, one space apart (ASCII punctuation splits them): what a
+    restatement is compared by."""
+    return " ".join(text.lower().translate(_PUNCTUATION).split())
+
+
+def _restated(head: str, words: str, earlier: list[tuple[str, frozenset[str]]]) -> str | None:
+    """The head repeats most of an earlier prompt's words (a sentence or more), not all of them
+    word for word: said again because it was not followed."""
+    if not earlier:
+        return None
     mine = set(words.split())
     if len(mine) < 6:
         return None
-    for said in earlier:
-        theirs = set(said.split())
+    size = len(mine)
+    for said, theirs in earlier:
+        if said == words:  # the same words sent again: a retry (after a hook or a network stopped it)
+            continue
+        if not 0.7 * size <= len(theirs) <= size / 0.7:  # the Jaccard index cannot reach 0.7
+            continue
         if len(theirs) >= 6 and len(mine & theirs) >= 0.7 * len(mine | theirs):
             return _first_words(head)
     return None
 
 
-_ANSWER = _rx(r"\A\W*(?:no|nope|nah|yes|yeah|yep|sure|ok(?:ay)?)\b")
-
-
 def _answers(head: str) -> bool:
     """A short answer to the agent's question ("no, keep it"): no correction on its own."""
-    return bool(_ANSWER.match(head))
+    return _ANSWER.search(head, head.lower()) is not None

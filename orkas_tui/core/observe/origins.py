@@ -57,6 +57,8 @@ LOG_RUN = 3  # consecutive log-like lines that read as pasted, not typed
 def split_pasted(text: str) -> tuple[str, str]:
     """``(typed, pasted)``: the words the user typed, and what they pasted (fenced blocks, quoted lines,
     runs of log-like lines), each joined by newlines."""
+    if "\n" not in text and not text.lstrip(" \t").startswith(">"):  # one typed line: most prompts
+        return text.strip(), ""
     pasted: list[str] = []
 
     def take(match: re.Match) -> str:

@@ -64,7 +64,7 @@ def _score(record: TurnRecord, settings: Settings, weak_tools: frozenset[str]) -
     fired: dict[str, str] = {}
     if record.corrections:
         said = record.corrections[0]
-        fired["user_correction"] = f'matched {said.phrase!r} in the user\'s message: "{said.text}"'
+        fired["user_correction"] = f'{said.why}, in the user\'s message: "{said.text}"'
     error = record.end_error
     if record.skills_read and record.ended_with_real_error and error is not None:
         fired["skill_ineffective"] = (

@@ -15,6 +15,8 @@ from datetime import datetime
 import msgspec
 
 from orkas_tui.core.observe.corrections import CorrectionMatcher
+from orkas_tui.core.observe.in_context import TYPED_HEAD, Context, judge, norm
+from orkas_tui.core.observe.origins import split_pasted
 from orkas_tui.core.observe.transient import ErrorVerdict, TransientRule, error_facts
 from orkas_tui.core.read.events import Event, decode_stream
 from orkas_tui.core.read.timefmt import _fromisoformat, parse_ts
@@ -35,11 +37,18 @@ class ObservedError(msgspec.Struct, gc=False):
 
 class Correction(msgspec.Struct, array_like=True, gc=False):
     """A user message of the turn that reads as a correction: where its line starts in the file
-    (the bundle finds the message there), the phrase matched and the message, shortened."""
+    (the bundle finds the message there), the words that decided it, the message, shortened,
+    and the reason in a person's words (:func:`~orkas_tui.core.observe.in_context.judge`)."""
 
     offset: int
     phrase: str
     text: str
+    reason: str = ""
+
+    @property
+    def why(self) -> str:
+        """What a person reads beside the message: the reason and the words that decided it."""
+        return f"{self.reason}: {self.phrase!r}" if self.reason else f"matched {self.phrase!r}"
 
 
 @dataclass(slots=True)
@@ -148,6 +157,8 @@ class ConversationObserver:
         self.tool_names: dict[str, str] = {}
         self.edited_ids: set[str] = set()
         self.orphans = 0
+        self.context = Context()  # what the next prompt is read against
+        self.refused = False  # the running turn had a tool use the user refused
         self.latest_ts: str | None = None
         self.latest_at: datetime | None = None
         self._index_seen: list | None = None
@@ -252,20 +263,42 @@ class ConversationObserver:
             return self._start(event, ts, start, end)
         if kind == "output_edited":
             return self._mark_edited(event.turn)
+        if kind == "assistant":
+            if isinstance(text := event.text, str):
+                self.context.said(text)
+            if turn is not None:
+                turn.end = end
+            return turn
         if turn is None:
             if kind == "turn_end":
                 self.orphans += 1
             return None
         turn.end = end
         if kind == "user":
-            phrase = self.matcher.find(event.text)
-            if phrase is not None:
-                turn.corrections.append(Correction(start, phrase, _short(event.text)))
+            self._user(turn, event, start)
         elif kind == "skill_read":
             _add_read(turn, event.skill)
         elif kind == "turn_end":
             self._end(turn, event, ts)
         return turn
+
+    def _user(self, turn: TurnRecord, event: Event, start: int) -> None:
+        """Judge a typed prompt in its context; a refusal's feedback is read as what it is."""
+        text = event.text
+        if not isinstance(text, str) or not text:
+            return
+        context = self.context
+        feedback = event.rejected_call is not None
+        if feedback:
+            context.before = "feedback"
+        typed = split_pasted(text)[0]
+        words = norm(typed)  # (judged on the first 600 typed characters, compared whole: the same below 400)
+        verdict = judge(text, context, self.matcher, typed, words if len(typed) <= TYPED_HEAD else None)
+        if verdict is not None:
+            turn.corrections.append(Correction(start, verdict.phrase, _short(text), verdict.reason))
+        context.prompted(typed, words)
+        if feedback:
+            context.before = "ok"
 
     def _start(self, event: Event, ts: object, start: int, end: int) -> TurnRecord:
         turn_id = event.turn
@@ -281,6 +314,7 @@ class ConversationObserver:
         self.turns.append(record)
         self.open = record
         self.tool_names = {}
+        self.refused = False
         return record
 
     def _shared_index(self, value: object) -> list[str]:
@@ -309,6 +343,8 @@ class ConversationObserver:
             _add_read(turn, args.get("name"))
 
     def _tool_error(self, turn: TurnRecord, event: Event) -> None:
+        if event.failure is not None and event.failure.rejected:
+            self.refused = True
         message, status, verdict = tool_failure(self.rule, event)
         call_id = event.id
         source = self.tool_names.get(call_id, "?") if isinstance(call_id, str) else "?"
@@ -324,6 +360,7 @@ class ConversationObserver:
             turn.errors.append(turn.end_error)
         if turn.turn in self.edited_ids:
             turn.edited = True
+        self.context.ended(turn.status, self.refused)
         self.open = None
 
     def _mark_edited(self, turn_id: object) -> TurnRecord | None:

@@ -377,7 +377,7 @@ def build_front(
 
 def _correction_entry(step: Step, correction: Correction, budget: int, redact: Callable[[str], str], tag: str) -> str:
     text, _cut = clip_tokens(_said(step), budget // 8, redact)
-    return f"- [{_ts(step)}] the user (matched {correction.phrase!r}) {{{tag}}}: {text}\n"
+    return f"- [{_ts(step)}] the user ({correction.why}) {{{tag}}}: {text}\n"
 
 
 def _said(step: Step) -> str:

@@ -47,7 +47,7 @@ import orjson
 
 from orkas_tui.core.disk.confine import open_regular, read_regular
 from orkas_tui.core.disk.write import append_bytes, atomic_write
-from orkas_tui.core.observe import corrections, transient
+from orkas_tui.core.observe import corrections, in_context, transient
 from orkas_tui.core.observe.skill_metrics import NO_USE, SkillMetrics
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.tail import JsonlTail
@@ -58,7 +58,7 @@ from orkas_tui.core.summary.fold import ConversationState, Packed, Uses, decode_
 from orkas_tui.core.summary.report import SkillRow
 from orkas_tui.core.summary.turn import TurnSummary, TurnTrace
 
-VERSION = 7
+VERSION = 8
 NAME = "summary-cache.jsonl"
 SKILLS = "skills-cache.json"
 PROBE = 64  # bytes before the cached offset that must still be the same
@@ -74,6 +74,7 @@ def fingerprints(settings: Settings, weak: frozenset[str]) -> tuple[str, str]:
     observe = [
         VERSION,
         corrections.VERSION,
+        in_context.VERSION,
         transient.VERSION,
         list(settings.transient_statuses),
         list(settings.transient_patterns),

@@ -222,6 +222,7 @@ class ConversationState:
             last = observer.turns[-1] = record_of(count - 1, self.summaries[-1], self.traces[-1])
             observer._index = last.skills_indexed
             observer.open = last if self.open_turn else None
+            observer.context.resumed(count, None if self.open_turn else last.status)
         self.open_turn = False  # the observer says from now on
         if b"output_edited" in block:
             self.records()

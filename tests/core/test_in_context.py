@@ -1,0 +1,72 @@
+"""Corrections read in context, end to end: real files, the observer, ``status --json`` and the bundle."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.core.helpers import make_agent, write_lines
+from tests.trust.conftest import cli, only_agent, status_json
+
+T = "2026-11-20T10:{:02d}:00Z"
+
+
+def turn(n: int, user: str, *, said: str = "Done: the deploy ran.", status: str = "ok") -> list[dict]:
+    at = T.format(n)
+    return [
+        {"ts": at, "type": "turn_start", "turn": f"t{n}", "skills_indexed": []},
+        {"ts": at, "type": "user", "text": user},
+        {"ts": at, "type": "assistant", "text": said},
+        {"ts": at, "type": "turn_end", "turn": f"t{n}", "status": status},
+    ]
+
+
+def evidence(root: Path) -> dict[str, str | None]:
+    """Each turn's ``user_correction`` evidence, as ``status --json`` prints it."""
+    return {t["turn"]: t["evidence"].get("user_correction") for t in only_agent(status_json(root))["turns"]}
+
+
+def test_the_first_prompt_is_a_task_and_a_later_one_corrects_with_its_reason(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path)
+    task = "Deploy the api; it should be on the staging cluster, not prod, instead of last week's setup"
+    write_lines(agent / "conversations" / "c1.jsonl", [*turn(1, task), *turn(2, "it still fails on staging")])
+    found = evidence(tmp_path)
+    assert found["t1"] is None  # "should be", "instead": the words of a task, not a correction
+    assert found["t2"] is not None and found["t2"].startswith("reported a failure after the agent's work: 'still fails")
+
+
+def test_the_prompt_after_an_interruption_redirects_and_a_phrase_gives_its_phrase(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path)
+    events = [
+        *turn(1, "Migrate the users table"),
+        *turn(2, "Add an index on email", said="Adding the index now", status="aborted"),
+        *turn(3, "use a partial index on active users"),  # no marker word: its place says it
+        *turn(4, "Write the rollback"),
+        *turn(5, "Actually, keep the old column"),
+    ]
+    write_lines(agent / "conversations" / "c1.jsonl", events)
+    found = evidence(tmp_path)
+    assert found["t3"] is not None and found["t3"].startswith("interrupted the agent, then redirected it: 'use a partial")
+    assert found["t4"] is None
+    assert found["t5"] is not None and found["t5"].startswith("matched 'Actually'")
+
+
+def test_a_conversation_read_on_after_a_restart_keeps_its_place(tmp_path: Path) -> None:
+    """The second run reads on from the cache: the turn before is known to have been interrupted."""
+    agent = make_agent(tmp_path)
+    path = agent / "conversations" / "c1.jsonl"
+    write_lines(path, [*turn(1, "Migrate the users table"), *turn(2, "Add the index", status="aborted")])
+    assert evidence(tmp_path) == {"t2": None, "t1": None}
+    write_lines(path, turn(3, "use a partial index on active users"))
+    found = evidence(tmp_path)
+    assert found["t3"] is not None and found["t3"].startswith("interrupted the agent, then redirected it")
+
+
+def test_the_bundle_shows_the_reason_with_the_prompt(tmp_path: Path) -> None:
+    """The turn's opening prompt is its correction: the signal's evidence gives the reason (a correction
+    later in a turn is listed with it too: tests/reflection/test_bundle_signals.py)."""
+    agent = make_agent(tmp_path)
+    write_lines(agent / "conversations" / "c1.jsonl", [*turn(1, "Deploy the api"), *turn(2, "it still fails on staging")])
+    code, out, err = cli("reflect", "a1", "--dry-run", "--workspace", str(tmp_path), "--now", "2026-11-21T00:00:00Z")
+    assert code == 0, err
+    said = "reported a failure after the agent's work: 'still fails', in the user's message: \"it still fails on staging\""
+    assert f"user_correction (0.9, the user's message reads as a correction): {said}" in out
