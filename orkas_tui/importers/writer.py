@@ -235,8 +235,8 @@ class ConversationWriter:
         """A call the person stopped: recorded as a failed result that teaches nothing."""
         self.tool_error(ts, call_id, "interrupted by the user", interrupted=True)
 
-    def tool_error(self, ts: str | None, call_id: str, message: str, exit_code: int | None = None, **facts: bool) -> None:
-        """A failed result and what the transcript says of it (``rejected``, ``interrupted``, ``collateral``)."""
+    def tool_error(self, ts: str | None, call_id: str, message: str, exit_code: int | None = None, **facts: bool | str) -> None:
+        """A failed result and what the transcript says of it (``rejected``, ``interrupted``, ``collateral``, an error ``kind``)."""
         self.ensure_turn(ts)
         fields: dict[str, object] = {"id": call_id, "ok": False, "error": self._cut(message)}
         if exit_code is not None:

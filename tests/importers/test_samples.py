@@ -151,7 +151,7 @@ def test_hand_counted_samples(samples, workspace, agent, name):
 
 
 def test_codex_sample_scores_as_observed(samples, workspace, agent):
-    import_files(agent, workspace.settings, "codex", discover("codex", [samples / "codex"]), settle=0)
+    import_files(agent, workspace.settings, "codex", [samples / CODEX], settle=0)
     scan = AgentScan(agent, workspace.settings)
     scan.refresh()
     (row,) = scan.newest_turns()
