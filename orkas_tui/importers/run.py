@@ -33,7 +33,7 @@ from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.workspace import AgentPaths
 from orkas_tui.core.summary.scan import settle_marks
 from orkas_tui.importers import claude_code, codex
-from orkas_tui.importers.repeats import ImportedRecords, SessionRecords, uuids_before
+from orkas_tui.importers.repeats import ImportedRecords, SessionRecords, keys_before
 from orkas_tui.importers.skills import mark_used
 from orkas_tui.importers.writer import ConversationWriter, ImportStats, new_state
 
@@ -273,8 +273,8 @@ def _import_locked(
     writer = ConversationWriter(conv_path, record["parser"], context.rule, module.NAME, stats, context.matcher, context.index)
     checker = None
     if module is claude_code and not claude_code.is_subagent(path):  # a resumed session repeats records: skip them
-        own = record["uuids"] if "uuids" in record else uuids_before(path, record["offset"])
-        checker = SessionRecords(context.imported, own, from_start=not record["offset"])
+        own = record["records"] if "records" in record else keys_before(path, record["offset"])
+        checker = SessionRecords(context.imported, conv, own, from_start=not record["offset"])
     parser = module.Parser(writer, path)
     with open(path, "rb") as handle:
         handle.seek(record["offset"])
@@ -312,7 +312,8 @@ def _import_locked(
     record["offset"] += end
     record["source"] = str(path)
     if checker is not None:
-        record["uuids"] = checker.done()
+        record["records"] = checker.done()
+        record.pop("uuids", None)  # what older versions kept: the bare uuids
     grew, new = bool(writer.lines), not record["conv_bytes"]
     record["conv_bytes"] = writer.flush()
     if record != saved:
