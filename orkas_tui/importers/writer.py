@@ -79,6 +79,7 @@ class ImportStats:
     malformed: int = 0
     skipped: Counter = field(default_factory=Counter)
     unknown: Counter = field(default_factory=Counter)
+    examples: dict[str, str] = field(default_factory=dict)  # the first record of each unknown kind
     last_read: dict[str, str] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     running: list[str] = field(default_factory=list)
@@ -103,6 +104,9 @@ class ImportStats:
             if key == "last_read":
                 for slug, ts in value.items():
                     self.read_at(slug, ts)
+            elif key == "examples":
+                for kind, text in value.items():
+                    self.examples.setdefault(kind, text)
             elif key != "running":
                 setattr(self, key, getattr(self, key) + value)
         self.running = list(other.running)
