@@ -72,6 +72,7 @@ SYSTEM_IGNORED = frozenset(
         "model_refusal_fallback",
     }
 )
+SYNTHETIC = "<synthetic>"  # the model name of text Claude Code writes itself
 SESSION_BYTES = 64 * 1024  # an older subagent file's first records name its session
 SESSION_LINES = 20
 # Claude Code's own helper agents: the compaction summariser and prompt suggestions do no work on the user's task
@@ -264,6 +265,9 @@ class Parser:
                 code if isinstance(code, str) else None,
             )
             return
+        if not self.w.open and _synthetic(record, blocks):
+            self.w.skip("Claude Code's own reply after an interrupt (<synthetic>)")  # no agent work: it opens no turn
+            return
         if self.w.open:
             self.w.recover()
         self.w.assistant(ts, text)
@@ -298,6 +302,17 @@ class Parser:
             self.w.tool_error(ts, call_id, _strip_tags(text) or f"{name or 'tool'} failed", exit_code=tools.exit_code(text))
             if name == "Skill":  # the skill was loaded and its own content failed: it was used, and failed
                 self.w.read_skills(ts, call_id)
+
+
+def _synthetic(record: dict, blocks: list) -> bool:
+    """Text Claude Code writes itself, not the model (``model: "<synthetic>"``, no tool call): after an interrupt,
+    "No response requested."."""
+    message = record.get("message")
+    return (
+        isinstance(message, dict)
+        and message.get("model") == SYNTHETIC
+        and not any(isinstance(b, dict) and b.get("type") == "tool_use" for b in blocks)
+    )
 
 
 def _tag(text: str) -> str:
