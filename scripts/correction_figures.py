@@ -1,0 +1,97 @@
+"""Precision and recall of the in-context correction reader on labelled real prompts (issue 30).
+
+Reads ``tests/data/corrections/real/prompts.jsonl`` (built by ``scripts/correction_corpus.py``,
+labelled by the rule in docs/rules.md) and prints, for the tuning part and the held-out
+part, precision overall and per language and recall per kind and per language, with the
+counts behind each figure. ``--misses`` lists what the reader got wrong (tuning part only:
+the held-out part is read only to measure).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from collections import defaultdict
+from pathlib import Path
+
+from orkas_tui.core.observe.corrections import matcher_for
+from orkas_tui.core.observe.in_context import Context, Verdict, judge
+from orkas_tui.core.observe.origins import split_pasted
+from orkas_tui.core.read.settings import Settings
+
+CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "corrections" / "real" / "prompts.jsonl"
+KINDS = ("interrupt", "failed", "diagnosis", "redirect", "restated", "review")
+
+
+def load(path: Path = CORPUS) -> list[dict]:
+    return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
+
+
+def context_of(row: dict, by_id: dict[str, dict]) -> Context:
+    """The context the observer holds when it reads this prompt, from what the corpus recorded."""
+    context = Context(agent=row["agent_said"], before=row["before"], refused=row["refused"], prompts=row["n"])
+    for earlier in row["earlier"][-12:]:
+        context.earlier.append(" ".join(re.findall(r"\w+", split_pasted(by_id[earlier]["text"])[0].lower())))
+    return context
+
+
+def verdicts(rows: list[dict]) -> list[Verdict | None]:
+    matcher = matcher_for(Settings().correction_phrases)
+    by_id = {row["id"]: row for row in rows}
+    return [judge(row["text"], context_of(row, by_id), matcher) for row in rows]
+
+
+def _ratio(hits: int, total: int) -> str:
+    return f"{hits / total:.2f} ({hits}/{total})" if total else "n/a (0/0)"
+
+
+def table(rows: list[dict], found: list[Verdict | None]) -> list[str]:
+    flagged: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # language -> [true positives, flagged]
+    recalled: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # kind or language -> [found, labelled]
+    for row, verdict in zip(rows, found, strict=True):
+        truth = row["label"] is not None
+        for key in ("all", row["language"]):
+            if verdict is not None:
+                flagged[key][1] += 1
+                flagged[key][0] += truth
+            if truth:
+                recalled[key][1] += 1
+                recalled[key][0] += verdict is not None
+        if truth:
+            recalled[row["label"]][1] += 1
+            recalled[row["label"]][0] += verdict is not None
+    lines = ["| measure | precision | recall |", "|---|---|---|"]
+    for key in ("all", *sorted(k for k in flagged.keys() | recalled.keys() if k not in ("all", *KINDS))):
+        lines.append(f"| {key} | {_ratio(*flagged[key])} | {_ratio(*recalled[key])} |")
+    for kind in KINDS:
+        lines.append(f"| kind: {kind} | | {_ratio(*recalled[kind])} |")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--misses", action="store_true", help="list the tuning part's misses and false alarms")
+    args = parser.parse_args(argv)
+    rows = load()
+    found = verdicts(rows)
+    for part in ("tune", "held-out"):
+        mine = [(row, verdict) for row, verdict in zip(rows, found, strict=True) if row["part"] == part]
+        if not any(row["label"] is not None for row, _ in mine):
+            print(f"\n{part}: not labelled yet")
+            continue
+        sessions = len({row["session"] for row, _ in mine})
+        print(f"\n{part}: {len(mine)} prompts from {sessions} sessions")
+        print("\n".join(table([row for row, _ in mine], [verdict for _, verdict in mine])))
+    if args.misses:
+        for row, verdict in zip(rows, found, strict=True):
+            if row["part"] == "tune" and (row["label"] is not None) != (verdict is not None):
+                said = " ".join(row["agent_said"].split())[-160:]
+                print(
+                    f"\n{row['id']} label={row['label']} got={verdict} before={row['before']}\n  A: {said}\n  U: {' '.join(row['text'].split())[:300]}"
+                )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

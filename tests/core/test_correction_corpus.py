@@ -1,0 +1,58 @@
+"""The real-prompt correction corpus (issue 30): well formed, split by session, and the figures
+docs/rules.md publishes are the ones ``scripts/correction_figures.py`` measures."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "scripts"))
+
+import correction_figures  # noqa: E402
+
+KINDS = {None, *correction_figures.KINDS}
+FIELDS = {
+    "id", "source", "session", "n", "text", "agent_said", "before", "refused", "interrupted", "earlier", "language", "part", "label",
+}  # fmt: skip
+
+
+def test_the_corpus_is_large_enough_labelled_and_split_by_session() -> None:
+    rows = correction_figures.load()
+    assert len(rows) >= 400 and len({row["session"] for row in rows}) >= 20
+    ids = {row["id"] for row in rows}
+    assert len(ids) == len(rows)
+    for row in rows:
+        assert set(row) == FIELDS, row["id"]
+        assert row["label"] in KINDS and row["part"] in ("tune", "held-out")
+        assert row["before"] in (None, "ok", "error", "aborted", "feedback")
+        assert set(row["earlier"]) <= ids
+        assert "sk-ant-" not in row["text"] and "AKIA" not in row["text"]
+    parts = {row["session"]: row["part"] for row in rows}
+    assert all(parts[row["session"]] == row["part"] for row in rows), "a session is in both parts"
+    assert sum(row["label"] is not None for row in rows if row["part"] == "held-out") >= 50
+
+
+def test_docs_publish_what_the_script_measures() -> None:
+    rows = correction_figures.load()
+    found = correction_figures.verdicts(rows)
+    published = (REPO / "docs" / "rules.md").read_text("utf-8").split("<!-- correction-context-figures -->", 1)[1]
+    for part in ("tune", "held-out"):
+        mine = [(row, verdict) for row, verdict in zip(rows, found, strict=True) if row["part"] == part]
+        table = correction_figures.table([row for row, _ in mine], [verdict for _, verdict in mine])
+        precision, recall = (cell.strip() for cell in table[2].strip("|").split("|")[1:3])  # the "all" row
+        line = next(line for line in published.splitlines() if line.startswith(f"| {part} |"))
+        assert f"| {precision} | {recall} |" in line, (part, precision, recall, line)
+
+
+def test_the_script_prints_both_parts() -> None:
+    from contextlib import redirect_stdout
+    from io import StringIO
+
+    out = StringIO()
+    with redirect_stdout(out):
+        assert correction_figures.main([]) == 0
+    printed = out.getvalue()
+    assert re.search(r"held-out: \d+ prompts from \d+ sessions", printed)
+    assert "| kind: interrupt |" in printed
