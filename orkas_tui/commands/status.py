@@ -8,6 +8,7 @@ import sys
 from orkas_tui.commands.io import CliError, add_json, add_now, add_workspace, now_arg, open_workspace, write_json
 from orkas_tui.commands.status_json import write_status
 from orkas_tui.core.observe.skill_metrics import NO_USE
+from orkas_tui.core.read.not_read import read_not_read
 from orkas_tui.core.read.timefmt import format_ts
 from orkas_tui.core.read.workspace import Area
 from orkas_tui.core.reflect.queue import last_cycle_at, plan_for
@@ -85,6 +86,7 @@ def workspace_status(
         use = scan.skill_use()
         skills = [with_use(row, use.get(row["slug"], NO_USE)) for row in blank]
         row = compose_status(paths, notes, scan.status_fields(recent, in_order), skills, list(problems), last, survey.skipped)
+        row["not_read"] = read_not_read(paths)  # what imports could not read: unknown kinds, malformed lines
         if (decision := plan.decision(paths.id)) is not None:  # every agent is planned
             row["queue"] = decision.to_json()
         rows.append(row)
@@ -131,6 +133,15 @@ def render_status(doc: dict, recent: int | None) -> str:
         if agent["malformed_lines"]:
             heading.append(f"{agent['malformed_lines']} malformed lines skipped")
         out += ["", f"== {title}: " + ", ".join(heading)]
+        unread = agent.get("not_read") or {}
+        if unread.get("records"):
+            kinds = sorted(unread["kinds"].items())
+            first = kinds[0][1]["first"]
+            out.append(
+                f"not read: {unread['records']} imported records of unknown kinds, "
+                + ", ".join(f"{kind} ({entry['count']})" for kind, entry in kinds)
+                + (f"; the first {kinds[0][0]}: {first}" if first else "")
+            )
         if "queue" in agent:
             out.append("queue: " + queue_phrase(agent["queue"]))
         shown = turns if recent is None else turns[:recent]

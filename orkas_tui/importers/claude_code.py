@@ -16,6 +16,9 @@ import os
 import re
 from pathlib import Path
 
+import orjson
+
+from orkas_tui.core.disk.confine import open_regular
 from orkas_tui.importers import tools
 from orkas_tui.importers.writer import ConversationWriter
 
@@ -69,6 +72,9 @@ SYSTEM_IGNORED = frozenset(
         "model_refusal_fallback",
     }
 )
+SYNTHETIC = "<synthetic>"  # the model name of text Claude Code writes itself
+SESSION_BYTES = 64 * 1024  # an older subagent file's first records name its session
+SESSION_LINES = 20
 # Claude Code's own helper agents: the compaction summariser and prompt suggestions do no work on the user's task
 HELPER_AGENTS = ("agent-acompact", "agent-aprompt_suggestion")
 
@@ -82,10 +88,34 @@ def config_dir(home: Path) -> Path:
 
 
 def conversation_id(path: Path) -> str:
-    """``claude-<session>``; a subagent file is ``claude-<session>-<agent>``."""
-    if path.parent.name == "subagents":
-        return f"claude-{path.parent.parent.name}-{path.stem}"
+    """``claude-<session>``; a subagent file is ``claude-<session>-<agent>``, the link its parent's results point at."""
+    if is_subagent(path):
+        return f"claude-{session_of(path)}-{path.stem}"
     return f"claude-{path.stem}"
+
+
+def session_of(path: Path) -> str:
+    """The session a file belongs to: its own name, the folder of ``<session>/subagents/``, or, for an older
+    ``agent-<id>.jsonl`` beside the sessions, the ``sessionId`` its records carry (else its project folder's
+    name, so two projects' ``agent-<same id>`` never merge)."""
+    if path.parent.name == "subagents":
+        return path.parent.parent.name
+    if not path.stem.startswith("agent-"):
+        return path.stem
+    try:
+        with open_regular(path) as handle:
+            head = handle.read(SESSION_BYTES)
+    except OSError:
+        head = b""
+    for raw in head.splitlines()[:SESSION_LINES]:
+        try:
+            record = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            continue
+        session = record.get("sessionId") if isinstance(record, dict) else None
+        if isinstance(session, str) and session:
+            return session
+    return path.parent.name
 
 
 def is_subagent(path: Path) -> bool:
@@ -106,7 +136,7 @@ class Parser:
         self.w = writer
         self.subagent = is_subagent(path)
         self.helper = path.stem.startswith(HELPER_AGENTS)
-        self.session = path.parent.parent.name if path.parent.name == "subagents" else path.stem
+        self.session = session_of(path)
         writer.state.setdefault("command", None)
         writer.state.setdefault("notified", None)
 
@@ -235,6 +265,9 @@ class Parser:
                 code if isinstance(code, str) else None,
             )
             return
+        if not self.w.open and _synthetic(record, blocks):
+            self.w.skip("Claude Code's own reply after an interrupt (<synthetic>)")  # no agent work: it opens no turn
+            return
         if self.w.open:
             self.w.recover()
         self.w.assistant(ts, text)
@@ -269,6 +302,17 @@ class Parser:
             self.w.tool_error(ts, call_id, _strip_tags(text) or f"{name or 'tool'} failed", exit_code=tools.exit_code(text))
             if name == "Skill":  # the skill was loaded and its own content failed: it was used, and failed
                 self.w.read_skills(ts, call_id)
+
+
+def _synthetic(record: dict, blocks: list) -> bool:
+    """Text Claude Code writes itself, not the model (``model: "<synthetic>"``, no tool call): after an interrupt,
+    "No response requested."."""
+    message = record.get("message")
+    return (
+        isinstance(message, dict)
+        and message.get("model") == SYNTHETIC
+        and not any(isinstance(b, dict) and b.get("type") == "tool_use" for b in blocks)
+    )
 
 
 def _tag(text: str) -> str:

@@ -62,6 +62,14 @@ QUIET_EVENTS = frozenset(
     }
 )
 RECORDS_IGNORED = frozenset({"session_meta", "turn_context", "compacted"})
+# an output that says the call failed, whatever its exit code: Codex's own words (codex-rs, 0.40 to 0.72)
+FAILED = ("Script failed", "execution error:", "apply_patch verification failed")
+# the sandbox refused the command: ``failed in sandbox MacosSeatbelt with execution error: Denied { ... exit_code: 1 ...``,
+# or a sandboxed command's own "Operation not permitted" (seatbelt and landlock refuse with EPERM)
+SANDBOX_FAILED = "failed in sandbox"
+SANDBOX_DENIED = "Operation not permitted"
+EXIT_IN_TEXT = re.compile(r"\bexit[_ ]code:?\s*(-?\d+)", re.IGNORECASE)
+UNSANDBOXED = frozenset({"danger-full-access", "DangerFullAccess"})
 
 
 def default_sources(home: Path) -> list[Path]:
@@ -96,6 +104,8 @@ class Parser:
         payload = record.get("payload")
         ts = self.w.stamp(record.get("timestamp"))
         if kind in RECORDS_IGNORED:
+            if kind == "turn_context" and isinstance(payload, dict):
+                self.w.state["sandboxed"] = _sandboxed(payload.get("sandbox_policy"))
             cwd = payload.get("cwd") if isinstance(payload, dict) else None
             if isinstance(cwd, str) and cwd and not self.w.open:
                 self.w.state["cwd"] = cwd
@@ -150,6 +160,12 @@ class Parser:
         if item in ("error", "stream_error"):
             self._fail(payload, item)
             return True
+        if item == "exec_command_end":  # a failed exit, for an output that does not say it (kept until that output)
+            code = payload.get("exit_code")
+            if isinstance(code, int) and not isinstance(code, bool) and code and isinstance(call := payload.get("call_id"), str):
+                self.w.state.setdefault("exits", {})[call] = code
+            self.w.skip("event_msg/exec_command_end")
+            return True
         if item in QUIET_EVENTS:
             self.w.skip(f"event_msg/{item}")
             return True
@@ -179,20 +195,32 @@ class Parser:
     def _output(self, payload: dict, ts: str | None) -> None:
         call_id = str(payload.get("call_id") or "?")
         text, code = _output(payload.get("output"))
+        ended = self.w.state.get("exits", {}).pop(call_id, None)
+        code = ended if code is None else code
         _name, command = self.w.call_info(call_id)
         lowered = text.lower()
         if "rejected by user" in lowered or "declined by user" in lowered:
             self.w.tool_error(ts, call_id, "rejected by the user", rejected=True)
         elif "aborted by user" in lowered:
             self.w.tool_interrupted(ts, call_id)
-        elif text.startswith("Script failed"):
-            self.w.tool_error(ts, call_id, text.strip())
+        elif text.startswith(SANDBOX_FAILED) or (code and self.w.state.get("sandboxed") and SANDBOX_DENIED in text):
+            found = EXIT_IN_TEXT.search(text) if code is None else None
+            self.w.tool_error(ts, call_id, text.strip(), int(found.group(1)) if found else code, kind="sandbox_error")
+        elif text.startswith(FAILED):
+            self.w.tool_error(ts, call_id, text.strip(), code or None)
         elif code in (None, 0) or tools.no_match(command, code, text):
             self.w.tool_ok(ts, call_id, text)
         else:
             self.w.tool_error(
                 ts, call_id, f"exit code {code}: {text.strip()}" if text.strip() else f"exit code {code}", exit_code=code
             )
+
+
+def _sandboxed(policy: object) -> bool:
+    """A ``turn_context``'s ``sandbox_policy`` (``{"type": "workspace-write"}``, or older ``{"mode": ...}``) confines commands."""
+    if isinstance(policy, dict):
+        policy = policy.get("type", policy.get("mode"))
+    return isinstance(policy, str) and policy not in UNSANDBOXED
 
 
 def _arguments(raw: object) -> dict:

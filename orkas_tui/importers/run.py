@@ -32,8 +32,8 @@ from orkas_tui.core.observe.transient import TransientRule
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.workspace import AgentPaths
 from orkas_tui.core.summary.scan import settle_marks
-from orkas_tui.importers import claude_code, codex
-from orkas_tui.importers.repeats import ImportedRecords, SessionRecords, uuids_before
+from orkas_tui.importers import claude_code, codex, not_read
+from orkas_tui.importers.repeats import ImportedRecords, SessionRecords, keys_before
 from orkas_tui.importers.skills import mark_used
 from orkas_tui.importers.writer import ConversationWriter, ImportStats, new_state
 
@@ -165,6 +165,10 @@ def import_files(
                 progress(done, len(files))
     if stats.last_read:
         stats.problems += mark_used(paths, settings, stats.last_read)
+    try:
+        not_read.record(paths, stats)
+    except OSError as exc:
+        stats.problems.append(f"{paths.private / not_read.FILE}: cannot be written ({exc.strerror or exc})")
     return stats
 
 
@@ -273,8 +277,8 @@ def _import_locked(
     writer = ConversationWriter(conv_path, record["parser"], context.rule, module.NAME, stats, context.matcher, context.index)
     checker = None
     if module is claude_code and not claude_code.is_subagent(path):  # a resumed session repeats records: skip them
-        own = record["uuids"] if "uuids" in record else uuids_before(path, record["offset"])
-        checker = SessionRecords(context.imported, own, from_start=not record["offset"])
+        own = record["records"] if "records" in record else keys_before(path, record["offset"])
+        checker = SessionRecords(context.imported, conv, own, from_start=not record["offset"])
     parser = module.Parser(writer, path)
     with open(path, "rb") as handle:
         handle.seek(record["offset"])
@@ -305,6 +309,9 @@ def _import_locked(
             continue
         if not known:
             stats.unknown[_label(value)] += 1
+        if len(stats.examples) < len(stats.unknown):  # a kind first met here (a record's, or one of its blocks')
+            for kind in stats.unknown.keys() - stats.examples.keys():
+                stats.examples[kind] = not_read.example(str(path), raw)
     if writer.open and (parser.complete or quiet):
         writer.end_turn(writer.state["last_ts"])
     if writer.open:
@@ -312,7 +319,8 @@ def _import_locked(
     record["offset"] += end
     record["source"] = str(path)
     if checker is not None:
-        record["uuids"] = checker.done()
+        record["records"] = checker.done()
+        record.pop("uuids", None)  # what older versions kept: the bare uuids
     grew, new = bool(writer.lines), not record["conv_bytes"]
     record["conv_bytes"] = writer.flush()
     if record != saved:

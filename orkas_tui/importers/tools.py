@@ -13,6 +13,7 @@ HEADER_CHARS = 400
 SKILL_FILE = re.compile(r"([^\s'\"/\\]+)[/\\]SKILL\.md\b")
 WRITE_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "apply_patch"})
 SEARCH_COMMANDS = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack"})
+POWERSHELL = frozenset({"powershell", "powershell.exe", "pwsh", "pwsh.exe"})
 REJECTED = ("The user doesn't want to proceed with this tool use", "Permission for this tool use was denied")
 NOT_FEEDBACK = ("The user wants to clarify these questions",)
 FEEDBACK_MARK = "the user said:"
@@ -34,8 +35,19 @@ def no_match(command: object, code: int | None, output: str) -> bool:
     words = command if isinstance(command, list) else _split(command)
     if len(words) >= 3 and words[0] in ("bash", "sh", "zsh") and words[1] in ("-lc", "-c"):
         words = _split(words[2])
-    body = re.sub(r"^(?:Exit code:?|Process exited with code)\s*1\s*", "", output or "").strip()
-    return bool(words) and words[0] in SEARCH_COMMANDS and not body
+    elif words and words[0] in POWERSHELL:  # ``powershell.exe -NoProfile -Command "rg ..."`` (Codex on Windows)
+        flags = [i for i, word in enumerate(words[:-1]) if isinstance(word, str) and word.lower() in ("-command", "-c")]
+        words = _split(words[flags[0] + 1]) if flags else []
+    return bool(words) and words[0] in SEARCH_COMMANDS and not _body(output or "").strip()
+
+
+def _body(output: str) -> str:
+    """What the command printed: after the ``Output:`` line of a header (``Exit code: 1\\nWall time: ...``,
+    Codex 0.70 and later), else after a leading ``Exit code 1``."""
+    head, found, rest = output.partition("\nOutput:")
+    if found and EXIT_CODE.search(head[:HEADER_CHARS]):
+        return rest
+    return re.sub(r"^(?:Exit code:?|Process exited with code)\s*1\s*", "", output)
 
 
 def _split(command: object) -> list[str]:

@@ -79,6 +79,7 @@ class ImportStats:
     malformed: int = 0
     skipped: Counter = field(default_factory=Counter)
     unknown: Counter = field(default_factory=Counter)
+    examples: dict[str, str] = field(default_factory=dict)  # the first record of each unknown kind
     last_read: dict[str, str] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     running: list[str] = field(default_factory=list)
@@ -103,6 +104,9 @@ class ImportStats:
             if key == "last_read":
                 for slug, ts in value.items():
                     self.read_at(slug, ts)
+            elif key == "examples":
+                for kind, text in value.items():
+                    self.examples.setdefault(kind, text)
             elif key != "running":
                 setattr(self, key, getattr(self, key) + value)
         self.running = list(other.running)
@@ -235,8 +239,8 @@ class ConversationWriter:
         """A call the person stopped: recorded as a failed result that teaches nothing."""
         self.tool_error(ts, call_id, "interrupted by the user", interrupted=True)
 
-    def tool_error(self, ts: str | None, call_id: str, message: str, exit_code: int | None = None, **facts: bool) -> None:
-        """A failed result and what the transcript says of it (``rejected``, ``interrupted``, ``collateral``)."""
+    def tool_error(self, ts: str | None, call_id: str, message: str, exit_code: int | None = None, **facts: bool | str) -> None:
+        """A failed result and what the transcript says of it (``rejected``, ``interrupted``, ``collateral``, an error ``kind``)."""
         self.ensure_turn(ts)
         fields: dict[str, object] = {"id": call_id, "ok": False, "error": self._cut(message)}
         if exit_code is not None:

@@ -481,6 +481,9 @@ class OrkasApp(App[None]):
         header.append(f"\n{len(view.turns)} turns · {triggering} triggering · {len(view.skills)} skills", style="dim")
         if view.malformed:
             header.append(f" · ⚠ {view.malformed} malformed lines skipped", style="yellow")
+        if unread := view.not_read.get("records"):  # records of kinds the importers do not know: never read as work
+            kinds = sorted(view.not_read["kinds"])
+            header.append(f" · ⚠ {unread} imported records not read ({', '.join(kinds)})", style="yellow")
         self.query_one("#agent-header", Static).update(header)
         if areas & {Area.CONVERSATIONS, Area.SELF}:  # the profile note names the known weaknesses
             self.query_one(TurnsPane).show(view, self.settings, now)

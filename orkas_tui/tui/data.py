@@ -15,6 +15,7 @@ from datetime import datetime
 
 from orkas_tui.core.observe.skill_metrics import SkillMetrics
 from orkas_tui.core.read.events import decode_system_line
+from orkas_tui.core.read.not_read import read_not_read
 from orkas_tui.core.read.tail import JsonlTail
 from orkas_tui.core.read.workspace import AGENT_AREAS, AgentMeta, AgentPaths, Area, Workspace, read_agent_meta
 from orkas_tui.core.reflect.queue import QueuePlan, Standing, last_cycle_at, plan_for
@@ -52,6 +53,7 @@ class AgentView:
     export_fix: str = ""  # how a person resolves one (the agent's export link)
     areas: frozenset[Area] = field(default_factory=frozenset)
     touched: frozenset[tuple[str, int]] | None = None  # (conversation, seq) of the turns this load changed; None: any
+    not_read: dict = field(default_factory=dict)  # what imports could not read (core/read/not_read.py)
 
     @property
     def name(self) -> str:
@@ -78,6 +80,7 @@ class AgentData:
         self._hand_edited: dict[str, str] = {}
         self._export_fix = ""
         self._hook_log: list[tuple[int, dict]] = []
+        self._not_read: dict = {}
 
     @property
     def id(self) -> str:
@@ -109,6 +112,7 @@ class AgentData:
             self._proposals = list_proposals(self.paths)
             self._changes = list_changes(self.paths)
             self._hook_log = read_log(self.paths.private)
+            self._not_read = read_not_read(self.paths)
         if areas & {Area.SKILLS, Area.PRIVATE}:  # an export, or a skill changed since: read where it was exported
             link = self.workspace.settings.agents.get(self.id)
             self._hand_edited = hand_edited(self.paths, link, self._skills) if link else {}
@@ -132,6 +136,7 @@ class AgentData:
             export_fix=self._export_fix,
             areas=areas,
             touched=touched,
+            not_read=dict(self._not_read),
         )
 
 

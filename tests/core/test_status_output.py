@@ -14,6 +14,7 @@ from orkas_tui.cli import main
 from orkas_tui.commands.status import RECENT_TURNS, render_status
 from orkas_tui.core.observe.signals import score_turn
 from orkas_tui.core.observe.skill_metrics import SkillMetrics, skill_metrics
+from orkas_tui.core.read.not_read import read_not_read
 from orkas_tui.core.read.timefmt import format_ts, parse_ts
 from orkas_tui.core.read.workspace import AgentPaths, Workspace, write_state
 from orkas_tui.core.reflect.queue import workspace_queue
@@ -64,7 +65,7 @@ def reference(ws: Path) -> str:
         doc = compose_status(
             scan.paths, SelfNotes(scan.paths, scan.settings), fields, rows, problems, last_reflection(scan.paths)
         )
-        agents.append({**doc, "queue": plan.decision(scan.id).to_json()})
+        agents.append({**doc, "not_read": read_not_read(scan.paths), "queue": plan.decision(scan.id).to_json()})
     doc = {
         "workspace": str(workspace.root),
         "now": NOW,

@@ -10,6 +10,15 @@ from orkas_tui.core.read.workspace import AgentPaths, Workspace
 from scripts.error_corpus import unpack
 
 BIG_SESSION = "claude-code/marot-spotter__8463c716/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl"
+# the samples of shared/samples (other tests' figures were counted on these); the rest test the importers' formats
+SHARED = {
+    "claude-code": [
+        "claude-code/marot-spotter__short.jsonl",
+        "claude-code/marot-spotter__tool_heavy.jsonl",
+        "claude-code/marot-spotter__8463c716",
+    ],
+    "codex": ["codex/AcidicSoil-codex-session-view__rollout-2025-11-17T15-30-28-019a93b9.jsonl"],
+}
 
 
 @pytest.fixture(scope="session")

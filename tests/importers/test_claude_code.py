@@ -166,10 +166,12 @@ def test_subagent_file_is_its_own_delegated_conversation(tmp_path, workspace, ag
     write_lines(tmp_path / "agent-b2.jsonl", sub)  # older versions kept subagents beside the sessions
     import_files(agent, workspace.settings, "claude-code", discover("claude-code", [tmp_path]), settle=0)
     got, _ = turns(agent, workspace)
-    assert sorted((t.conversation, t.status, t.tool_calls, t.correction) for t in got) == [
-        ("claude-agent-b2", "ok", 1, None),
-        ("claude-sess9-agent-a1", "ok", 1, None),
-    ]
+    assert sorted((t.conversation, t.status, t.tool_calls, t.correction) for t in got) == sorted(
+        [
+            (f"claude-{tmp_path.name}-agent-b2", "ok", 1, None),  # no sessionId in these lines: the project folder
+            ("claude-sess9-agent-a1", "ok", 1, None),
+        ]
+    )
     assert b'"type":"user"' not in (agent.conversations / "claude-sess9-agent-a1.jsonl").read_bytes()
 
 

@@ -44,11 +44,13 @@ def test_import_json_counts_and_second_run_adds_nothing(samples, workspace, caps
     first = json.loads(capsys.readouterr().out)
     assert (first["files"], first["tool_calls"], first["transient_errors"]) == (
         len(files),
-        sum(t["calls"] for t in threads),
+        len(set().union(*(t["call_ids"] for t in threads))),  # a resumed file's copied calls count once
         sum(t["excused"] for t in threads),
     )
-    assert (first["turns"], first["interrupts"]) == (6, 3)  # 1 + 2 typed prompts in the small samples, the big one's prompt
-    # and its task notification, one delegated subagent task; one interrupt in short, two in tool_heavy
+    assert (first["turns"], first["interrupts"]) == (10, 5)  # 1 + 2 typed prompts in the small samples, the big one's prompt
+    # and its task notification, one delegated subagent task; one interrupt in short, two in tool_heavy; the resumed
+    # pair's two prompts (its first one once, though both files hold it) and its one interrupt; the interrupted
+    # session's prompt, the prompt after its interrupt, and that interrupt
     assert main(args) == 0
     second = json.loads(capsys.readouterr().out)
     assert (second["lines"], second["turns"]) == (0, 0)

@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 
 import orjson
+import pytest
 
 from orkas_tui.cli import main
 from orkas_tui.importers.run import import_files
@@ -96,12 +97,16 @@ def test_a_resumed_file_that_grows_adds_its_new_records_once(tmp_path, samples, 
     assert len(call_ids(agent, ORIGINAL)) + len(call_ids(agent, RESUMED)) == len(calls(old + later + more))
 
 
-def test_a_session_imported_before_states_kept_uuids_is_still_known(tmp_path, samples, workspace, agent):
+@pytest.mark.parametrize("kept", [None, "uuids"], ids=["nothing", "bare-uuids"])
+def test_a_session_imported_before_states_kept_its_records_is_still_known(tmp_path, samples, workspace, agent, kept):
+    """A state saved before states kept record keys: nothing (the oldest), or the bare uuids of the version before."""
     original, resumed, old, later = history(samples, tmp_path / "src")
     import_files(agent, workspace.settings, "claude-code", [original], settle=0)
     state_path = agent.private / "imports" / f"claude-{ORIGINAL}.json"
     state = orjson.loads(state_path.read_bytes())
-    del state["uuids"]
+    del state["records"]
+    if kept:
+        state[kept] = [r["uuid"] for r in old if "uuid" in r]
     state_path.write_bytes(orjson.dumps(state))
     stats = import_files(agent, workspace.settings, "claude-code", [original, resumed], settle=0)
     assert stats.repeated == messages(old)

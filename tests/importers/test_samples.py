@@ -34,6 +34,7 @@ CLAUDE_THREADS = [
     BIG_SESSION,
     BIG_SESSION.replace(".jsonl", "/subagents/agent-a7be2f0.jsonl"),
 ]
+MAROT = ("marot-spotter__short.jsonl", "marot-spotter__tool_heavy.jsonl", "marot-spotter__8463c716")
 CODEX = "codex/AcidicSoil-codex-session-view__rollout-2025-11-17T15-30-28-019a93b9.jsonl"
 NOT_THE_TOOLS_FAULT = (
     "Sibling tool call errored",
@@ -151,7 +152,7 @@ def test_hand_counted_samples(samples, workspace, agent, name):
 
 
 def test_codex_sample_scores_as_observed(samples, workspace, agent):
-    import_files(agent, workspace.settings, "codex", discover("codex", [samples / "codex"]), settle=0)
+    import_files(agent, workspace.settings, "codex", [samples / CODEX], settle=0)
     scan = AgentScan(agent, workspace.settings)
     scan.refresh()
     (row,) = scan.newest_turns()
@@ -162,14 +163,16 @@ def test_codex_sample_scores_as_observed(samples, workspace, agent):
 
 def test_aborted_claude_turns_do_not_trigger(samples, workspace, agent):
     """One aborted turn per interrupt the user typed (a user record whose own text is the interrupt marker)."""
-    files = discover("claude-code", [samples / "claude-code"])
-    interrupts = sum(
-        1
-        for path in files
-        for r in records(path)
-        if r.get("type") == "user"
-        and not r.get("isSidechain")
-        and any(b.get("type") == "text" and b["text"].startswith("[Request interrupted by user") for b in blocks(r))
+    files = discover("claude-code", [samples / "claude-code" / name for name in MAROT])
+    interrupts = len(  # a resumed file's copy of an interrupt (same uuid) is the same interrupt
+        {
+            r["uuid"]
+            for path in files
+            for r in records(path)
+            if r.get("type") == "user"
+            and not r.get("isSidechain")
+            and any(b.get("type") == "text" and b["text"].startswith("[Request interrupted by user") for b in blocks(r))
+        }
     )
     import_files(agent, workspace.settings, "claude-code", files, settle=0)
     scan = AgentScan(agent, workspace.settings)

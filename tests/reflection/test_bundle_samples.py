@@ -13,14 +13,24 @@ from orkas_tui.core.reflect.bundle import build_bundle
 from orkas_tui.core.reflect.evidence import one_line
 from orkas_tui.core.reflect.tokens import count_tokens
 from orkas_tui.core.summary.scan import AgentScan
-from tests.importers.conftest import samples  # noqa: F401  (the fixture)
+from tests.importers.conftest import SHARED, samples  # noqa: F401  (the fixture)
 from tests.reflection.conftest import NOW
 from tests.reflection.shapes import build_agent
 
 
 def _import(samples, root, capsys) -> None:  # noqa: F811
-    for kind, folder in (("claude-code", "claude-code"), ("codex", "codex")):
-        args = ["import", kind, str(samples / folder), "--agent", "cc", "--workspace", str(root), "--settle", "0"]
+    for kind, names in SHARED.items():  # the samples of shared/samples, which the figures below were counted on
+        args = [
+            "import",
+            kind,
+            *(str(samples / name) for name in names),
+            "--agent",
+            "cc",
+            "--workspace",
+            str(root),
+            "--settle",
+            "0",
+        ]
         assert main(args) == 0
     capsys.readouterr()
 

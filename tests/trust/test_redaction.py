@@ -24,7 +24,7 @@ from orkas_tui.core.store.redact import MARK, Redactor
 from orkas_tui.core.store.skills import SkillStore
 from orkas_tui.core.summary.scan import AgentScan
 from orkas_tui.importers.run import discover, import_files
-from tests.importers.conftest import samples  # noqa: F401 - the vendored samples, unpacked once
+from tests.importers.conftest import SHARED, samples  # noqa: F401 - the vendored samples, unpacked once
 from tests.reflection.conftest import NOW, add_events, add_turn, configure, set_reflected, ts
 from tests.trust.conftest import cli
 
@@ -190,7 +190,8 @@ def test_false_positives_on_the_real_samples_are_the_named_ones(tmp_path: Path, 
     for agent in ("cc", "cx"):
         (tmp_path / "agents" / agent).mkdir(parents=True)
     for fmt, agent in (("claude-code", "cc"), ("codex", "cx")):
-        import_files(workspace.agent(agent), workspace.settings, fmt, discover(fmt, [samples / fmt]), settle=0)
+        sources = discover(fmt, [samples / name for name in SHARED[fmt]])  # the samples of shared/samples
+        import_files(workspace.agent(agent), workspace.settings, fmt, sources, settle=0)
     redact = Redactor(Settings().bundle.redact_patterns)
     found, texts = [], 0
     for agent in ("cc", "cx"):

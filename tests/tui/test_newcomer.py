@@ -49,7 +49,9 @@ def _new_workspace(tmp_path: Path) -> Path:
 
 
 def _import(samples_dir: Path, root: Path) -> None:
-    code = cli.main(["import", "claude-code", str(samples_dir / "claude-code"), "--agent", "claude", "--workspace", str(root)])
+    """The marot-spotter sessions (the screens were drawn with those; the other samples test the importer)."""
+    sessions = [str(path) for path in sorted((samples_dir / "claude-code").glob("marot-spotter__*"))]
+    code = cli.main(["import", "claude-code", *sessions, "--agent", "claude", "--workspace", str(root)])
     assert code == 0
 
 

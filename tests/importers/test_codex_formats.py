@@ -1,0 +1,118 @@
+"""Codex's output formats on real rollouts of several CLI versions (tests/data/samples/codex, README).
+
+Each expectation is read from the rollout itself with a few lines of plain JSON reading
+here, not with the importer's code: what the call's output says (its exit code, Codex's
+own failure words), against what the importer wrote.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import orjson
+import pytest
+
+from orkas_tui.core.observe.transient import TransientRule
+from orkas_tui.core.observe.turns import tool_failure
+from orkas_tui.core.read.events import decode_line
+from orkas_tui.importers.run import import_files
+
+FORMATS = "codex/formats"
+PROMETHEUS = (
+    f"{FORMATS}/Prometheus-AGS-prometheus-parking-lot-rs__rollout-2025-12-06T15-11-37-019af581.jsonl"  # 0.2.0-alpha.2 build
+)
+MOONMIND = f"{FORMATS}/MoonLadderStudios-MoonMind__rollout-2025-11-12T17-48-11-019a7ae6.jsonl"  # 0.57.0
+NEURO = f"{FORMATS}/Python-AI-Solutions-agentic-neurodata-conversion__rollout-2025-09-26T17-01-04-019985ca.jsonl"  # 0.40.0
+USEREQ = f"{FORMATS}/Ogekuri-useReq__rollout-2025-12-15T12-00-35-019b21ab.jsonl"  # 0.72.0
+ACIDIC = "codex/AcidicSoil-codex-session-view__rollout-2025-11-17T15-30-28-019a93b9.jsonl"  # 0.58.0
+ALL = [NEURO, MOONMIND, ACIDIC, PROMETHEUS, USEREQ]
+HEADER = re.compile(r"^(?:Exit code:|Process exited with code)\s*(-?\d+)", re.MULTILINE)
+FAILURE_WORDS = ("apply_patch verification failed", "execution error:", "failed in sandbox", "exec command rejected by user")
+
+
+def outputs(path: Path) -> dict[str, tuple[int | None, str, str]]:
+    """Each call's (exit code, output text, command) as the rollout writes them."""
+    commands, found = {}, {}
+    for line in path.read_text().splitlines():
+        payload = json.loads(line).get("payload") or {}
+        kind = payload.get("type")
+        if kind in ("function_call", "custom_tool_call"):
+            commands[payload["call_id"]] = payload.get("arguments") or payload.get("input") or ""
+        elif kind in ("function_call_output", "custom_tool_call_output") and isinstance(payload.get("output"), str):
+            text, code = payload["output"], None
+            if text.startswith("{"):
+                value = json.loads(text)
+                text, code = value.get("output") or "", (value.get("metadata") or {}).get("exit_code")
+            else:
+                head = HEADER.search(text.split("\nOutput:", 1)[0])
+                code = int(head.group(1)) if head else None
+            found[payload["call_id"]] = (code, text, commands.get(payload["call_id"], ""))
+    return found
+
+
+def no_match(code: int | None, text: str, command: str) -> bool:
+    """``rg``/``grep`` exit 1 that printed nothing (after the ``Output:`` line of the newer header)."""
+    body = text.split("\nOutput:", 1)[1] if "\nOutput:" in text else text
+    return code == 1 and re.search(r'"(?:bash\",\"-lc\",\")?(?:rg|grep) ', command) is not None and not body.strip()
+
+
+def results(agent) -> dict[str, dict]:
+    found = {}
+    for conv in agent.conversations.glob("*.jsonl"):
+        for line in conv.read_bytes().splitlines():
+            event = orjson.loads(line)
+            if event["type"] == "tool_result":
+                found[event["id"]] = event
+    return found
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_every_failed_output_is_a_failure_in_every_format(samples, workspace, agent, name):
+    """A non-zero exit (JSON ``metadata.exit_code`` or the ``Exit code: N`` header) and an output in Codex's
+    failure words are failed results; a success or a search that found nothing is ok."""
+    source = outputs(samples / name)
+    import_files(agent, workspace.settings, "codex", [samples / name], settle=0)
+    written = results(agent)
+    failed = {
+        call
+        for call, (code, text, command) in source.items()
+        if (code not in (None, 0) and not no_match(code, text, command)) or text.startswith(FAILURE_WORDS)
+    }
+    assert failed, "each of these rollouts holds failures"
+    assert {call for call in failed if written[call]["ok"]} == set()
+    assert {call for call, event in written.items() if not event["ok"]} == failed
+
+
+def test_failures_without_an_exit_code_are_failures(samples, workspace, agent):
+    """0.57 and a 0.2.0-alpha build write a failed patch or a failed spawn as plain text, with no exit
+    code: 7 such outputs were imported as successes."""
+    import_files(agent, workspace.settings, "codex", [samples / PROMETHEUS, samples / MOONMIND], settle=0)
+    written = results(agent)
+    texts = {call: text for name in (PROMETHEUS, MOONMIND) for call, (_, text, _) in outputs(samples / name).items()}
+    words = {call for call, text in texts.items() if text.startswith(("apply_patch verification failed", "execution error:"))}
+    assert len(words) == 7
+    assert all(not written[call]["ok"] for call in words)
+
+
+def test_a_sandbox_denial_is_a_real_permission_error(samples, workspace, agent):
+    """Under ``workspace-write`` the macOS sandbox refuses with "Operation not permitted": a real error of
+    Codex's kind ``sandbox_error``, never a success, never transient."""
+    import_files(agent, workspace.settings, "codex", [samples / PROMETHEUS], settle=0)
+    denied = [e for e in results(agent).values() if "Operation not permitted" in (e.get("error") or "")]
+    assert len(denied) == 10
+    rule = TransientRule.from_settings(workspace.settings)
+    for event in denied:
+        assert event["ok"] is False and event["failure"]["kind"] == "sandbox_error"
+        verdict = tool_failure(rule, decode_line(orjson.dumps(event)))[2]
+        assert (verdict.transient, verdict.reason) == (False, "Codex error kind sandbox_error is real")
+
+
+def test_a_search_that_found_nothing_is_ok_in_the_newer_header(samples, workspace, agent):
+    """0.72 writes ``Exit code: 1\\nWall time: 0 seconds\\nOutput:\\n``: ``rg`` found nothing, no error."""
+    source = outputs(samples / USEREQ)
+    (call,) = [c for c, (code, text, command) in source.items() if no_match(code, text, command)]
+    stats = import_files(agent, workspace.settings, "codex", [samples / USEREQ], settle=0)
+    assert results(agent)[call]["ok"] is True
+    assert stats.real_errors == 1  # the one real failure left: ``python: command not found``
