@@ -9,7 +9,8 @@ conversation exactly as the observer sees it:
     orkas-tui --workspace /tmp/ws import claude-code <sessions> --settle 0 --no-skills
     python scripts/correction_corpus.py /tmp/ws/agents/claude-code/conversations --source NAME > part.jsonl
 
-Labels are added by hand afterwards (``label``, ``kind``; the rule is in docs/rules.md).
+Labels are added by hand afterwards (``label``: ``null`` or the kind, by the rule in
+docs/rules.md), with ``language``, ``agent`` and ``part`` (``tune`` or ``held-out``, by session).
 Slash commands are left out (they are commands, not prompts); every secret-looking
 string is replaced by the redaction mark, as the bundle does.
 """

@@ -56,7 +56,7 @@ def table(rows: list[dict], found: list[Verdict | None]) -> list[str]:
     recalled: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # kind or language -> [found, labelled]
     for row, verdict in zip(rows, found, strict=True):
         truth = row["label"] is not None
-        for key in ("all", row["language"]):
+        for key in ("all", row["language"], row["agent"]):
             if verdict is not None:
                 flagged[key][1] += 1
                 flagged[key][0] += truth
@@ -67,7 +67,7 @@ def table(rows: list[dict], found: list[Verdict | None]) -> list[str]:
             recalled[row["label"]][1] += 1
             recalled[row["label"]][0] += verdict is not None
     lines = ["| measure | precision | recall |", "|---|---|---|"]
-    for key in ("all", *sorted(k for k in flagged.keys() | recalled.keys() if k not in ("all", *KINDS))):
+    for key in ("all", *sorted(k for k in flagged.keys() | recalled.keys() if k not in ("all", *KINDS))):  # languages, agents
         lines.append(f"| {key} | {_ratio(*flagged[key])} | {_ratio(*recalled[key])} |")
     for kind in KINDS:
         lines.append(f"| kind: {kind} | | {_ratio(*recalled[kind])} |")

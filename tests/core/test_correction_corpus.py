@@ -15,7 +15,7 @@ import correction_figures  # noqa: E402
 
 KINDS = {None, *correction_figures.KINDS}
 FIELDS = {
-    "id", "source", "session", "n", "text", "agent_said", "before", "refused", "interrupted", "earlier", "language", "part", "label",
+    "id", "source", "agent", "session", "n", "text", "agent_said", "before", "refused", "interrupted", "earlier", "language", "part", "label",
 }  # fmt: skip
 
 
