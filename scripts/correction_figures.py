@@ -32,12 +32,7 @@ def context_of(row: dict, by_id: dict[str, dict]) -> Context:
     context = Context()
     for earlier in row["earlier"]:
         context.prompted(split_pasted(by_id[earlier]["text"])[0])
-    context.agent, context.before, context.refused, context.prompts = (
-        row["agent_said"],
-        row["before"],
-        row["refused"],
-        row["n"],
-    )
+    context.agent, context.before, context.prompts = row["agent_said"], row["before"], row["n"]
     return context
 
 

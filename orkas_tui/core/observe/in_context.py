@@ -25,9 +25,9 @@ VERSION = 1
 AGENT_TAIL = 600  # what the agent said last: the tail of its last message before the prompt
 TYPED_HEAD = 600  # a correction comes first; what follows is detail
 OPENING = 250  # a failure is reported in the opening words, or at the end of what was pasted
-TAIL = 400
-SHORT = 400
-PHRASED = 300  # the phrase list is read in short messages only: in longer ones its words describe  # past this many typed characters a message is a task, a spec or a relayed finding
+TAIL = 400  # the end of what was pasted, where a pasted error's last line says what failed
+SHORT = 400  # past this many typed characters a message is a task, a spec or a relayed finding
+PHRASED = 300  # the phrase list is read in short messages only: in longer ones its words describe
 EARLIER = 5  # earlier prompts kept to find one restated (a restatement comes soon after)
 
 
@@ -41,20 +41,19 @@ class Context:
     """What the observer knows of a conversation when it reads the next prompt. (A plain class: one
     per conversation, and a dataclass costs the warm start a millisecond to build.)"""
 
-    __slots__ = ("agent", "before", "earlier", "prompts", "refused")
+    __slots__ = ("agent", "before", "earlier", "prompts")
 
-    def __init__(self, agent: str = "", before: str | None = None, refused: bool = False, prompts: int = 0) -> None:
+    def __init__(self, agent: str = "", before: str | None = None, prompts: int = 0) -> None:
         self.agent = agent  # the tail of the agent's last message before the prompt
-        self.before = before  # how the turn before ended: None (first prompt), ok, error, aborted
-        self.refused = refused  # the turn before had a tool use the user refused
+        self.before = before  # how the turn before ended: None (first prompt), ok, error, aborted; feedback
         self.prompts = prompts  # typed prompts read so far in the conversation
         self.earlier: list[tuple[str, frozenset[str]]] = []  # their words, normalised, newest last
 
     def said(self, text: str) -> None:
         self.agent = text[-AGENT_TAIL:]
 
-    def ended(self, status: str, refused: bool) -> None:
-        self.before, self.refused = status, refused
+    def ended(self, status: str) -> None:
+        self.before = status
 
     def resumed(self, turns: int, before: str | None) -> None:
         """Read on from a restored summary: its turns stand for the prompts read (their words are not kept)."""

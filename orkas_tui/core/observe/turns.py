@@ -158,7 +158,6 @@ class ConversationObserver:
         self.edited_ids: set[str] = set()
         self.orphans = 0
         self.context = Context()  # what the next prompt is read against
-        self.refused = False  # the running turn had a tool use the user refused
         self.latest_ts: str | None = None
         self.latest_at: datetime | None = None
         self._index_seen: list | None = None
@@ -314,7 +313,6 @@ class ConversationObserver:
         self.turns.append(record)
         self.open = record
         self.tool_names = {}
-        self.refused = False
         return record
 
     def _shared_index(self, value: object) -> list[str]:
@@ -343,8 +341,6 @@ class ConversationObserver:
             _add_read(turn, args.get("name"))
 
     def _tool_error(self, turn: TurnRecord, event: Event) -> None:
-        if event.failure is not None and event.failure.rejected:
-            self.refused = True
         message, status, verdict = tool_failure(self.rule, event)
         call_id = event.id
         source = self.tool_names.get(call_id, "?") if isinstance(call_id, str) else "?"
@@ -360,7 +356,7 @@ class ConversationObserver:
             turn.errors.append(turn.end_error)
         if turn.turn in self.edited_ids:
             turn.edited = True
-        self.context.ended(turn.status, self.refused)
+        self.context.ended(turn.status)
         self.open = None
 
     def _mark_edited(self, turn_id: object) -> TurnRecord | None:
