@@ -48,6 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     uninstall.set_defaults(func=run_uninstall)
     status = actions.add_parser("status", help="what is installed where, and the last hook runs and problems")
     status.add_argument("--settings", metavar="PATH", help="claude-code: the settings.json (default: ~/.claude/settings.json)")
+    status.add_argument("--all", action="store_true", help=f"every run and problem the log holds, not the last {SHOWN}")
     add_workspace(status)
     add_json(status)
     status.set_defaults(func=run_status)
@@ -105,10 +106,11 @@ def run_uninstall(args: argparse.Namespace) -> int:
 
 def run_status(args: argparse.Namespace) -> int:
     root = _root(args)
-    tools = {fmt: _status(fmt, root, args.settings) for fmt in FORMATS}
-    problems = [e for _, e in read_log(root / ".orkas")][-SHOWN:]
+    shown = None if args.all else SHOWN
+    tools = {fmt: _status(fmt, root, args.settings, shown) for fmt in FORMATS}
+    problems = [e for _, e in read_log(root / ".orkas")]
     if args.json:
-        print_json({**tools, "workspace_problems": problems})
+        print_json({**tools, "workspace_problems": _last(problems, shown), "workspace_problems_total": len(problems)})
         return 0
     for fmt in FORMATS:
         item = tools[fmt]
@@ -123,14 +125,27 @@ def run_status(args: argparse.Namespace) -> int:
                     f"  run {entry.get('ts')}: {turns} turn{'' if turns == 1 else 's'}, "
                     f"{lines} line{'' if lines == 1 else 's'} from {entry.get('session')}"
                 )
+            _more("  ", len(item["last_runs"]), item["runs_total"], "runs")
             for entry in item["problems"]:
                 print(f"  ! {entry.get('ts')} {entry.get('type')}: {entry.get('message')}")
-    for entry in problems:
+            _more("  ", len(item["problems"]), item["problems_total"], "problems")
+    for entry in _last(problems, shown):
         print(f"! {entry.get('ts')} {entry.get('type')}: {entry.get('message')}")
+    _more("", min(len(problems), shown or len(problems)), len(problems), "problems")
     return 0
 
 
-def _status(fmt: str, root: Path, settings: str | None) -> dict:
+def _last(entries: list[dict], shown: int | None) -> list[dict]:
+    return entries if shown is None else entries[-shown:]
+
+
+def _more(indent: str, listed: int, total: int, what: str) -> None:
+    """Says a list is cut, and how to see it whole."""
+    if listed < total:
+        print(f"{indent}{listed} of {total} {what} listed (the newest); --all lists every one")
+
+
+def _status(fmt: str, root: Path, settings: str | None, shown: int | None) -> dict:
     if fmt == "claude-code":
         path = Path(claude_settings_path(settings))
         commands = claude_installed(path)
@@ -142,14 +157,18 @@ def _status(fmt: str, root: Path, settings: str | None) -> dict:
         commands = [" ".join(words)] if found else []
     agent, workspace = _option(words, "--agent") or fmt, Path(_option(words, "--workspace") or root)
     entries = [e for _, e in read_log(workspace / "agents" / agent / ".orkas")] if commands and AGENT_ID.match(agent) else []
+    runs = [e for e in entries if e.get("type") == "hook_imported"]
+    problems = [e for e in entries if e.get("type") != "hook_imported"]
     return {
         "file": str(path),
         "installed": bool(commands),
         "commands": commands,
         "agent": agent if commands else None,
         "workspace": str(workspace) if commands else None,
-        "last_runs": [e for e in entries if e.get("type") == "hook_imported"][-SHOWN:],
-        "problems": [e for e in entries if e.get("type") != "hook_imported"][-SHOWN:],
+        "last_runs": _last(runs, shown),
+        "runs_total": len(runs),
+        "problems": _last(problems, shown),
+        "problems_total": len(problems),
     }
 
 

@@ -295,6 +295,26 @@ def test_status_names_what_is_installed_and_the_last_runs(home: Path, samples: P
     assert "claude-code: installed in" in out and "empty input" in out and "codex: not installed" in out
 
 
+def test_status_says_when_it_cuts_a_list_and_all_shows_it_whole(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Seven problems: five listed, the cut named with the way to see them all (issue 33)."""
+    from orkas_tui.importers.hook_log import append_log
+
+    assert main(["hooks", "install", "claude-code", "--agent", "me"]) == 0
+    for n in range(7):
+        append_log(home / ".orkas" / "agents" / "me" / ".orkas", "problem", message=f"problem {n}")
+    capsys.readouterr()
+    assert main(["hooks", "status"]) == 0
+    out = capsys.readouterr().out
+    assert "problem 6" in out and "problem 1" not in out
+    assert "  5 of 7 problems listed (the newest); --all lists every one" in out
+    assert main(["hooks", "status", "--all"]) == 0
+    out = capsys.readouterr().out
+    assert all(f"problem {n}" in out for n in range(7)) and "--all lists" not in out
+    assert main(["hooks", "status", "--json"]) == 0
+    claude = json.loads(capsys.readouterr().out)["claude-code"]
+    assert (len(claude["problems"]), claude["problems_total"]) == (5, 7)
+
+
 # the hook
 
 
