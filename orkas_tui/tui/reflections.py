@@ -34,6 +34,7 @@ from orkas_tui.core.reflect.reflection import (
 )
 from orkas_tui.tui.screens.confirm import Choose
 from orkas_tui.tui.screens.text_view import TextView
+from orkas_tui.tui.widgets.proposals import ProposalsPane
 from orkas_tui.tui.widgets.queue import QueuePane
 
 if TYPE_CHECKING:
@@ -165,6 +166,8 @@ class Reflections:
         self.app.notify(
             f"{outcome.agent}: {outcome.message}", title="Reflection", severity="information" if good else "warning", timeout=10
         )
+        if outcome.proposal is not None:  # the new proposal is what a person wants to read next
+            self.app.query_one(ProposalsPane).follow(outcome.proposal)
         self.app.load({outcome.agent: {Area.PRIVATE, Area.STATE, Area.EVENTS, Area.SKILLS, Area.SELF}})
 
     def _busy(self) -> bool:

@@ -268,3 +268,35 @@ async def test_reflect_now_without_a_key_says_what_to_set(app_factory, demo_ws: 
         (note,) = [n for n in app._notifications if "not configured" in n.message]
         assert "$OPENAI_API_KEY is not set" in note.message and "orkas.toml" in note.message
         assert not isinstance(app.screen, Choose)
+
+
+async def test_after_a_reflection_the_cursor_is_on_the_new_proposal(app_factory, demo_ws: Path) -> None:
+    """The Proposals cursor left on an older proposal moves to the one the reflection wrote (issue 33)."""
+    paths = Workspace.open(demo_ws).agent("coder")
+    settings = Workspace.open(demo_ws).settings
+    for n in range(3):
+        create_proposal(paths, settings, f"older {n}", [{"op": "update_self", "note": "profile", "content": f"x{n}\n"}], NOW, {})
+    answer = {
+        "summary": "Use pnpm everywhere",
+        "operations": [{"op": "update_self", "note": "strategies", "content": "- Use pnpm.\n"}],
+    }
+    with ModelServer([reply(answer)]) as server:
+        (demo_ws / "orkas.toml").write_text(f'[model]\nname = "openai/test-model"\napi_base = "{server.url}"\n')
+        app = app_factory()
+        async with app.run_test(size=SIZE) as pilot:
+            await open_agent(pilot, "coder")
+            await pilot.press("4")
+            pane = app.query_one(ProposalsPane)
+            await wait_until(pilot, lambda: pane.proposals.row_count >= 3)
+            pane.proposals.move_cursor(row=pane.proposals.row_count - 1, animate=False)
+            await settle(pilot)
+            before = pane.proposals.current_key()
+            await pilot.press("2", "r")
+            await wait_until(pilot, lambda: isinstance(app.screen, Choose))
+            await pilot.click("#answer-send")
+            await wait_until(pilot, lambda: any(p.summary == "Use pnpm everywhere" for p in app.views["coder"].proposals))
+            new = next(p.id for p in app.views["coder"].proposals if p.summary == "Use pnpm everywhere")
+            await pilot.press("4")
+            await settle(pilot)
+            assert new != before and pane.proposals.current_key() == new
+            assert pane.current() is not None and pane.current().summary == "Use pnpm everywhere"

@@ -11,6 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import DataTable, Static
+from textual.widgets.data_table import RowDoesNotExist
 
 from orkas_tui.core.store.proposals import PENDING, Proposal, ProposedOp
 from orkas_tui.tui.data import AgentView
@@ -88,6 +89,7 @@ class ProposalsPane(Vertical):
         super().__init__(**kwargs)
         self.view: AgentView | None = None
         self.by_id: dict[str, Proposal] = {}
+        self.awaited: str | None = None  # a proposal a reflection just wrote: the cursor goes to it when shown
 
     def compose(self) -> ComposeResult:
         yield KeyedTable(PROPOSAL_COLUMNS, sort=("status", False), id="proposals-table", flex="summary", drop=["created", "ops"])
@@ -104,6 +106,22 @@ class ProposalsPane(Vertical):
     def ops(self) -> KeyedTable:
         return self.query_one("#ops-table", KeyedTable)
 
+    def follow(self, proposal_id: str) -> None:
+        """Put the cursor on this proposal once it is shown (a reflection just wrote it)."""
+        self.awaited = proposal_id
+        if self.view is not None and proposal_id in self.by_id:
+            self._go_to_awaited()
+
+    def _go_to_awaited(self) -> None:
+        if self.awaited is None:
+            return
+        try:
+            index = self.proposals.get_row_index(self.awaited)
+        except RowDoesNotExist:
+            return
+        self.proposals.move_cursor(row=index, animate=False)
+        self.awaited = None
+
     def show(self, view: AgentView) -> None:
         if self.view is None or self.view.id != view.id:
             self.proposals.clear()
@@ -111,6 +129,8 @@ class ProposalsPane(Vertical):
         self.view = view
         self.by_id = {p.id: p for p in view.proposals}
         self.proposals.sync({p.id: proposal_cells(p) for p in view.proposals})
+        if self.awaited is not None and self.awaited in self.by_id:
+            self._go_to_awaited()
         if not view.proposals:
             self.query_one("#proposal-summary", Static).update(
                 "No proposals yet. A reflection (r on the Queue tab, or a cycle) writes one here for you to review."
