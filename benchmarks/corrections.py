@@ -17,7 +17,7 @@ import orjson
 
 from benchmarks.workspace import ASKS, CORRECTIONS
 from orkas_tui.core.observe.corrections import matcher_for
-from orkas_tui.core.observe.in_context import Context, judge, norm
+from orkas_tui.core.observe.in_context import Context, judge, words_of
 from orkas_tui.core.observe.origins import split_pasted
 from orkas_tui.core.read.settings import Settings
 
@@ -37,7 +37,7 @@ def _per_prompt(texts: list[str], said: list[str]) -> tuple[float, float]:
         for text, agent in zip(texts, said, strict=True):
             context.said(agent)
             typed = split_pasted(text)[0]
-            words = norm(typed)
+            words = words_of(typed)
             judge(text, context, matcher, typed, words)
             context.prompted(typed, words)
         reader.append(time.perf_counter() - start)

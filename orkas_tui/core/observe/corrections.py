@@ -135,12 +135,26 @@ def _form(text: str) -> re.Match | None:
     return None
 
 
+_WORD = re.compile(r"\w+")
+
+
 class CorrectionMatcher:
     def __init__(self, phrases: tuple[str, ...]) -> None:
         bounded: list[str] = []
         unbounded: list[str] = []
+        # what a text must hold for the phrase pattern to have a chance: a bounded phrase's first word
+        # (as a whole word), an unbounded phrase itself (as a substring)
+        self._first_words: set[str] = set()
+        self._substrings: list[str] = []
+        self._always = False  # a phrase that does not start with a word: no needle can stand for it
         for phrase in sorted({p.translate(_APOSTROPHES).strip() for p in phrases if p.strip()}, key=len, reverse=True):
             (unbounded if _unbounded_script(phrase) else bounded).append(re.escape(phrase).replace(r"\ ", r"\s+"))
+            if _unbounded_script(phrase):
+                self._substrings.append(phrase.lower())
+            elif (first := _WORD.match(phrase.lower())) is not None:
+                self._first_words.add(first.group(0))
+            else:
+                self._always = True
         parts = []
         if bounded:
             parts.append(r"(?<!\w)(?:" + "|".join(bounded) + r")(?!\w)")
@@ -148,12 +162,21 @@ class CorrectionMatcher:
             parts.append("(?:" + "|".join(unbounded) + ")")
         self._regex = re.compile("|".join(parts), re.IGNORECASE) if parts else None
 
-    def find(self, text: object) -> str | None:
-        """The first phrase found in ``text`` (else the first built-in form), as written there, or ``None``."""
+    def find(self, text: object, words: frozenset[str] | None = None) -> str | None:
+        """The first phrase found in ``text`` (else the first built-in form), as written there, or ``None``.
+
+        ``words``: the text's words, lowercased (``\\w+``), when the caller has them: a phrase whose
+        first word is not among them is not searched for (most messages hold none).
+        """
         if not isinstance(text, str) or not text:
             return None
         folded = text.translate(_APOSTROPHES)
-        match = (self._regex.search(folded) if self._regex is not None else None) or _form(folded)
+        regex = self._regex
+        if regex is not None and words is not None and not self._always and self._first_words.isdisjoint(words):
+            lowered = folded.lower()
+            if not any(phrase in lowered for phrase in self._substrings):
+                regex = None
+        match = (regex.search(folded) if regex is not None else None) or _form(folded)
         return match.group(0).strip() if match else None
 
 

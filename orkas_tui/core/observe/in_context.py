@@ -37,6 +37,22 @@ class Verdict(NamedTuple):
     phrase: str  # the words that decided it, as written in the prompt
 
 
+_WORD = re.compile(r"\w+")  # the words ``\b`` delimits: what a whole-word needle is looked up among
+
+
+class Words(NamedTuple):
+    """A text's words (what ``\\b`` delimits), lowercased, in order and as a set: what a
+    restatement is compared by, and what the gates look their words up in."""
+
+    seq: tuple[str, ...]
+    set: frozenset[str]
+
+
+def words_of(text: str) -> Words:
+    found = _WORD.findall(text.lower())
+    return Words(tuple(found), frozenset(found))
+
+
 class Context:
     """What the observer knows of a conversation when it reads the next prompt. (A plain class: one
     per conversation, and a dataclass costs the warm start a millisecond to build.)"""
@@ -47,7 +63,7 @@ class Context:
         self.agent = agent  # the tail of the agent's last message before the prompt
         self.before = before  # how the turn before ended: None (first prompt), ok, error, aborted; feedback
         self.prompts = prompts  # typed prompts read so far in the conversation
-        self.earlier: list[tuple[str, frozenset[str]]] = []  # their words, normalised, newest last
+        self.earlier: list[Words] = []  # their words, newest last
 
     def said(self, text: str) -> None:
         self.agent = text[-AGENT_TAIL:]
@@ -59,10 +75,10 @@ class Context:
         """Read on from a restored summary: its turns stand for the prompts read (their words are not kept)."""
         self.prompts, self.before = turns, before
 
-    def prompted(self, typed: str, words: str | None = None) -> None:
+    def prompted(self, typed: str, words: Words | None = None) -> None:
+        """A prompt read (``words``: its words, when the caller has them already)."""
         self.prompts += 1
-        words = norm(typed) if words is None else words
-        self.earlier.append((words, frozenset(words.split())))
+        self.earlier.append(words_of(typed) if words is None else words)
         del self.earlier[:-EARLIER]
         self.agent = ""
 
@@ -71,127 +87,145 @@ def _rx(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.IGNORECASE)
 
 
-_NOT = ("n't", "not", "dont", "doesnt", "didnt", "wont", "cant", "isnt", "arent", "wasnt", "shouldnt")
-
-
 class _Gate:
-    """Alternatives, each tried only when the lowercased text holds one of its literal needles:
-    most prompts hold none of most, and the reader runs on every prompt of a cold scan. Gives
-    what one alternation of them would (the leftmost match, the first alternative at a tie); a
-    test holds each needle set to its pattern on every real and synthetic prompt."""
+    """Alternatives, each tried only when the prompt holds one of its words (as a whole word, looked
+    up in the prompt's set of words: one C call) or one of its fragments (a substring): most
+    prompts hold none of most, and the reader runs on every prompt of a cold scan. Gives what one
+    alternation of them would (the leftmost match, the first alternative at a tie); a test holds
+    every alternative's needles to its pattern on every real and synthetic prompt."""
 
-    __slots__ = ("_alternatives", "_given")
+    __slots__ = ("_alternatives", "_fragments", "_given", "_words")
 
-    def __init__(self, *alternatives: tuple[tuple[str, ...], str]) -> None:
+    def __init__(self, *alternatives: tuple[tuple[str, ...], tuple[str, ...], str]) -> None:
         self._given = alternatives
-        self._alternatives: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] | None = None
+        self._words = frozenset(word for words, _fragments, _pattern in alternatives for word in words)
+        self._fragments = tuple({fragment for _words, fragments, _pattern in alternatives for fragment in fragments})
+        self._alternatives: tuple[tuple[frozenset[str], tuple[str, ...], re.Pattern[str]], ...] | None = None
 
     @property
-    def alternatives(self) -> tuple[tuple[tuple[str, ...], re.Pattern[str]], ...]:
+    def alternatives(self) -> tuple[tuple[frozenset[str], tuple[str, ...], re.Pattern[str]], ...]:
         """Compiled on first use: a warm start reads no prompt and compiles none."""
         if self._alternatives is None:
-            self._alternatives = tuple((needles, _rx(pattern)) for needles, pattern in self._given)
+            self._alternatives = tuple((frozenset(words), fragments, _rx(pattern)) for words, fragments, pattern in self._given)
         return self._alternatives
 
-    def search(self, text: str, lowered: str) -> re.Match[str] | None:
+    def search(self, text: str, lowered: str, words: frozenset[str] | None = None) -> re.Match[str] | None:
+        """The leftmost match in ``text``; ``lowered`` is it lowercased, ``words`` its words (``None``:
+        looked for as substrings of ``lowered``)."""
+        if words is None:
+            words = frozenset(_WORD.findall(lowered))
+        if self._words.isdisjoint(words) and not any(fragment in lowered for fragment in self._fragments):
+            return None  # no alternative can match: most prompts, most gates
         best: re.Match[str] | None = None
-        for needles, pattern in self.alternatives:
-            for needle in needles:
-                if needle in lowered:
-                    found = pattern.search(text)
-                    if found is not None and (best is None or found.start() < best.start()):
-                        best = found
-                    break
+        for needed, fragments, pattern in self.alternatives:
+            if needed.isdisjoint(words) and not any(fragment in lowered for fragment in fragments):
+                continue
+            found = pattern.search(text)
+            if found is not None and (best is None or found.start() < best.start()):
+                best = found
         return best
+
+
+def _a(
+    pattern: str, words: tuple[str, ...] = (), fragments: tuple[str, ...] = ()
+) -> tuple[tuple[str, ...], tuple[str, ...], str]:
+    """One alternative: its pattern, the whole words one of which it needs, the fragments likewise."""
+    return words, fragments, pattern
 
 
 # The agent said the work was done, fixed or working.
 _DONE = _Gate(
-    (("done", "fixed", "pass", "work", "committed", "pushed", "created", "ready", "complete", "implemented",
-      "resolved", "updated", "try it"),
-     r"\b(?:done|fixed|all (?:tests|checks) pass|tests? (?:now )?pass|passing|should (?:now )?work|now works|"
-     r"works now|is (?:now )?working|committed|pushed|created|ready|complete|implemented|resolved|updated|try it)\b"),
-    (("✅", "✓"), r"✅|✓"),
+    _a(r"\b(?:done|fixed|all (?:tests|checks) pass|tests? (?:now )?pass|passing|should (?:now )?work|now works|"
+       r"works now|is (?:now )?working|committed|pushed|created|ready|complete|implemented|resolved|updated|try it)\b",
+       ("done", "fixed", "pass", "passing", "work", "works", "working", "committed", "pushed", "created", "ready",
+        "complete", "implemented", "resolved", "updated", "try")),
+    _a(r"✅|✓", fragments=("✅", "✓")),
 )  # fmt: skip
 # The user reports that it fails or looks wrong.
 _FAILS = _Gate(
-    (("still", "again"),
-     r"\b(?:still|again)\b.{0,40}\b(?:fail\w*|error\w*|broken|wrong|the same|issues?|problems?|conflicts?)\b"),
-    (_NOT, r"\b(?:doesn'?t|does not|don'?t|didn'?t|did not|won'?t|can'?t|cannot) (?:seem to )?(?:work|fire|happen|"
-           r"see|show|appear|pick\w* up|run|load|pass|build|compile|exist)\w*\b"),
-    (_NOT, r"\b(?:isn'?t|is not|aren'?t|are not|not) (?:working|firing|happening|showing|appearing|passing|building)\b"),
-    (("nothing",), r"\bnothing (?:is |was )?(?:happening|happens|happened|changed|shows?)\b"),
-    (("error", "exception", "failure", "warning"),
-     r"\b(?:getting|got|seeing|see|throws?|gives?) (?:this|an?|the same|these)? ?(?:error|exception|failure|warning)s?\b"),
-    (("fail", "crash", "break", "broke"), r"\b(?:it |this |that |now )?(?:fails|failed|failing|crash\w*|breaks|broke|broken)\b"),
-    (("fail", "error trace", "traceback", "panic:", "unknown command", "command not found"),
-     r"--- FAIL|\bFAIL\b|Error Trace|Traceback|\bpanic:|unknown command|command not found"),
-    (("exit",), r"exit (?:code|status) [1-9]"),
-    (("n't", "isnt"), r"\bisn'?t (?:really |actually )?(?:check\w*|test\w*|handl\w*|cover\w*)\b"),
-    (("fix",), r"\A\W*fix\b"),
-    (("not",), r"\bnot (?:working|correct)\b|\bnot right\b(?! (?:now|away)\b)"),
-    (("look",), r"\blooks? (?:wrong|off|broken)\b"),
-    (("should",), r"\bshould (?:have|be showing)\b.{0,60}\?"),
+    _a(r"\b(?:still|again)\b.{0,40}\b(?:fail\w*|error\w*|broken|wrong|the same|issues?|problems?|conflicts?)\b",
+       ("still", "again")),
+    _a(r"\b(?:doesn'?t|does not|don'?t|didn'?t|did not|won'?t|can'?t|cannot) (?:seem to )?(?:work|fire|happen|"
+       r"see|show|appear|pick\w* up|run|load|pass|build|compile|exist)\w*\b",
+       ("doesn", "doesnt", "does", "don", "dont", "didn", "didnt", "did", "won", "wont", "can", "cant", "cannot")),
+    _a(r"\b(?:isn'?t|is not|aren'?t|are not|not) (?:working|firing|happening|showing|appearing|passing|building)\b",
+       ("working", "firing", "happening", "showing", "appearing", "passing", "building")),
+    _a(r"\bnothing (?:is |was )?(?:happening|happens|happened|changed|shows?)\b", ("nothing",)),
+    _a(r"\b(?:getting|got|seeing|see|throws?|gives?) (?:this|an?|the same|these)? ?(?:error|exception|failure|warning)s?\b",
+       ("error", "errors", "exception", "exceptions", "failure", "failures", "warning", "warnings")),
+    _a(r"\b(?:it |this |that |now )?(?:fails|failed|failing|crash\w*|breaks|broke|broken)\b",
+       ("fails", "failed", "failing", "breaks", "broke", "broken"), ("crash",)),
+    _a(r"--- FAIL|\bFAIL\b|\bError Trace\b|\bTraceback\b|\bpanic:|\bunknown command\b|\bcommand not found\b",
+       ("fail", "trace", "traceback", "panic", "unknown", "command")),
+    _a(r"\bexit (?:code|status) [1-9]", ("exit",)),
+    _a(r"\bisn'?t (?:really |actually )?(?:check\w*|test\w*|handl\w*|cover\w*)\b", ("isn", "isnt")),
+    _a(r"\A\W*fix\b", ("fix",)),
+    _a(r"\bnot (?:working|correct)\b|\bnot right\b(?! (?:now|away)\b)", ("not",)),
+    _a(r"\blooks? (?:wrong|off|broken)\b", ("look", "looks")),
+    _a(r"\bshould (?:have|be showing)\b.{0,60}\?", ("should",)),
 )  # fmt: skip
 # The user disputes what the agent said.
 _DISPUTES = _Gate(
-    (("not",), r"\b(?:is|'s|are) not (?:correct|right|true|the (?:issue|problem|cause))\b"),
-    (("n't", "isnt"), r"\bisn'?t (?:correct|right|true)\b"),
-    (("not", "wrong"), r"\b(?:that'?s|this is|it'?s) (?:not (?:why|it|the (?:issue|problem|cause))|wrong)\b"),
-    (("technically",), r"\btechnically\b"),
-    (("n't", "doesnt"), r"\bdoesn'?t seem right\b"),
-    (("issue", "problem", "bug"), r"\bthe (?:issue|problem|bug) (?:was|is) (?:with|in|that)\b"),
-    (("but ",), r"\bbut (?:is|isn'?t|wasn'?t) (?:this|that|it) the same\b"),
-    (("says",), r"\bwhat my \w+ says\b"),
-    (("there before",), r"\bit was there before\b"),
-    (("<-",), r"<-\s*this should\b"),
-    (("should be",), r"\bthis should be\b.{0,40}\bnow\b"),
-    (("able to",), r"\bI was able to\b"),
-    (("does ",), r"\bdoes (?:fire|fail|work|exist)\b"),
-    (("still got",), r"\bI'?ve still got\b"),
-    (("why",), r"\bwhy (?:exactly )?(?:didn'?t|did) you\b"),
-    (("thought",), r"\bI thought (?:we|you)\b"),
-    (("checked",), r"\bI (?:just )?checked\b"),
-    (("messed up",), r"\bmessed up\b"),
+    _a(r"\b(?:is|'s|are) not (?:correct|right|true|the (?:issue|problem|cause))\b", ("not",)),
+    _a(r"\bisn'?t (?:correct|right|true)\b", ("isn", "isnt")),
+    _a(r"\b(?:that'?s|this is|it'?s) (?:not (?:why|it|the (?:issue|problem|cause))|wrong)\b", ("not", "wrong")),
+    _a(r"\btechnically\b", ("technically",)),
+    _a(r"\bdoesn'?t seem right\b", ("seem",)),
+    _a(r"\bthe (?:issue|problem|bug) (?:was|is) (?:with|in|that)\b", ("issue", "problem", "bug")),
+    _a(r"\bbut (?:is|isn'?t|wasn'?t) (?:this|that|it) the same\b", ("same",)),
+    _a(r"\bwhat my \w+ says\b", ("says",)),
+    _a(r"\bit was there before\b", ("before",)),
+    _a(r"<-\s*this should\b", fragments=("<-",)),
+    _a(r"\bthis should be\b.{0,40}\bnow\b", ("should",)),
+    _a(r"\bI was able to\b", ("able",)),
+    _a(r"\bdoes (?:fire|fail|work|exist)\b", ("does",)),
+    _a(r"\bI'?ve still got\b", ("got",)),
+    _a(r"\bwhy (?:exactly )?(?:didn'?t|did) you\b", ("why",)),
+    _a(r"\bI thought (?:we|you)\b", ("thought",)),
+    _a(r"\bI (?:just )?checked\b", ("checked",)),
+    _a(r"\bmessed up\b", ("messed",)),
 )  # fmt: skip
 # The user turns the agent away from what it did or proposed.
 _REDIRECTS = _Gate(
-    ((*_NOT, "let's not", "lets not"),
-     r"\b(?:don'?t|do not|shouldn'?t|should not|let'?s not|not you)\b.{0,60}\b(?:change\w*|add\w*|touch\w*|"
-     r"modify\w*|commit\w*|leave|worry|do(?:ing)?|use|need|be|write|run|remov\w*|delet\w*)\b"),
-    (("rather than",), r"\brather than\b"),
-    (("not",), r"\bnot (?:as|in|on|to|via|with) (?:a|an|the)\b"),
-    (("like",), r"\bI (?:don'?t|do not) (?:quite )?like\b"),
-    (("back",), r"\bbring (?:that|it|this)(?: part)? back\b|\bput (?:it|that) back\b"),
-    (("duplicat",), r"\b(?:looks|seems) duplicated\b|\bdelete (?:the )?duplicat\w+"),
-    (("simplify",), r"\bsimplify\b"),
-    (("should",), r"\bshould (?:use|handle|be|check|not)\b"),
-    (("only", "just"), r"\b(?:only|just) (?:the|use|run|change|touch)\b"),
-    (("removed", "reverted", "deleted", "undid"), r"\bI (?:removed|reverted|deleted|undid)\b"),
-    (("almost there",), r"\balmost there\b"),
-    (("adjust",), r"\blet'?s adjust\b"),
-    (("meant",), r"\bwhat I meant\b|\bthat'?s what I meant\b"),
-    (("go back",), r"\bgo back to\b"),
-    (("undo", "revert"), r"\b(?:undo|revert) (?:that|this|it|the|your)\b"),
+    _a(r"\b(?:don'?t|do not|shouldn'?t|should not|let'?s not|not you)\b.{0,60}\b(?:change\w*|add\w*|touch\w*|"
+       r"modify\w*|commit\w*|leave|worry|do(?:ing)?|use|need|be|write|run|remov\w*|delet\w*)\b",
+       ("don", "dont", "not", "shouldn", "shouldnt")),
+    _a(r"\brather than\b", ("rather",)),
+    _a(r"\bnot (?:as|in|on|to|via|with) (?:a|an|the)\b", ("not",)),
+    _a(r"\bI (?:don'?t|do not) (?:quite )?like\b", ("like",)),
+    _a(r"\bbring (?:that|it|this)(?: part)? back\b|\bput (?:it|that) back\b", ("back",)),
+    _a(r"\b(?:looks|seems) duplicated\b|\bdelete (?:the )?duplicat\w+", fragments=("duplicat",)),
+    _a(r"\bsimplify\b", ("simplify",)),
+    _a(r"\bshould (?:use|handle|be|check|not)\b", ("should",)),
+    _a(r"\b(?:only|just) (?:the|use|run|change|touch)\b", ("only", "just")),
+    _a(r"\bI (?:removed|reverted|deleted|undid)\b", ("removed", "reverted", "deleted", "undid")),
+    _a(r"\balmost there\b", ("almost",)),
+    _a(r"\blet'?s adjust\b", ("adjust",)),
+    _a(r"\bwhat I meant\b|\bthat'?s what I meant\b", ("meant",)),
+    _a(r"\bgo back to\b", ("back",)),
+    _a(r"\b(?:undo|revert) (?:that|this|it|the|your)\b", ("undo", "revert")),
 )  # fmt: skip
 # A relayed code-review finding (review bots mark their severity).
-_REVIEW = _Gate((("severity",), r"\b(?:high|medium|low|critical) severity\b"))
+_REVIEW = _Gate(_a(r"\b(?:high|medium|low|critical) severity\b", ("severity",)))
 # Not the user's words, or a new piece of work rather than a fix.
 _NOT_TYPED = ("operation stopped by hook", "implement the following plan")
 _REQUEST = _Gate(
-    (("can ", "could ", "should ", "would ", "shall ", "is ", "do we", "does "),
-     r"\A\W*(?:(?:can|could|should|would|shall) (?:we|you|i)|is (?:it|there|the|this|that)|do we|does (?:it|this))\b"),
+    _a(r"\A\W*(?:(?:can|could|should|would|shall) (?:we|you|i)|is (?:it|there|the|this|that)|do we|does (?:it|this))\b",
+       ("can", "could", "should", "would", "shall", "is", "do", "does")),
 )  # fmt: skip
-_NEW_TASK = _Gate((("new ",), r"\bnew (?:change|task|feature|thing|request)\b"))
+_NEW_TASK = _Gate(_a(r"\bnew (?:change|task|feature|thing|request)\b", ("new",)))
 # The user takes back their own words, or apologises for them: no correction of the agent.
 _OWN = _Gate(
-    (("mistaken", "wrong", "my bad", "my mistake", "ignore"),
-     r"\b(?:I was (?:mistaken|wrong)|my (?:bad|mistake)|ignore (?:my|that) (?:last|previous))\b"),
+    _a(r"\b(?:I was (?:mistaken|wrong)|my (?:bad|mistake)|ignore (?:my|that) (?:last|previous))\b",
+       ("mistaken", "wrong", "bad", "mistake", "ignore")),
 )  # fmt: skip
 _ANSWER = _Gate(
-    (("no", "nah", "yes", "yeah", "yep", "sure", "ok"), r"\A\W*(?:no|nope|nah|yes|yeah|yep|sure|ok(?:ay)?)\b"),
+    _a(r"\A\W*(?:no|nope|nah|yes|yeah|yep|sure|ok(?:ay)?)\b", ("no", "nope", "nah", "yes", "yeah", "yep", "sure", "ok", "okay"))
 )
 GATES = (_DONE, _FAILS, _DISPUTES, _REDIRECTS, _REVIEW, _NEW_TASK, _OWN, _REQUEST, _ANSWER)
+_ON_PROMPT = (_FAILS, _DISPUTES, _REDIRECTS, _REVIEW, _NEW_TASK, _OWN, _REQUEST, _ANSWER)  # what a prompt is searched by
+_PROMPT_WORDS = frozenset().union(*(gate._words for gate in _ON_PROMPT))
+_PROMPT_FRAGMENTS = tuple(sorted({fragment for gate in _ON_PROMPT for fragment in gate._fragments}))
 
 
 def _asked(said: str) -> bool:
@@ -200,15 +234,15 @@ def _asked(said: str) -> bool:
 
 
 def judge(
-    text: str, context: Context, matcher: CorrectionMatcher, typed: str | None = None, words: str | None = None
+    text: str, context: Context, matcher: CorrectionMatcher, typed: str | None = None, words: Words | None = None
 ) -> Verdict | None:
     """The verdict on one typed prompt in its context, or ``None``: not a correction.
 
     The first prompt of a conversation is its task, never a correction. A refusal's
     feedback and the first prompt after an interruption correct by where they stand,
     unless the user takes back their own words. ``typed`` and ``words``: the prompt's typed text
-    (:func:`~orkas_tui.core.observe.origins.split_pasted`) and its words (:func:`norm`), when the
-    caller has them already.
+    (:func:`~orkas_tui.core.observe.origins.split_pasted`) and its words (:func:`words_of`), when
+    the caller has them already.
     """
     if (context.prompts == 0 and context.before is None) or text.startswith("/"):  # a task; a slash command
         return None
@@ -216,23 +250,33 @@ def judge(
         typed = split_pasted(text)[0]
     head = typed[:TYPED_HEAD]
     lowered = head.lower()
+    if words is None or len(typed) > TYPED_HEAD:
+        words = words_of(head)
+    tokens = words.set
     if context.before == "feedback":
         return Verdict("interrupt", "refused a tool use, then said what to do instead", _first_words(head or text))
-    if _OWN.search(head, lowered):
+    opening, tail = typed[:OPENING], text[-TAIL:]
+    # most prompts hold no gate's word: every gate is passed over at once (one look, not eight)
+    quiet = tail == opening and _PROMPT_WORDS.isdisjoint(tokens) and not any(f in lowered for f in _PROMPT_FRAGMENTS)
+    if not quiet and _OWN.search(head, lowered, tokens):
         return None
     if context.before == "aborted":
         return Verdict("interrupt", "interrupted the agent, then redirected it", _first_words(head or text))
-    if (match := _REVIEW.search(head, lowered)) is not None:
-        return Verdict("review", "relayed a review finding on the agent's work", match.group(0))
-    if text.lstrip().lower().startswith(_NOT_TYPED):
+    if lowered.lstrip().startswith(_NOT_TYPED):
         return None
+    if quiet:
+        if len(typed) > SHORT:
+            return None
+        return _restated_or_phrased(head, words, context, matcher, typed, asked=False, request=False)
+    if (match := _REVIEW.search(head, lowered, tokens)) is not None:
+        return Verdict("review", "relayed a review finding on the agent's work", match.group(0))
     asked = _asked(context.agent)
-    opening = typed[:OPENING]
-    tail = text[-TAIL:]
+    request = _REQUEST.search(head, lowered, tokens) is not None  # anchored: the opening words decide
     if (
-        not _REQUEST.search(opening, lowered[:OPENING])
+        not request
         and (
-            match := _FAILS.search(opening, lowered[:OPENING]) or (None if tail == opening else _FAILS.search(tail, tail.lower()))
+            match := _FAILS.search(opening, lowered[:OPENING], tokens)
+            or (None if tail == opening else _FAILS.search(tail, tail.lower()))
         )
         is not None
         and (_DONE.search(context.agent, context.agent.lower()) or (context.agent.strip() and not asked))
@@ -240,19 +284,33 @@ def judge(
         return Verdict("failed", "reported a failure after the agent's work", match.group(0).strip())
     if len(typed) > SHORT:  # a spec, a long task or a relayed finding: its words describe, they do not correct
         return None
-    if _NEW_TASK.search(head, lowered):
+    if _NEW_TASK.search(head, lowered, tokens):
         return None
-    if (match := _DISPUTES.search(head, lowered)) is not None:
+    if (match := _DISPUTES.search(head, lowered, tokens)) is not None:
         return Verdict("diagnosis", "disputed what the agent said", match.group(0).strip())
-    if (match := _REDIRECTS.search(head, lowered)) is not None and not asked:
+    if (match := _REDIRECTS.search(head, lowered, tokens)) is not None and not asked:
         return Verdict("redirect", "redirected the agent from what it did", match.group(0).strip())
-    if (restated := _restated(head, words if words is not None else norm(head), context.earlier)) is not None:
+    return _restated_or_phrased(head, words, context, matcher, typed, asked, request)
+
+
+def _restated_or_phrased(
+    head: str,
+    words: Words,
+    context: Context,
+    matcher: CorrectionMatcher,
+    typed: str,
+    asked: bool,
+    request: bool,
+) -> Verdict | None:
+    """The last two readings: an earlier instruction said again, then the phrase list (not in a
+    short answer to the agent's question, nor in a question of the user's own)."""
+    if (restated := _restated(head, words, context.earlier)) is not None:
         return Verdict("restated", "restated an earlier instruction", restated)
     if (
         len(typed) <= PHRASED
-        and (phrase := matcher.find(head)) is not None
-        and not (asked and _answers(head))
-        and not _REQUEST.search(head, lowered)
+        and (phrase := matcher.find(head, words.set)) is not None
+        and not (asked and _ANSWER.search(head, head.lower(), words.set) is not None)
+        and not request
     ):
         return Verdict("phrase", "", phrase)  # the reason is the phrase: "matched 'instead'"
     return None
@@ -263,34 +321,16 @@ def _first_words(text: str, limit: int = 60) -> str:
     return words if len(words) <= limit else words[: limit - 1] + "…"
 
 
-_PUNCTUATION = str.maketrans({c: " " for c in "!\"#$%&'()*+,-./:;<=>?@[\\]^`{|}~"})
-
-
-def norm(text: str) -> str:
-    """A text's words, lowercased, one space apart (ASCII punctuation splits them): what a
-    restatement is compared by."""
-    return " ".join(text.lower().translate(_PUNCTUATION).split())
-
-
-def _restated(head: str, words: str, earlier: list[tuple[str, frozenset[str]]]) -> str | None:
-    """The head repeats most of an earlier prompt's words (a sentence or more), not all of them
-    word for word: said again because it was not followed."""
-    if not earlier:
+def _restated(head: str, words: Words, earlier: list[Words]) -> str | None:
+    """The head repeats most of an earlier prompt's words (a sentence or more), not all of them in
+    the same order: said again because it was not followed (the same words again are a retry,
+    after a hook or a network stopped it)."""
+    mine, size = words.set, len(words.set)
+    if not earlier or size < 6:
         return None
-    mine = set(words.split())
-    if len(mine) < 6:
-        return None
-    size = len(mine)
     for said, theirs in earlier:
-        if said == words:  # the same words sent again: a retry (after a hook or a network stopped it)
-            continue
-        if not 0.7 * size <= len(theirs) <= size / 0.7:  # the Jaccard index cannot reach 0.7
+        if said == words.seq or not 0.7 * size <= len(theirs) <= size / 0.7:  # a retry; Jaccard cannot reach 0.7
             continue
         if len(theirs) >= 6 and len(mine & theirs) >= 0.7 * len(mine | theirs):
             return _first_words(head)
     return None
-
-
-def _answers(head: str) -> bool:
-    """A short answer to the agent's question ("no, keep it"): no correction on its own."""
-    return _ANSWER.search(head, head.lower()) is not None

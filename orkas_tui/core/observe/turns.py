@@ -15,7 +15,7 @@ from datetime import datetime
 import msgspec
 
 from orkas_tui.core.observe.corrections import CorrectionMatcher
-from orkas_tui.core.observe.in_context import TYPED_HEAD, Context, judge, norm
+from orkas_tui.core.observe.in_context import TYPED_HEAD, Context, judge, words_of
 from orkas_tui.core.observe.origins import split_pasted
 from orkas_tui.core.observe.transient import ErrorVerdict, TransientRule, error_facts
 from orkas_tui.core.read.events import Event, decode_stream
@@ -291,7 +291,7 @@ class ConversationObserver:
         if feedback:
             context.before = "feedback"
         typed = split_pasted(text)[0]
-        words = norm(typed)  # (judged on the first 600 typed characters, compared whole: the same below 400)
+        words = words_of(typed)  # (judged on the first 600 typed characters, compared whole: the same below 400)
         verdict = judge(text, context, self.matcher, typed, words if len(typed) <= TYPED_HEAD else None)
         if verdict is not None:
             turn.corrections.append(Correction(start, verdict.phrase, _short(text), verdict.reason))
