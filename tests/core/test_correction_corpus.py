@@ -84,3 +84,16 @@ def test_every_gates_needles_let_through_whatever_its_pattern_finds() -> None:
         for text in texts:
             found, expected = gate.search(text, text.lower()), alternation.search(text)
             assert (found and found.span()) == (expected and expected.span()), text[:80]
+
+
+def test_the_phrase_matchers_word_lookup_changes_no_finding() -> None:
+    """Given the text's words, the matcher skips its phrase search when no phrase's first word is there:
+    on every real and synthetic prompt it finds what it finds without them."""
+    from orkas_tui.core.observe.corrections import matcher_for
+    from orkas_tui.core.observe.in_context import words_of
+    from orkas_tui.core.read.settings import Settings
+
+    matcher = matcher_for(Settings().correction_phrases)
+    synthetic = (REPO / "tests" / "data" / "corrections" / "labelled.jsonl").read_text("utf-8").splitlines()
+    texts = [row["text"] for row in correction_figures.load()] + [json.loads(line)["text"] for line in synthetic if line]
+    assert [matcher.find(text, words_of(text).set) for text in texts] == [matcher.find(text) for text in texts]
