@@ -22,6 +22,11 @@ from tests.modelserver import ModelServer, reply
 from tests.tui.conftest import SIZE, open_agent, settle, wait_until
 
 
+def use_model(ws: Path, server: ModelServer) -> None:
+    """The workspace reflects with the local model server."""
+    (ws / "orkas.toml").write_text(f'[model]\nname = "openai/test-model"\napi_base = "{server.url}"\n')
+
+
 async def _poll(pilot, predicate, rounds: int = 200) -> None:
     """Like wait_until, without waiting for workers (a reflection worker is meant to be running)."""
     for _ in range(rounds):
@@ -37,7 +42,7 @@ async def test_reflect_now_against_a_local_model(app_factory, demo_ws: Path) -> 
         "operations": [{"op": "update_self", "note": "strategies", "content": "- When building, always use pnpm, never npm.\n"}],
     }
     with ModelServer([reply(answer)]) as server:
-        (demo_ws / "orkas.toml").write_text(f'[model]\nname = "openai/test-model"\napi_base = "{server.url}"\n')
+        use_model(demo_ws, server)
         app = app_factory()
         async with app.run_test(size=SIZE) as pilot:
             await open_agent(pilot, "coder")
@@ -161,7 +166,7 @@ async def test_a_revert_made_elsewhere_shows_in_an_open_skill_history(app_factor
 async def test_a_reflection_in_progress_can_be_cancelled(app_factory, demo_ws: Path) -> None:
     answer = {"summary": "late", "operations": [{"op": "update_self", "note": "profile", "content": "never written"}]}
     with ModelServer([reply(answer, delay_s=60.0)]) as server:  # only the cancel ends the wait
-        (demo_ws / "orkas.toml").write_text(f'[model]\nname = "openai/test-model"\napi_base = "{server.url}"\n')
+        use_model(demo_ws, server)
         app = app_factory()
         async with app.run_test(size=SIZE) as pilot:
             await open_agent(pilot, "coder")
@@ -182,7 +187,7 @@ async def test_a_slow_model_shows_stage_spinner_and_elapsed_seconds_and_x_cancel
     from tests.modelserver import Step
 
     with ModelServer([Step(content='{"summary": "late", "operations": []}', delay_s=60.0)]) as server:  # x ends it
-        (demo_ws / "orkas.toml").write_text(f'[model]\nname = "openai/test-model"\napi_base = "{server.url}"\n')
+        use_model(demo_ws, server)
         app = app_factory()
         app.blink = True  # the spinner turns
         async with app.run_test(size=SIZE) as pilot:
@@ -281,7 +286,7 @@ async def test_after_a_reflection_the_cursor_is_on_the_new_proposal(app_factory,
         "operations": [{"op": "update_self", "note": "strategies", "content": "- Use pnpm.\n"}],
     }
     with ModelServer([reply(answer)]) as server:
-        (demo_ws / "orkas.toml").write_text(f'[model]\nname = "openai/test-model"\napi_base = "{server.url}"\n')
+        use_model(demo_ws, server)
         app = app_factory()
         async with app.run_test(size=SIZE) as pilot:
             await open_agent(pilot, "coder")
