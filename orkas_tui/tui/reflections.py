@@ -58,7 +58,7 @@ RUNNING = {
     VALIDATING: "validating the answer, writing the proposal",
     APPLYING: "writing the changes",
 }
-SHORT = {BUNDLE: "bundle", WAITING: "model", RETRYING: "retry", VALIDATING: "validating", APPLYING: "writing"}
+SHORT = {BUNDLE: "bundle", WAITING: "wait", RETRYING: "retry", VALIDATING: "check", APPLYING: "write"}
 
 
 @dataclass
@@ -77,8 +77,10 @@ class Activity:
         return SPINNER[self.frame % len(SPINNER)]
 
     def badge(self) -> Text:
-        """For the sidebar's status column (13 cells): ``⠋ model 12s``."""
-        timed = f" {self.elapsed()}s" if self.stage in (WAITING, RETRYING) else ""
+        """For the sidebar's status column (10 cells): ``⠋ wait 12s``, ``⠋ wait 3m`` while the model is
+        waited for; the stage alone otherwise (the activity bar says the rest)."""
+        seconds = self.elapsed()
+        timed = (f" {seconds}s" if seconds < 100 else f" {seconds // 60}m") if self.stage == WAITING else ""
         return Text(f"{self.spinner()} {SHORT.get(self.stage, self.stage)}{timed}", style="bold yellow")
 
     def line(self, model: str) -> Text:
