@@ -47,10 +47,13 @@ def _ratio(hits: int, total: int) -> str:
 
 
 def table(rows: list[dict], found: list[Verdict | None]) -> list[str]:
-    flagged: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # language -> [true positives, flagged]
-    recalled: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # kind or language -> [found, labelled]
+    flagged: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # language, agent or kind read -> [right, flagged]
+    recalled: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # kind labelled, language or agent -> [found, labelled]
     for row, verdict in zip(rows, found, strict=True):
         truth = row["label"] is not None
+        if verdict is not None:  # precision by the kind the reader gave (a phrase match is its own kind)
+            flagged[verdict.kind][1] += 1
+            flagged[verdict.kind][0] += truth
         for key in ("all", row["language"], row["agent"]):
             if verdict is not None:
                 flagged[key][1] += 1
@@ -62,10 +65,12 @@ def table(rows: list[dict], found: list[Verdict | None]) -> list[str]:
             recalled[row["label"]][1] += 1
             recalled[row["label"]][0] += verdict is not None
     lines = ["| measure | precision | recall |", "|---|---|---|"]
-    for key in ("all", *sorted(k for k in flagged.keys() | recalled.keys() if k not in ("all", *KINDS))):  # languages, agents
+    kinds = (*KINDS, "phrase")
+    for key in ("all", *sorted(k for k in flagged.keys() | recalled.keys() if k not in ("all", *kinds))):  # languages, agents
         lines.append(f"| {key} | {_ratio(*flagged[key])} | {_ratio(*recalled[key])} |")
-    for kind in KINDS:
-        lines.append(f"| kind: {kind} | | {_ratio(*recalled[kind])} |")
+    for kind in kinds:
+        recall = _ratio(*recalled[kind]) if kind in KINDS else "(a reading, no label)"
+        lines.append(f"| kind: {kind} | {_ratio(*flagged[kind])} | {recall} |")
     return lines
 
 
