@@ -51,6 +51,7 @@ from orkas_tui.tui.screens.op_editor import OpEditor
 from orkas_tui.tui.screens.settings import SettingsEditor, SettingsScreen
 from orkas_tui.tui.screens.skill_editor import SkillEditor
 from orkas_tui.tui.screens.skill_history import SkillHistory
+from orkas_tui.tui.screens.text_view import TextView
 from orkas_tui.tui.watch import ALL_AGENTS, watch_workspace
 from orkas_tui.tui.widgets.events import EventsPane
 from orkas_tui.tui.widgets.proposals import ProposalsPane
@@ -600,6 +601,10 @@ class OrkasApp(App[None]):
         return edits
 
     # intents: each one a core call in a thread worker; the result comes back as a re-read ----
+
+    @on(messages.ShowText)
+    def _show_text(self, event: messages.ShowText) -> None:
+        self.push_screen(TextView(event.title, event.text))
 
     @on(messages.OpenSkill)
     def _open_skill(self, event: messages.OpenSkill) -> None:

@@ -13,6 +13,14 @@ from textual.message import Message
 from orkas_tui.core.store.proposals import Proposal
 
 
+class ShowText(Message):
+    """Show a text whole, read-only (an event the Events tab cuts to its width)."""
+
+    def __init__(self, title: str, text: str) -> None:
+        super().__init__()
+        self.title, self.text = title, text
+
+
 class SaveNote(Message):
     """Write a self note, if it is still at the version ``expected`` (or whatever it is, ``force``)."""
 

@@ -180,3 +180,32 @@ async def test_a_hook_log_line_appears_in_the_events_tab_without_a_keypress(app_
         await asyncio.sleep(0.3)  # let the watcher start
         append_log(AgentPaths(demo_ws / "agents" / "ops").private, "problem", tool="claude-code", message="input is not JSON")
         await _wait_for(pilot, lambda: any(str(key.value).startswith("hook-") for key in table.rows))
+
+
+async def test_enter_on_an_event_shows_it_whole(app_factory, demo_ws: Path) -> None:
+    """The Events tab cuts details to the width; enter shows the highlighted event in full (issue 33)."""
+    from orkas_tui.core.read.workspace import AgentPaths
+    from orkas_tui.importers.hook_log import append_log
+    from orkas_tui.tui.screens.text_view import TextView
+    from orkas_tui.tui.widgets.keyed_table import KeyedTable
+
+    long = "the hook could not read its input: " + "x" * 300 + " END-OF-MESSAGE"
+    append_log(AgentPaths(demo_ws / "agents" / "ops").private, "problem", tool="claude-code", message=long)
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_agent(pilot, "ops")
+        await pilot.press("6")
+        table = app.query_one("#events-table", KeyedTable)
+        await _wait_for(pilot, lambda: any(str(key.value).startswith("hook-") for key in table.rows))
+        row = next(
+            i for i in range(table.row_count) if str(table.coordinate_to_cell_key((i, 0)).row_key.value).startswith("hook-")
+        )
+        table.focus()
+        table.move_cursor(row=row, animate=False)
+        await pilot.pause()
+        await pilot.press("enter")
+        await _wait_for(pilot, lambda: isinstance(app.screen, TextView))
+        assert "hook_problem" in app.screen.title_text and "hooks.log" in app.screen.title_text
+        assert "END-OF-MESSAGE" in app.screen.text and '"tool": "claude-code"' in app.screen.text
+        await pilot.press("escape")
+        await _wait_for(pilot, lambda: not isinstance(app.screen, TextView))

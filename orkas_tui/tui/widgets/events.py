@@ -1,16 +1,20 @@
 """The Events tab: the agent's ``events.jsonl`` and its hook log, newest first, live (rows keyed by byte offset;
-a hook log line's key starts with ``hook-``)."""
+a hook log line's key starts with ``hook-``). A row's details are cut to the width; ``enter`` shows the
+whole event."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
 import orjson
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.widgets import DataTable
 
 from orkas_tui.tui.cells import clock_time
 from orkas_tui.tui.data import EVENTS_KEPT, AgentView
+from orkas_tui.tui.messages import ShowText
 from orkas_tui.tui.widgets.keyed_table import Cell, KeyedTable
 
 COLUMNS = [("time", "Time"), ("type", "Event"), ("source", "Source"), ("details", "Details")]
@@ -34,6 +38,7 @@ class EventsPane(Vertical):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.agent: str | None = None
+        self.by_key: dict[str, dict] = {}  # each row's event, whole
 
     def compose(self) -> ComposeResult:
         yield KeyedTable(COLUMNS, sort=("time", True), id="events-table", flex="details", drop=["source", "type"])
@@ -44,6 +49,19 @@ class EventsPane(Vertical):
             table.clear()
             self.agent = view.id
         table.border_subtitle = f"last {EVENTS_KEPT:,} kept" if len(view.events) >= EVENTS_KEPT else ""
+        self.by_key = {str(offset): event for offset, event in view.events}
+        self.by_key.update({f"hook-{offset}": entry for offset, entry in view.hook_log})
         rows = {str(offset): event_cells(offset, event, now) for offset, event in view.events}
         rows.update({f"hook-{offset}": event_cells(offset, entry, now, 1) for offset, entry in view.hook_log})
         table.sync(rows)
+
+    @on(DataTable.RowSelected, "#events-table")
+    def _open(self, event: DataTable.RowSelected) -> None:
+        """``enter``: the whole event, every field, as the file holds it."""
+        key = event.row_key.value
+        shown = self.by_key.get(key) if key is not None else None
+        if key is None or shown is None:
+            return
+        where = "hooks.log" if key.startswith("hook-") else "events.jsonl"
+        title = f"{shown.get('type')} at {shown.get('ts')} ({where} of {self.agent}; esc to go back)"
+        self.post_message(ShowText(title, orjson.dumps(shown, option=orjson.OPT_INDENT_2).decode()))
