@@ -24,10 +24,10 @@ from pathlib import Path
 
 import orjson
 
+from orkas_tui.core.observe.in_context import AGENT_TAIL
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.store.redact import Redactor
 
-AGENT_TAIL = 600  # what the agent said last: the tail of its last message before the prompt
 TEXT_LIMIT = 4_000
 
 

@@ -135,7 +135,13 @@ def _form(text: str) -> re.Match | None:
     return None
 
 
-_WORD = re.compile(r"\w+")
+WORD = re.compile(r"\w+")  # a word as ``\b`` delimits it: what the matcher and the in-context reader look words up as
+
+
+def one_line(text: str, limit: int) -> str:
+    """``text`` on one line (runs of whitespace become one space), cut to ``limit`` characters with "…"."""
+    value = " ".join(text.split())
+    return value if len(value) <= limit else value[: limit - 1] + "…"
 
 
 class CorrectionMatcher:
@@ -148,10 +154,11 @@ class CorrectionMatcher:
         self._substrings: list[str] = []
         self._always = False  # a phrase that does not start with a word: no needle can stand for it
         for phrase in sorted({p.translate(_APOSTROPHES).strip() for p in phrases if p.strip()}, key=len, reverse=True):
-            (unbounded if _unbounded_script(phrase) else bounded).append(re.escape(phrase).replace(r"\ ", r"\s+"))
-            if _unbounded_script(phrase):
+            free = _unbounded_script(phrase)
+            (unbounded if free else bounded).append(re.escape(phrase).replace(r"\ ", r"\s+"))
+            if free:
                 self._substrings.append(phrase.lower())
-            elif (first := _WORD.match(phrase.lower())) is not None:
+            elif (first := WORD.match(phrase.lower())) is not None:
                 self._first_words.add(first.group(0))
             else:
                 self._always = True

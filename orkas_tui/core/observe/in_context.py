@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from orkas_tui.core.observe.corrections import CorrectionMatcher
+from orkas_tui.core.observe.corrections import WORD, CorrectionMatcher, one_line
 from orkas_tui.core.observe.origins import split_pasted
 
 # The heuristic's version: caches of observations include it in their fingerprint.
@@ -28,6 +28,7 @@ OPENING = 250  # a failure is reported in the opening words, or at the end of wh
 TAIL = 400  # the end of what was pasted, where a pasted error's last line says what failed
 SHORT = 400  # past this many typed characters a message is a task, a spec or a relayed finding
 PHRASED = 300  # the phrase list is read in short messages only: in longer ones its words describe
+FIRST_WORDS = 60  # the words of a prompt shown as what decided it
 EARLIER = 5  # earlier prompts kept to find one restated (a restatement comes soon after)
 
 
@@ -35,9 +36,6 @@ class Verdict(NamedTuple):
     kind: str  # interrupt, failed, diagnosis, redirect, restated, review, phrase
     reason: str  # the sentence a person reads beside the turn ("" for a phrase: the phrase says it)
     phrase: str  # the words that decided it, as written in the prompt
-
-
-_WORD = re.compile(r"\w+")  # the words ``\b`` delimits: what a whole-word needle is looked up among
 
 
 class Words(NamedTuple):
@@ -49,7 +47,7 @@ class Words(NamedTuple):
 
 
 def words_of(text: str) -> Words:
-    found = _WORD.findall(text.lower())
+    found = WORD.findall(text.lower())
     return Words(tuple(found), frozenset(found))
 
 
@@ -113,7 +111,7 @@ class _Gate:
         """The leftmost match in ``text``; ``lowered`` is it lowercased, ``words`` its words (``None``:
         looked for as substrings of ``lowered``)."""
         if words is None:
-            words = frozenset(_WORD.findall(lowered))
+            words = frozenset(WORD.findall(lowered))
         if self._words.isdisjoint(words) and not any(fragment in lowered for fragment in self._fragments):
             return None  # no alternative can match: most prompts, most gates
         best: re.Match[str] | None = None
@@ -222,8 +220,8 @@ _OWN = _Gate(
 _ANSWER = _Gate(
     _a(r"\A\W*(?:no|nope|nah|yes|yeah|yep|sure|ok(?:ay)?)\b", ("no", "nope", "nah", "yes", "yeah", "yep", "sure", "ok", "okay"))
 )
-GATES = (_DONE, _FAILS, _DISPUTES, _REDIRECTS, _REVIEW, _NEW_TASK, _OWN, _REQUEST, _ANSWER)
 _ON_PROMPT = (_FAILS, _DISPUTES, _REDIRECTS, _REVIEW, _NEW_TASK, _OWN, _REQUEST, _ANSWER)  # what a prompt is searched by
+GATES = (_DONE, *_ON_PROMPT)  # and the agent's last message, by _DONE
 _PROMPT_WORDS = frozenset().union(*(gate._words for gate in _ON_PROMPT))
 _PROMPT_FRAGMENTS = tuple(sorted({fragment for gate in _ON_PROMPT for fragment in gate._fragments}))
 
@@ -254,14 +252,14 @@ def judge(
         words = words_of(head)
     tokens = words.set
     if context.before == "feedback":
-        return Verdict("interrupt", "refused a tool use, then said what to do instead", _first_words(head or text))
+        return Verdict("interrupt", "refused a tool use, then said what to do instead", one_line(head or text, FIRST_WORDS))
     opening, tail = typed[:OPENING], text[-TAIL:]
     # most prompts hold no gate's word: every gate is passed over at once (one look, not eight)
     quiet = tail == opening and _PROMPT_WORDS.isdisjoint(tokens) and not any(f in lowered for f in _PROMPT_FRAGMENTS)
     if not quiet and _OWN.search(head, lowered, tokens):
         return None
     if context.before == "aborted":
-        return Verdict("interrupt", "interrupted the agent, then redirected it", _first_words(head or text))
+        return Verdict("interrupt", "interrupted the agent, then redirected it", one_line(head or text, FIRST_WORDS))
     if lowered.lstrip().startswith(_NOT_TYPED):
         return None
     if quiet:
@@ -316,11 +314,6 @@ def _restated_or_phrased(
     return None
 
 
-def _first_words(text: str, limit: int = 60) -> str:
-    words = " ".join(text.split())
-    return words if len(words) <= limit else words[: limit - 1] + "…"
-
-
 def _restated(head: str, words: Words, earlier: list[Words]) -> str | None:
     """The head repeats most of an earlier prompt's words (a sentence or more), not all of them in
     the same order: said again because it was not followed (the same words again are a retry,
@@ -332,5 +325,5 @@ def _restated(head: str, words: Words, earlier: list[Words]) -> str | None:
         if said == words.seq or not 0.7 * size <= len(theirs) <= size / 0.7:  # a retry; Jaccard cannot reach 0.7
             continue
         if len(theirs) >= 6 and len(mine & theirs) >= 0.7 * len(mine | theirs):
-            return _first_words(head)
+            return one_line(head, FIRST_WORDS)
     return None

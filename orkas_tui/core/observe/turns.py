@@ -14,7 +14,7 @@ from datetime import datetime
 
 import msgspec
 
-from orkas_tui.core.observe.corrections import CorrectionMatcher
+from orkas_tui.core.observe.corrections import CorrectionMatcher, one_line
 from orkas_tui.core.observe.in_context import TYPED_HEAD, Context, judge, words_of
 from orkas_tui.core.observe.origins import split_pasted
 from orkas_tui.core.observe.transient import ErrorVerdict, TransientRule, error_facts
@@ -98,9 +98,7 @@ class TurnRecord:
 
 
 def _short(text: object, limit: int = 240) -> str:
-    value = text if isinstance(text, str) else ("" if text is None else str(text))
-    value = " ".join(value.split())
-    return value if len(value) <= limit else value[: limit - 1] + "…"
+    return one_line(text if isinstance(text, str) else ("" if text is None else str(text)), limit)
 
 
 def _status(value: object) -> int | None:
