@@ -109,8 +109,9 @@ def run_status(args: argparse.Namespace) -> int:
     shown = None if args.all else SHOWN
     tools = {fmt: _status(fmt, root, args.settings, shown) for fmt in FORMATS}
     problems = [e for _, e in read_log(root / ".orkas")]
+    listed = _last(problems, shown)
     if args.json:
-        print_json({**tools, "workspace_problems": _last(problems, shown), "workspace_problems_total": len(problems)})
+        print_json({**tools, "workspace_problems": listed, "workspace_problems_total": len(problems)})
         return 0
     for fmt in FORMATS:
         item = tools[fmt]
@@ -129,9 +130,9 @@ def run_status(args: argparse.Namespace) -> int:
             for entry in item["problems"]:
                 print(f"  ! {entry.get('ts')} {entry.get('type')}: {entry.get('message')}")
             _more("  ", len(item["problems"]), item["problems_total"], "problems")
-    for entry in _last(problems, shown):
+    for entry in listed:
         print(f"! {entry.get('ts')} {entry.get('type')}: {entry.get('message')}")
-    _more("", min(len(problems), shown or len(problems)), len(problems), "problems")
+    _more("", len(listed), len(problems), "problems")
     return 0
 
 

@@ -77,7 +77,7 @@ class Activity:
         return SPINNER[self.frame % len(SPINNER)]
 
     def badge(self) -> Text:
-        """For the sidebar's status column (10 cells): ``⠋ wait 12s``, ``⠋ wait 3m`` while the model is
+        """For the sidebar's status column (``BADGE_WIDTH`` cells): ``⠋ wait 12s``, ``⠋ wait 3m`` while the model is
         waited for; the stage alone otherwise (the activity bar says the rest)."""
         seconds = self.elapsed()
         timed = (f" {seconds}s" if seconds < 100 else f" {seconds // 60}m") if self.stage == WAITING else ""

@@ -33,8 +33,12 @@ OVER_CAP = "over the per-cycle cap"
 Standing = tuple[AgentPaths, datetime | None, Activity]
 
 
+COOLING = "cooling down"  # how a reason opens: what the sidebar's badge tells apart
+BACKING_OFF = "backing off"
+
+
 def cooling_reason(until: datetime) -> str:
-    return f"cooling down (until {format_ts(until)})"
+    return f"{COOLING} (until {format_ts(until)})"
 
 
 @dataclass(frozen=True)
@@ -47,7 +51,7 @@ class Backoff:
 
     def reason(self) -> str:
         why = self.last_failure if len(self.last_failure) <= 160 else self.last_failure[:157] + "..."
-        return f"backing off after {self.failures} failed reflection(s) (until {format_ts(self.until)}): {why}"
+        return f"{BACKING_OFF} after {self.failures} failed reflection(s) (until {format_ts(self.until)}): {why}"
 
 
 def failure_backoff(paths: AgentPaths, settings: Settings) -> Backoff | None:

@@ -49,10 +49,12 @@ class EventsPane(Vertical):
             table.clear()
             self.agent = view.id
         table.border_subtitle = f"last {EVENTS_KEPT:,} kept" if len(view.events) >= EVENTS_KEPT else ""
-        self.by_key = {str(offset): event for offset, event in view.events}
-        self.by_key.update({f"hook-{offset}": entry for offset, entry in view.hook_log})
-        rows = {str(offset): event_cells(offset, event, now) for offset, event in view.events}
-        rows.update({f"hook-{offset}": event_cells(offset, entry, now, 1) for offset, entry in view.hook_log})
+        self.by_key, rows = {}, {}
+        for log, (prefix, entries) in enumerate((("", view.events), ("hook-", view.hook_log))):
+            for offset, event in entries:
+                key = f"{prefix}{offset}"
+                self.by_key[key] = event
+                rows[key] = event_cells(offset, event, now, log)
         table.sync(rows)
 
     @on(DataTable.RowSelected, "#events-table")

@@ -109,10 +109,10 @@ class ProposalsPane(Vertical):
     def follow(self, proposal_id: str) -> None:
         """Put the cursor on this proposal once it is shown (a reflection just wrote it)."""
         self.awaited = proposal_id
-        if self.view is not None and proposal_id in self.by_id:
-            self._go_to_awaited()
+        self._go_to_awaited()
 
     def _go_to_awaited(self) -> None:
+        """The awaited proposal's row, if the table holds it yet (else it waits for the next ``show``)."""
         if self.awaited is None:
             return
         try:
@@ -129,8 +129,7 @@ class ProposalsPane(Vertical):
         self.view = view
         self.by_id = {p.id: p for p in view.proposals}
         self.proposals.sync({p.id: proposal_cells(p) for p in view.proposals})
-        if self.awaited is not None and self.awaited in self.by_id:
-            self._go_to_awaited()
+        self._go_to_awaited()
         if not view.proposals:
             self.query_one("#proposal-summary", Static).update(
                 "No proposals yet. A reflection (r on the Queue tab, or a cycle) writes one here for you to review."

@@ -12,7 +12,7 @@ from textual.widgets import Static
 
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.timefmt import format_age, format_duration
-from orkas_tui.core.reflect.queue import OVER_CAP, QueueDecision, QueuePlan
+from orkas_tui.core.reflect.queue import BACKING_OFF, COOLING, OVER_CAP, QueueDecision, QueuePlan
 from orkas_tui.tui.cells import age, clock_time
 from orkas_tui.tui.widgets.keyed_table import Cell, KeyedTable
 
@@ -40,16 +40,13 @@ def badge(decision: QueueDecision | None, now: datetime) -> Text:
         return Text(
             "forced" if decision.forced else f"due #{decision.rank}", style="bold red" if decision.forced else "bold yellow"
         )
-    if decision.reason and decision.reason.startswith("cooling") and decision.cooldown_until:
-        return Text(f"cool {_when(decision.cooldown_until, now)}", style="cyan")
-    if decision.reason and decision.reason.startswith("backing off"):  # after failures: the Queue tab says why, till when
+    if decision.reason and decision.reason.startswith(COOLING) and decision.cooldown_until:
+        until = decision.cooldown_until
+        when = until.strftime("%H:%M") if until.date() == now.date() else format_age(now, until)  # 10:36, or 1d4h
+        return Text(f"cool {when}", style="cyan")
+    if decision.reason and decision.reason.startswith(BACKING_OFF):  # after failures: the Queue tab says why, till when
         return Text("backoff", style="red")
     return Text(SHORT_REASONS.get(decision.reason or "", decision.reason or ""), style="dim")
-
-
-def _when(until: datetime, now: datetime) -> str:
-    """10:36 today, else how far off (1d4h): five cells at most."""
-    return until.strftime("%H:%M") if until.date() == now.date() else format_age(now, until)
 
 
 def decision_cells(d: QueueDecision, now: datetime) -> list[Cell]:
