@@ -10,7 +10,8 @@ the other file", "la otra hoja", "用另一个接口"), "still failing" after a 
 Chinese and Spanish forms beyond the spec's short list. Each form carries its own
 exclusions (the hard negatives of tests/data/corrections/), so it raises recall
 without losing precision; precision and recall per language are in docs/rules.md.
-Typographic apostrophes are folded to ``'`` first.
+Typographic apostrophes are folded to ``'`` first, and Traditional Chinese characters to
+Simplified ones; a match is quoted as written.
 """
 
 from __future__ import annotations
@@ -25,7 +26,14 @@ from orkas_tui.core.observe.gates import alternative as _a
 # 2: the built-in forms joined the phrase list. 3: a form quoted is the leftmost one found.
 VERSION = 3
 
-_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\uff07": "'"})
+# Traditional Chinese characters of the phrases and forms, to their Simplified forms: 不對, 錯了,
+# 還是不行, 應該是 correct as 不对, 错了, 还是不行, 应该是 do. One character for one, so a match in
+# the folded text is quoted from the text as written.
+_TRADITIONAL = "對應該錯這樣個裡裏並還舊報沒顯敗問題說讓誤準確銷滾來別換試們麼嗎"
+_SIMPLIFIED = "对应该错这样个里里并还旧报没显败问题说让误准确销滚来别换试们么吗"
+_FOLD = str.maketrans(
+    {"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\uff07": "'"} | dict(zip(_TRADITIONAL, _SIMPLIFIED, strict=True))
+)
 
 # A bare "no" opening the message, then the fix; not "no problem", "no, thanks", "no, go ahead", ...
 _NO_THEN = (
@@ -78,7 +86,7 @@ FORMS = Gate(
     # Chinese
     _a(r"不是(?:这个|那个|这样|这里|那里|我要的|我想要的)|并不是|不是.{1,12}而是", fragments=("不是",)),
     _a(r"(?:搞|弄|改|理解|看|用)错", fragments=("错",)),
-    _a(r"(?:还是|依然|仍然|依旧)(?:不行|不对|报|没用|没有用|没反应|不显示|不工作|失败|有问题|一样)",
+    _a(r"(?:还是|依然|仍然|依旧)(?:不行|不对|报|没用|没有用|没反应|不显示|不工作|失败|有问题|一样|空白|白屏|没变)",
        fragments=("还是", "依然", "仍然", "依旧")),
     _a(r"我(?:说的是|的意思是|要的是|指的是|让你)", fragments=("我",)),
     _a(r"你(?:又)?(?:忘了|漏了)|漏掉了", fragments=("忘了", "漏")),
@@ -128,7 +136,7 @@ class CorrectionMatcher:
         self._first_words: set[str] = set()
         self._substrings: list[str] = []
         self._always = False  # a phrase that does not start with a word: no needle can stand for it
-        for phrase in sorted({p.translate(_APOSTROPHES).strip() for p in phrases if p.strip()}, key=len, reverse=True):
+        for phrase in sorted({p.translate(_FOLD).strip() for p in phrases if p.strip()}, key=len, reverse=True):
             free = _unbounded_script(phrase)
             (unbounded if free else bounded).append(re.escape(phrase).replace(r"\ ", r"\s+"))
             if free:
@@ -145,21 +153,21 @@ class CorrectionMatcher:
         self._regex = re.compile("|".join(parts), re.IGNORECASE) if parts else None
 
     def find(self, text: object, words: frozenset[str] | None = None) -> str | None:
-        """The first phrase found in ``text`` (else the first built-in form), as written there, or ``None``.
+        """The first phrase found in ``text`` (else the leftmost built-in form), as written there, or ``None``.
 
         ``words``: the text's words, lowercased (``\\w+``), when the caller has them: a phrase whose
         first word is not among them is not searched for (most messages hold none).
         """
         if not isinstance(text, str) or not text:
             return None
-        folded = text.translate(_APOSTROPHES)
+        folded = text.translate(_FOLD)
         regex = self._regex
         if regex is not None and words is not None and not self._always and self._first_words.isdisjoint(words):
             lowered = folded.lower()
             if not any(phrase in lowered for phrase in self._substrings):
                 regex = None
         match = (regex.search(folded) if regex is not None else None) or _form(folded, words)
-        return match.group(0).strip() if match else None
+        return text[match.start() : match.end()].strip() if match else None
 
 
 @lru_cache(maxsize=8)
