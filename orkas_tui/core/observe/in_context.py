@@ -21,7 +21,7 @@ from orkas_tui.core.observe.gates import alternative as _a
 from orkas_tui.core.observe.origins import split_pasted
 
 # The heuristic's version: caches of observations include it in their fingerprint.
-VERSION = 1
+VERSION = 2  # 2: round two, tuned on the whole first corpus
 
 AGENT_TAIL = 600  # what the agent said last: the tail of its last message before the prompt
 TYPED_HEAD = 600  # a correction comes first; what follows is detail
@@ -133,6 +133,9 @@ _DISPUTES = Gate(
     _a(r"\bI thought (?:we|you)\b", ("thought",)),
     _a(r"\bI (?:just )?checked\b", ("checked",)),
     _a(r"\bmessed up\b", ("messed",)),
+    _a(r"\A\W*(?:but|and|so) (?:are (?:we|you) sure|(?:this|that|it) means|(?:there|it|this|that) (?:is|are|isn'?t|aren'?t|was|wasn'?t)"
+       r"|we (?:only|don'?t|do|didn'?t)|if\b)", ("but", "and", "so")),
+    _a(r"\bis the (?:fix|problem|issue|cause) not\b", ("fix", "problem", "issue", "cause")),
 )  # fmt: skip
 # The user turns the agent away from what it did or proposed.
 _REDIRECTS = Gate(
@@ -153,6 +156,11 @@ _REDIRECTS = Gate(
     _a(r"\bwhat I meant\b|\bthat'?s what I meant\b", ("meant",)),
     _a(r"\bgo back to\b", ("back",)),
     _a(r"\b(?:undo|revert) (?:that|this|it|the|your)\b", ("undo", "revert")),
+    _a(r"\bthere(?:'s| is| are) already\b|\bwe already have\b", ("already",)),
+    _a(r"\bis there (?:no|not an?)\b", ("there",)),
+    _a(r"\bcan'?t we (?:just|simply)\b", ("can", "cant")),
+    _a(r"\A\W*(?:do not|don'?t)\b", ("don", "dont", "not")),
+    _a(r"\b(?:might be|is|are|be|now) duplicated\b", fragments=("duplicat",)),
 )  # fmt: skip
 # A relayed code-review finding (review bots mark their severity).
 _REVIEW = Gate(_a(r"\b(?:high|medium|low|critical) severity\b", ("severity",)))
@@ -161,7 +169,14 @@ _NOT_TYPED = ("operation stopped by hook", "implement the following plan")
 _REQUEST = Gate(
     _a(r"\A\W*(?:(?:can|could|should|would|shall) (?:we|you|i)|is (?:it|there|the|this|that)|do we|does (?:it|this))\b",
        ("can", "could", "should", "would", "shall", "is", "do", "does")),
+    _a(r"\A\W*(?:what (?:was|is|were|went|happened)|how (?:do|does|did|can|much|many))\b", ("what", "how")),
+    _a(r"\A\W*(?:please )?(?:add|create|implement|write|generate|document|next one)\b",
+       ("add", "create", "implement", "write", "generate", "document", "next")),
+    _a(r"\b(?:genuine|quick) question\b|\b(?:also |just )?wondering\b|\bjust curious\b", ("question", "wondering", "curious")),
 )  # fmt: skip
+_RESUME = Gate(
+    _a(r"\A\W*(?:continue|go on|proceed|resume|keep going|carry on)\b", ("continue", "go", "proceed", "resume", "keep", "carry"))
+)
 _NEW_TASK = Gate(_a(r"\bnew (?:change|task|feature|thing|request)\b", ("new",)))
 # The user takes back their own words, or apologises for them: no correction of the agent.
 _OWN = Gate(
@@ -171,7 +186,7 @@ _OWN = Gate(
 _ANSWER = Gate(
     _a(r"\A\W*(?:no|nope|nah|yes|yeah|yep|sure|ok(?:ay)?)\b", ("no", "nope", "nah", "yes", "yeah", "yep", "sure", "ok", "okay"))
 )
-_ON_PROMPT = (_FAILS, _DISPUTES, _REDIRECTS, _REVIEW, _NEW_TASK, _OWN, _REQUEST, _ANSWER)  # what a prompt is searched by
+_ON_PROMPT = (_FAILS, _DISPUTES, _REDIRECTS, _REVIEW, _NEW_TASK, _OWN, _REQUEST, _ANSWER, _RESUME)  # what a prompt is searched by
 GATES = (_DONE, *_ON_PROMPT)  # and the agent's last message, by _DONE
 _ANY_ON_PROMPT = Gate.joined(*_ON_PROMPT)  # one look at a quiet prompt, not eight
 
@@ -207,10 +222,12 @@ def judge(
     quiet = tail == opening and _ANY_ON_PROMPT.closed(lowered, tokens)  # most prompts: no gate can match
     if not quiet and _OWN.search(head, lowered, tokens):
         return None
-    if context.before == "aborted":
-        return Verdict("interrupt", "interrupted the agent, then redirected it", one_line(head or text, FIRST_WORDS))
     if lowered.lstrip().startswith(_NOT_TYPED):
         return None
+    if context.before == "aborted":
+        if _RESUME.search(head, lowered, tokens) or any(words.seq == said for said, _ in context.earlier):
+            return None  # carried on, or the same words sent again: the interruption was not the agent's fault
+        return Verdict("interrupt", "interrupted the agent, then redirected it", one_line(head or text, FIRST_WORDS))
     if quiet:
         if len(typed) > SHORT:
             return None
