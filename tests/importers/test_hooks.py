@@ -72,12 +72,25 @@ def env(home: Path) -> dict[str, str]:
 
 
 def hook(home: Path, payload: bytes | str, *args: str, agent: str = "claude-code") -> subprocess.CompletedProcess:
-    """``orkas-tui hook`` as the tools run it: Claude Code's JSON on stdin, Codex's as the last argument."""
+    """``orkas-tui hook`` as the tools run it (Claude Code's JSON on stdin, Codex's notify JSON as the last
+    argument), then the import it started detached, waited for."""
     fmt = "codex" if isinstance(payload, str) else "claude-code"
     argv = [sys.executable, "-m", "orkas_tui", "hook", fmt, "--agent", agent, *args]
     if fmt == "codex":
-        return subprocess.run([*argv, payload], capture_output=True, env=env(home), stdin=subprocess.DEVNULL, timeout=60)
-    return subprocess.run(argv, input=payload, capture_output=True, env=env(home), timeout=60)
+        done = subprocess.run([*argv, payload], capture_output=True, env=env(home), stdin=subprocess.DEVNULL, timeout=60)
+    else:
+        done = subprocess.run(argv, input=payload, capture_output=True, env=env(home), timeout=60)
+    wait_for_drain(home / ".orkas")
+    return done
+
+
+def wait_for_drain(root: Path) -> None:
+    """Until the detached import a hook started has exited: it holds ``hook-drain.lock`` from before the hook exits."""
+    lock = root / ".orkas" / "hook-drain.lock"
+    if not lock.exists():
+        return
+    with open(lock, "rb") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
 
 
 def stop_json(path: Path, event: str = "Stop") -> bytes:
@@ -422,6 +435,7 @@ def test_two_concurrent_hooks_corrupt_nothing(home: Path, samples: Path) -> None
         proc.stdin.write(stop_json(session))  # type: ignore[union-attr]
         proc.stdin.close()  # type: ignore[union-attr]
     assert [(p.wait(60), p.stdout.read()) for p in procs] == [(0, b""), (0, b"")]  # type: ignore[union-attr]
+    wait_for_drain(home / ".orkas")
     for session in sessions:  # whatever was deferred is imported by the next hook
         assert hook(home, stop_json(session)).returncode == 0
     assert main(["import", "claude-code", "--agent", "by-import"]) == 0
@@ -560,11 +574,13 @@ def test_claude_config_dir_and_codex_home_are_followed(home: Path, samples: Path
     run = {**env(home), "CLAUDE_CONFIG_DIR": str(config)}
     args = [sys.executable, "-m", "orkas_tui", "hook", "claude-code"]
     assert subprocess.run(args, input=stop_json(session), env=run, capture_output=True, timeout=60).returncode == 0
+    wait_for_drain(home / ".orkas")
     assert "outside" in log(home)[-1]["message"]
     moved = config / "projects" / "p" / session.name
     moved.parent.mkdir()
     shutil.copyfile(session, moved)
     assert subprocess.run(args, input=stop_json(moved), env=run, capture_output=True, timeout=60).returncode == 0
+    wait_for_drain(home / ".orkas")
     assert log(home)[-1]["type"] == "hook_imported" and conversations(home)
 
 
