@@ -98,7 +98,10 @@ def drain_command(argv: list[str]) -> None:
 
     root = Path(os.path.abspath(root_path(options.get("--workspace"))))
     lock = int(options["--lock-fd"]) if "--lock-fd" in options else None
-    drain(root, lock)
+    try:
+        drain(root, lock)
+    except Exception as exc:  # detached, its output on /dev/null: the workspace's hook log is where it is said
+        _log(root / ".orkas", "problem", tool="", message=f"the detached import stopped: {type(exc).__name__}: {exc}")
 
 
 def drain(root: Path, lock: int | None = None) -> None:

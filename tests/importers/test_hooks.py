@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
 import shutil
 import subprocess
 import sys
+import time
 import tomllib
 from pathlib import Path
 
@@ -85,12 +87,23 @@ def hook(home: Path, payload: bytes | str, *args: str, agent: str = "claude-code
 
 
 def wait_for_drain(root: Path) -> None:
-    """Until the detached import a hook started has exited: it holds ``hook-drain.lock`` from before the hook exits."""
-    lock = root / ".orkas" / "hook-drain.lock"
-    if not lock.exists():
-        return
-    with open(lock, "rb") as held:
-        fcntl.flock(held, fcntl.LOCK_EX)
+    """Until no detached import (``orkas-tui hook --drain``) runs for ``root``, found by its command line in
+    ``/proc``: the hook has started it before it exits. Taking its lock instead would stop a drain that
+    looks at the spool again after letting go of it."""
+    needle = f"\0--workspace\0{os.path.abspath(root)}\0".encode()
+    deadline = time.monotonic() + 60
+    while any(b"\0--drain\0" in line and needle in line for line in _command_lines()):
+        assert time.monotonic() < deadline, "the detached import still runs after 60 s"
+        time.sleep(0.01)
+
+
+def _command_lines() -> list[bytes]:
+    lines = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                lines.append(Path(entry.path, "cmdline").read_bytes())
+    return lines
 
 
 def stop_json(path: Path, event: str = "Stop") -> bytes:
@@ -415,7 +428,7 @@ def test_bad_input_exits_0_imports_nothing_and_logs_one_line(home: Path, case: s
 
 def test_an_invalid_agent_is_logged_in_the_workspace(home: Path) -> None:
     done = hook(home, b"{}", agent="Not An Id")
-    assert (done.returncode, done.stdout) == (0, b"")
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
     [(_, entry)] = read_log(home / ".orkas" / ".orkas")
     assert "not a valid agent id" in entry["message"]
 
