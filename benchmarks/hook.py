@@ -54,18 +54,23 @@ def _timed(argv: list[str], env: dict[str, str], stdin: bytes = b"") -> float:
 
 
 def _drain_done(root: Path, since: float) -> float:
-    """Seconds from ``since`` until no ``orkas-tui hook --drain`` for ``root`` runs any more."""
+    """Seconds from ``since`` until the hook's detached import is done: ``hook-drain.lock`` no longer held
+    (``/proc/locks``; the hook takes it before starting the import) and no ``hook --drain`` for ``root``
+    running (it lets go of the lock before its last look at the spool)."""
     needle = f"\0--workspace\0{root}\0".encode()
+    inode = str(os.stat(root / ".orkas" / "hook-drain.lock").st_ino)
     while True:
+        with open("/proc/locks") as locks:
+            held = any(len(f) > 5 and f[5].rsplit(":", 1)[-1] == inode for f in (x.split() for x in locks if "->" not in x))
         running = False
         for entry in os.scandir("/proc"):
-            if entry.name.isdigit():
+            if not held and not running and entry.name.isdigit():
                 try:
                     line = Path(entry.path, "cmdline").read_bytes()
                 except OSError:
                     continue
-                running = running or (b"\0--drain\0" in line and needle in line)
-        if not running:
+                running = b"\0--drain\0" in line and needle in line
+        if not held and not running:
             return time.perf_counter() - since
         time.sleep(0.002)
 

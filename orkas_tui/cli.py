@@ -48,7 +48,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
-    if words[:1] == ["hook"]:
+    if words[:1] == ["hook"] and not {"-h", "--help"} & set(words):
         from orkas_tui.importers.spool import main as hook
 
         return hook(words[1:])

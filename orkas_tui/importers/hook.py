@@ -299,17 +299,21 @@ def _catch_up(
 
 
 def recent_transcripts(fmt: str, since: float) -> list[Path]:
-    """The format's transcripts in its own folder (``~/.claude/projects``, ``~/.codex/sessions``) modified after ``since``."""
+    """The format's transcripts in its own folder (``~/.claude/projects``, ``~/.codex/sessions``) modified after
+    ``since``; a Claude Code session's ``subagents/`` files come with it, as with its hook."""
     module = claude_code if fmt == claude_code.NAME else codex
     pattern = "*.jsonl" if fmt == claude_code.NAME else "rollout-*.jsonl"
-    found = []
+    found: dict[Path, None] = {}
     for folder in module.default_sources(Path.home()):
-        for path in folder.rglob(pattern):
+        for path in sorted(folder.rglob(pattern)):
             with contextlib.suppress(OSError):
                 info = os.lstat(path)
                 if stat.S_ISREG(info.st_mode) and info.st_mtime >= since:
-                    found.append(path)
-    return sorted(found)
+                    found[path] = None
+                    subagents = path.parent / path.stem / "subagents"
+                    if fmt == claude_code.NAME and subagents.is_dir():
+                        found.update(dict.fromkeys(sorted(p for p in subagents.glob("*.jsonl") if _regular(p))))
+    return list(found)
 
 
 def _cycle(workspace: Workspace, done: _Pass) -> None:

@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 
 from orkas_tui.cli import main
+from orkas_tui.core.read.workspace import AgentPaths
+from orkas_tui.core.store.journal import apply_lock
 from tests.importers.test_hooks import (
     BIG,
     HEAVY,
@@ -124,16 +126,22 @@ def test_catch_up_reads_what_changed_since_the_last_one(home: Path, samples: Pat
 
 
 def test_hooks_at_once_bring_every_session_in_without_another_hook(home: Path, samples: Path) -> None:
+    """Six hooks at once, three sessions, while an approve holds the agent for a second (the code before
+    the spool waited 0.5 s, then left the session to the session's next hook)."""
     sessions = [place(samples, home, name) for name in (SHORT, HEAVY, BIG)] * 2
     argv = [sys.executable, "-m", "orkas_tui", "hook", "claude-code"]
-    procs = [subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env(home)) for _ in sessions]
-    for proc, session in zip(procs, sessions, strict=True):
-        proc.stdin.write(stop_json(session))  # type: ignore[union-attr]
-        proc.stdin.close()  # type: ignore[union-attr]
-    assert [(p.wait(60), p.stdout.read()) for p in procs] == [(0, b"")] * len(sessions)  # type: ignore[union-attr]
+    paths = AgentPaths(home / ".orkas" / "agents" / "claude-code")
+    paths.private.mkdir(parents=True)
+    with apply_lock(paths):
+        procs = [subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env(home)) for _ in sessions]
+        for proc, session in zip(procs, sessions, strict=True):
+            proc.stdin.write(stop_json(session))  # type: ignore[union-attr]
+            proc.stdin.close()  # type: ignore[union-attr]
+        assert [(p.wait(60), p.stdout.read()) for p in procs] == [(0, b"")] * len(sessions)  # type: ignore[union-attr]
+        time.sleep(1.0)
     wait_for_drain(home / ".orkas")
     assert main(["import", "claude-code", "--agent", "by-import"]) == 0
-    assert conversations(home) == conversations(home, "by-import")
+    assert len(conversations(home)) == 4 and conversations(home) == conversations(home, "by-import")
     assert not (home / ".orkas" / ".orkas" / "hook-spool").exists()
 
 

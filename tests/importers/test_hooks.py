@@ -87,14 +87,25 @@ def hook(home: Path, payload: bytes | str, *args: str, agent: str = "claude-code
 
 
 def wait_for_drain(root: Path) -> None:
-    """Until no detached import (``orkas-tui hook --drain``) runs for ``root``, found by its command line in
-    ``/proc``: the hook has started it before it exits. Taking its lock instead would stop a drain that
-    looks at the spool again after letting go of it."""
+    """Until the detached import a hook started (``orkas-tui hook --drain``) is done: until neither is the
+    workspace's ``hook-drain.lock`` held (``/proc/locks``: the hook takes it before it starts the import,
+    which holds it from then on) nor an import for ``root`` runs (by its command line in ``/proc``: it lets
+    go of the lock before its last look at the spool). Taking the lock here would stop that last look."""
     needle = f"\0--workspace\0{os.path.abspath(root)}\0".encode()
     deadline = time.monotonic() + 60
-    while any(b"\0--drain\0" in line and needle in line for line in _command_lines()):
+    while _drain_lock_held(root) or any(b"\0--drain\0" in line and needle in line for line in _command_lines()):
         assert time.monotonic() < deadline, "the detached import still runs after 60 s"
         time.sleep(0.01)
+
+
+def _drain_lock_held(root: Path) -> bool:
+    try:
+        inode = os.stat(root / ".orkas" / "hook-drain.lock").st_ino
+    except FileNotFoundError:
+        return False
+    with open("/proc/locks") as locks:
+        held = [line.split() for line in locks if "->" not in line]  # "->": a process waiting, not holding
+    return any(len(fields) > 5 and fields[5].rsplit(":", 1)[-1] == str(inode) for fields in held)
 
 
 def _command_lines() -> list[bytes]:
