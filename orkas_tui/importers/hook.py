@@ -194,7 +194,7 @@ def _agent(workspace: Workspace, agent: str, lines: list[_Line], done: _Pass) ->
     try:
         if not AGENT_ID.match(agent):
             for line in lines:
-                done.log(private, "problem", tool=line.fmt, message=f"not a valid agent id: {agent!r}")
+                done.log(private, "problem", tool=line.fmt, message=line.problem or f"not a valid agent id: {agent!r}")
             return
         (workspace.root / "agents").mkdir(parents=True, exist_ok=True)  # two first hooks may race to create it
         paths = AgentPaths(workspace.agents_dir / agent)

@@ -77,7 +77,8 @@ def record(argv: list[str]) -> None:
         fields = hook_fields(fmt, _stdin())
     if fields is None:
         return
-    line = spool_line({"ts": time.time(), "fmt": fmt, "agent": agent or fmt, **fields})
+    known = fmt in FORMATS  # a bad format names no agent: its line goes to the workspace's log
+    line = spool_line({"ts": time.time(), "fmt": fmt if known else "", "agent": (agent or fmt) if known else "", **fields})
     kill_point("hook-read")
     append_line(root, line)
     kill_point("hook-appended")

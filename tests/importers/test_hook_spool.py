@@ -15,6 +15,7 @@ import pytest
 from orkas_tui.cli import main
 from orkas_tui.core.read.workspace import AgentPaths
 from orkas_tui.core.store.journal import apply_lock
+from orkas_tui.importers.hook_log import read_log
 from tests.importers.test_hooks import (
     BIG,
     HEAVY,
@@ -198,3 +199,14 @@ def test_bad_options_are_logged_not_shown(home: Path, argv: list[str], said: str
     wait_for_drain(home / ".orkas")
     assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
     assert said in log(home)[-1]["message"]
+
+
+def test_a_bad_format_is_logged_in_the_workspace_and_makes_no_agent(home: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "orkas_tui", "hook", "claude", "--agent", "x"], capture_output=True, env=env(home), timeout=60
+    )
+    wait_for_drain(home / ".orkas")
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    [(_, entry)] = read_log(home / ".orkas" / ".orkas")
+    assert "the format is claude-code or codex, not 'claude'" in entry["message"]
+    assert not (home / ".orkas" / "agents" / "x").exists()
