@@ -193,8 +193,9 @@ def _agent(workspace: Workspace, agent: str, lines: list[_Line], done: _Pass) ->
     private = workspace.private
     try:
         if not AGENT_ID.match(agent):
-            for line in lines:
-                done.log(private, "problem", tool=line.fmt, message=line.problem or f"not a valid agent id: {agent!r}")
+            for line in lines:  # no agent named: the line says what is wrong (a bad format)
+                message = line.problem if not agent and line.problem else f"not a valid agent id: {agent!r}"
+                done.log(private, "problem", tool=line.fmt, message=message)
             return
         (workspace.root / "agents").mkdir(parents=True, exist_ok=True)  # two first hooks may race to create it
         paths = AgentPaths(workspace.agents_dir / agent)
