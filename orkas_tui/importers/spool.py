@@ -116,7 +116,7 @@ def _stdin() -> bytes:
         if os.isatty(0):
             return b""
         chunks, size = [], 0
-        while size < STDIN_MAX and (chunk := os.read(0, STDIN_MAX - size)):
+        while size < STDIN_MAX and (chunk := os.read(0, min(1 << 20, STDIN_MAX - size))):
             chunks.append(chunk)
             size += len(chunk)
         return b"".join(chunks)
