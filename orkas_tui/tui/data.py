@@ -18,9 +18,9 @@ from orkas_tui.core.read.events import decode_system_line
 from orkas_tui.core.read.not_read import read_not_read
 from orkas_tui.core.read.tail import JsonlTail
 from orkas_tui.core.read.workspace import AGENT_AREAS, AgentMeta, AgentPaths, Area, Workspace, read_agent_meta
-from orkas_tui.core.reflect.effects import Effect, measure_effects
+from orkas_tui.core.reflect.effects import Effect
 from orkas_tui.core.reflect.queue import QueuePlan, Standing, last_cycle_at, plan_for
-from orkas_tui.core.reflect.verdict import Verdict, latest_changes, verdict
+from orkas_tui.core.reflect.verdict import Verdict, judged, verdict
 from orkas_tui.core.store.export import hand_edited, unlisted, way_out
 from orkas_tui.core.store.history import Change, list_changes
 from orkas_tui.core.store.notes import NOTES, Note, SelfNotes, prompt_block
@@ -125,9 +125,7 @@ class AgentData:
             self._unlisted = unlisted(self.paths, link, self._skills, self.workspace.settings) if link else {}
             self._export_fix = way_out(self.id, link) if link else ""
         if areas & {Area.CONVERSATIONS, Area.PRIVATE}:  # new turns, or a change applied or reverted
-            latest = latest_changes(self._changes)
-            effects = measure_effects(self.scan, list(latest.values())) if latest else {}
-            self._judged_by = {slug: effects[c.id] for slug, c in latest.items() if c.id in effects}
+            self._judged_by = judged(self.scan, self._changes)
         use = self.scan.skill_use()
         judge_after = self.workspace.settings.judge_after
         return AgentView(
@@ -147,7 +145,8 @@ class AgentData:
             hand_edited=dict(self._hand_edited),
             unlisted=dict(self._unlisted),
             verdicts={
-                s.slug: verdict(s, use.get(s.slug) or NO_USE, self._judged_by.get(s.slug), judge_after) for s in self._skills
+                s.slug: verdict(s.last_used_at, use.get(s.slug) or NO_USE, self._judged_by.get(s.slug), judge_after)
+                for s in self._skills
             },
             export_fix=self._export_fix,
             areas=areas,

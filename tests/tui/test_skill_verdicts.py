@@ -9,7 +9,7 @@ from orkas_tui.core.observe.skill_metrics import SkillMetrics
 from orkas_tui.core.read.workspace import Workspace
 from orkas_tui.core.reflect.verdict import NEVER_USED, TOO_NEW, verdict
 from orkas_tui.core.store.history import record_change
-from orkas_tui.core.store.skills import Skill, SkillStore
+from orkas_tui.core.store.skills import SkillStore
 from orkas_tui.tui.widgets.skills import SkillsPane
 from tests.conftest import NOW
 from tests.tui.conftest import SIZE, open_agent, settle, wait_until
@@ -48,7 +48,9 @@ async def test_a_skill_its_latest_change_fixed_is_judged_on_the_turns_after_it(a
 async def test_a_skill_just_made_is_too_new_to_judge_not_unused(app_factory, demo_ws: Path) -> None:
     workspace = Workspace.open(demo_ws)
     paths = workspace.agent("ops")
-    skill, _ = SkillStore(paths, workspace.settings).create("Drain first", "Drain a node before it reboots", "Always drain.\n", NOW)
+    skill, _ = SkillStore(paths, workspace.settings).create(
+        "Drain first", "Drain a node before it reboots", "Always drain.\n", NOW
+    )
     record_change(paths, NOW, by="approval", action="create_skill", kind="skill", target=skill.slug, after="x")
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
@@ -60,9 +62,8 @@ async def test_a_skill_just_made_is_too_new_to_judge_not_unused(app_factory, dem
 
 
 def test_a_skill_with_no_change_is_judged_once_enough_turns_showed_it() -> None:
-    skill = Skill("s", "s", "d", "2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z", 0, None, "b\n")
     few, enough = SkillMetrics(impressions=4), SkillMetrics(impressions=12)
-    assert verdict(skill, few, None, 10).flags == (TOO_NEW,) and verdict(skill, few, None, 10).over == "4 of 10 turns shown"
-    assert verdict(skill, enough, None, 10).flags == (NEVER_USED,)
-    assert verdict(skill, enough, None, 10).over == "all 12 turns that showed it"
-    assert verdict(skill, few, None, 3).flags == (NEVER_USED,)  # the setting
+    assert verdict(None, few, None, 10).flags == (TOO_NEW,) and verdict(None, few, None, 10).over == "4 of 10 turns shown"
+    assert verdict(None, enough, None, 10).flags == (NEVER_USED,)
+    assert verdict(None, enough, None, 10).over == "all 12 turns that showed it"
+    assert verdict(None, few, None, 3).flags == (NEVER_USED,)  # the setting

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import contextlib
 
-from orkas_tui.core.reflect.effects import MEASURED, Effect, measure_effects
-from orkas_tui.core.reflect.verdict import latest_changes
+from orkas_tui.core.reflect.effects import MEASURED, Effect
+from orkas_tui.core.reflect.verdict import judged
 from orkas_tui.core.store.history import list_changes
 from orkas_tui.core.store.standing import SkillStanding, save
 from orkas_tui.core.summary.scan import AgentScan
@@ -27,10 +27,8 @@ def benefit(effect: Effect) -> float | None:
 
 def standings(scan: AgentScan) -> dict[str, SkillStanding]:
     """Every skill the agent's history or turns name, with the benefit of its latest change in force
-    (:func:`~orkas_tui.core.reflect.verdict.latest_changes`, as its verdict) and its invocation rate."""
-    latest = latest_changes(list_changes(scan.paths))
-    effects = measure_effects(scan, list(latest.values())) if latest else {}
-    measured = {slug: benefit(effects[c.id]) for slug, c in latest.items() if c.id in effects}
+    (:func:`~orkas_tui.core.reflect.verdict.judged`, as its verdict) and its invocation rate."""
+    measured = {slug: benefit(effect) for slug, effect in judged(scan, list_changes(scan.paths)).items()}
     uses = scan.skill_use()
     return {
         slug: SkillStanding(measured.get(slug), uses[slug].invocation_rate if slug in uses else None)

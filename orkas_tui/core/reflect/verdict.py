@@ -14,9 +14,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from orkas_tui.core.observe.skill_metrics import NO_USE, SkillMetrics
-from orkas_tui.core.reflect.effects import Effect
+from orkas_tui.core.reflect.effects import Effect, measure_effects
 from orkas_tui.core.store.history import Change
-from orkas_tui.core.store.skills import Skill
+from orkas_tui.core.summary.scan import AgentScan
 
 TOO_NEW = "too new to judge"
 NEVER_USED = "never used"
@@ -55,22 +55,30 @@ def latest_changes(changes: Iterable[Change]) -> dict[str, Change]:
     return latest
 
 
-def verdict(skill: Skill, metrics: SkillMetrics, effect: Effect | None, judge_after: int) -> Verdict:
-    """``metrics``: the skill's counts over every turn; ``effect``: its latest change's (``None``: none recorded)."""
-    judged = effect.skill if effect is not None else None
-    if judged is not None and not judged.removed and effect is not None:
-        change = effect.change.id
-        if judged.after is None:
-            return Verdict((TOO_NEW,), f"{judged.window.turns_after} of {judged.window.size} turns since {change}", NO_USE)
-        return Verdict(_flags(judged.after.counts, skill), f"the {judged.after.turns} turns after {change}", judged.after.counts)
+def judged(scan: AgentScan, changes: Iterable[Change]) -> dict[str, Effect]:
+    """Each skill's latest change in force, with its effect over the scan's turns: what a verdict reads."""
+    latest = latest_changes(changes)
+    effects = measure_effects(scan, list(latest.values())) if latest else {}
+    return {slug: effects[c.id] for slug, c in latest.items() if c.id in effects}
+
+
+def verdict(last_used_at: str | None, metrics: SkillMetrics, effect: Effect | None, judge_after: int) -> Verdict:
+    """``last_used_at``: the skill's; ``metrics``: its counts over every turn; ``effect``: its latest
+    change's (``None``: none recorded)."""
+    on_skill = effect.skill if effect is not None else None
+    if on_skill is not None and not on_skill.removed and effect is not None:
+        change, after = effect.change.id, on_skill.after
+        if after is None:
+            return Verdict((TOO_NEW,), f"{on_skill.window.turns_after} of {on_skill.window.size} turns since {change}", NO_USE)
+        return Verdict(_flags(after.counts, last_used_at), f"the {after.turns} turns after {change}", after.counts)
     if metrics.impressions < judge_after and metrics.invocations < MIN_INVOCATIONS:
         return Verdict((TOO_NEW,), f"{metrics.impressions} of {judge_after} turns shown", metrics)
-    return Verdict(_flags(metrics, skill), f"all {metrics.impressions} turns that showed it", metrics)
+    return Verdict(_flags(metrics, last_used_at), f"all {metrics.impressions} turns that showed it", metrics)
 
 
-def _flags(m: SkillMetrics, skill: Skill) -> tuple[str, ...]:
+def _flags(m: SkillMetrics, last_used_at: str | None) -> tuple[str, ...]:
     reasons = []
-    if m.invocations == 0 and skill.last_used_at is None:
+    if m.invocations == 0 and last_used_at is None:
         reasons.append(NEVER_USED)
     elif (m.invocation_rate or 0) < LOW_INVOCATION:
         reasons.append(RARELY)
