@@ -1,4 +1,4 @@
-"""Installing the hooks: entries in Claude Code's ``settings.json`` and Codex's ``config.toml``,
+"""Installing the hooks: entries in Claude Code's ``settings.json`` (Codex's: :mod:`.codex_hooks`),
 and the agent's link in ``orkas.toml``.
 
 Each change is computed as an :class:`Edit` (the bytes before and after), shown as a diff
@@ -9,12 +9,12 @@ entries are touched; they are recognised by their command: ``<…>/orkas-tui hoo
   the last member, or its value written anew with the file's indentation, 2 spaces when it
   cannot be seen; removed when orkas-tui's entries were all it held); every other byte
   stays, so install then uninstall gives back the file byte for byte.
-- ``config.toml`` is edited as text, so comments and layout stay byte for byte: the
-  ``notify = [...]`` line goes before the first table header (a top-level key must), and
-  the result is checked with ``tomllib``. A ``notify`` of someone else is refused unless
-  forced; forced, their line is kept commented out right below ours, and uninstall puts
-  it back.
+- The same JSON edit serves Codex's ``hooks.json``, which has the same ``hooks`` shape.
 - ``orkas.toml`` gets ``[agents.<id>]`` appended when it has none; one already there is kept.
+
+A settings file is refused, with one line naming it and nothing changed, when it is not
+valid, read-only, or a link that leads out of the home folder (a link into it, as a
+dotfiles repository makes, is followed and the file behind it written).
 """
 
 from __future__ import annotations
@@ -33,16 +33,15 @@ from orkas_tui.core.disk.confine import read_versioned
 from orkas_tui.core.disk.write import atomic_write
 from orkas_tui.core.errors import OrkasError
 from orkas_tui.core.store.first_run import SETTINGS_TEMPLATE, display_path
-from orkas_tui.importers import claude_code, codex
+from orkas_tui.importers import claude_code
 from orkas_tui.importers.skills import user_skill_dirs
 
 PROGRAM = "orkas-tui"
-HOOK_EVENTS = ("Stop", "SessionEnd")
-HOOK_TIMEOUT_S = 10  # Claude Code's limit for our command; it returns in well under a second
+HOOK_TIMEOUT_S = 10  # the agent's limit for our command; it returns in well under a second
+# SessionStart catches up what a killed or skipped hook left; Stop after each answer; SessionEnd at the end.
+CLAUDE_TIMEOUTS = {"SessionStart": HOOK_TIMEOUT_S, "Stop": HOOK_TIMEOUT_S, "SessionEnd": HOOK_TIMEOUT_S}
+PLUGIN = "orkas-tui"  # the plugin's name in .claude-plugin/plugin.json, and so in ``enabledPlugins``
 _WS = re.compile(r"[ \t\r\n]*")
-HEADER = re.compile(r"^[ \t]*\[\[?[ \t]*[A-Za-z0-9_\"'-][^\]\n]*\]\]?[ \t]*(?:#.*)?$", re.M)
-NOTIFY = re.compile(r"^notify[ \t]*=.*\n?", re.M)
-REPLACED = "# orkas-tui replaced: "
 
 
 class HookError(OrkasError, ValueError):
@@ -104,10 +103,17 @@ def command_words(command: object) -> list[str]:
         return []
 
 
-def _read(path: Path) -> tuple[Path, bytes | None, str | None]:
-    """The file behind ``path`` (a link is followed: a settings file kept in a dotfiles repository stays there)."""
-    real = Path(os.path.realpath(path.expanduser()))
+def read_settings(path: Path) -> tuple[Path, bytes | None, str | None]:
+    """The file behind ``path``: a link into the home folder is followed (a settings file kept in a dotfiles
+    repository stays there); one out of it, or a file that cannot be written, is refused."""
+    named = Path(os.path.abspath(path.expanduser()))
+    real = Path(os.path.realpath(named))
+    home = Path(os.path.realpath(Path.home()))
+    if real != named and not real.is_relative_to(home):
+        raise HookError(f"{named}: a link to {real}, outside {home}; left untouched")
     data, version = read_versioned(real)
+    if data is not None and not os.access(real, os.W_OK):
+        raise HookError(f"{real}: read-only; left untouched")
     return real, data, version
 
 
@@ -188,42 +194,38 @@ def _hook_groups(settings: dict, path: Path, create: bool) -> dict:
     return hooks
 
 
-def claude_install(path: Path, command: str) -> Edit:
-    """Add (or update in place) our command to ``Stop`` and ``SessionEnd``; every other entry kept."""
-    real, data, version = _read(path)
+def json_install(path: Path, fmt: str, command: str, timeouts: dict[str, int]) -> Edit:
+    """Add (or update in place) our command to each event of ``timeouts``; every other entry kept."""
+    real, data, version = read_settings(path)
     settings = _load_json(real, data)
     hooks = _hook_groups(settings, real, create=True)
-    for event in HOOK_EVENTS:
+    for event, timeout in timeouts.items():
         groups = hooks.setdefault(event, [])
         if not isinstance(groups, list):
             raise HookError(f"{real}: hooks.{event} is not a list; left untouched")
-        ours = [entry for entry in _entries(groups) if is_ours(command_words(entry.get("command")), claude_code.NAME)]
+        ours = [entry for entry in _entries(groups) if is_ours(command_words(entry.get("command")), fmt)]
         for entry in ours:
             entry["command"] = command
         if not ours:
-            groups.append({"hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT_S}]})
+            groups.append({"hooks": [{"type": "command", "command": command, "timeout": timeout}]})
     return Edit(real, data, _with_hooks(data, settings) if data is None or settings != json.loads(data) else data, version)
 
 
-def claude_uninstall(path: Path) -> Edit:
+def json_uninstall(path: Path, fmt: str) -> Edit:
     """Remove our entries, and the groups, event lists and ``hooks`` object they leave empty."""
-    real, data, version = _read(path)
+    real, data, version = read_settings(path)
     settings = _load_json(real, data)
     hooks = _hook_groups(settings, real, create=False)
     touched = False
     for event in list(hooks):
         groups = hooks[event]
-        if not isinstance(groups, list) or not any(
-            is_ours(command_words(e.get("command")), claude_code.NAME) for e in _entries(groups)
-        ):
+        if not isinstance(groups, list) or not any(is_ours(command_words(e.get("command")), fmt) for e in _entries(groups)):
             continue
         touched = True
         for group in groups:
             if isinstance(group, dict) and isinstance(group.get("hooks"), list):
                 group["hooks"] = [
-                    e
-                    for e in group["hooks"]
-                    if not (isinstance(e, dict) and is_ours(command_words(e.get("command")), claude_code.NAME))
+                    e for e in group["hooks"] if not (isinstance(e, dict) and is_ours(command_words(e.get("command")), fmt))
                 ]
         hooks[event] = [g for g in groups if not (isinstance(g, dict) and g.get("hooks") == [])]
         if not hooks[event]:
@@ -235,19 +237,43 @@ def claude_uninstall(path: Path) -> Edit:
     return Edit(real, data, _with_hooks(data, settings), version)
 
 
-def claude_installed(path: Path) -> list[str]:
+def json_installed(path: Path, fmt: str) -> list[str]:
     """Our commands in the file, one per event that has one (``[]``: not installed or unreadable)."""
     try:
-        _real, data, _version = _read(path)
+        _real, data, _version = read_settings(path)
         hooks = _hook_groups(_load_json(path, data), path, create=False)
     except (OSError, HookError):
         return []
-    found = []
-    for event, groups in hooks.items():
-        for entry in _entries(groups if isinstance(groups, list) else []):
-            if is_ours(command_words(entry.get("command")), claude_code.NAME):
-                found.append(f"{event}: {entry['command']}")
-    return found
+    return [
+        f"{event}: {entry['command']}"
+        for event, groups in hooks.items()
+        for entry in _entries(groups if isinstance(groups, list) else [])
+        if is_ours(command_words(entry.get("command")), fmt)
+    ]
+
+
+def claude_install(path: Path, command: str) -> Edit:
+    return json_install(path, claude_code.NAME, command, CLAUDE_TIMEOUTS)
+
+
+def claude_uninstall(path: Path) -> Edit:
+    return json_uninstall(path, claude_code.NAME)
+
+
+def claude_installed(path: Path) -> list[str]:
+    return json_installed(path, claude_code.NAME)
+
+
+def claude_plugin(path: Path) -> str | None:
+    """``orkas-tui@<marketplace>`` when the plugin is enabled in this settings file (its ``enabledPlugins``)."""
+    try:
+        _real, data, _version = read_settings(path)
+        enabled = _load_json(path, data).get("enabledPlugins")
+    except (OSError, HookError):
+        return None
+    if not isinstance(enabled, dict):
+        return None
+    return next((key for key, on in enabled.items() if on is True and key.split("@", 1)[0] == PLUGIN), None)
 
 
 def _entries(groups: list) -> list[dict]:
@@ -260,116 +286,12 @@ def _entries(groups: list) -> list[dict]:
     ]
 
 
-# Codex: config.toml
-
-
-def codex_config_path() -> Path:
-    return codex.default_sources(Path.home())[0].parent / "config.toml"
-
-
-def _toml_line(words: list[str]) -> str:
-    return "notify = [" + ", ".join(json.dumps(w, ensure_ascii=False) for w in words) + "]\n"
-
-
-def _load_toml(path: Path, data: bytes | None) -> tuple[str, dict]:
+def load_toml(path: Path, data: bytes | None) -> tuple[str, dict]:
     try:
         text = (data or b"").decode("utf-8")
         return text, tomllib.loads(text)
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise HookError(f"{path}: not valid TOML ({exc}); left untouched") from None
-
-
-def _top(text: str) -> int:
-    """Where the top-level keys end: the first table header, else the end of the file."""
-    header = HEADER.search(text)
-    return header.start() if header else len(text)
-
-
-def _after_top_keys(text: str) -> int:
-    """Just after the last line of the top-level keys: the comments and blank lines above the first
-    table stay with it; 0 when there are no such keys."""
-    lines = text[: _top(text)].splitlines(keepends=True)
-    while lines and (not lines[-1].strip() or lines[-1].lstrip().startswith("#")):
-        lines.pop()
-    return sum(map(len, lines))
-
-
-def _notify_line(text: str) -> re.Match | None:
-    found = NOTIFY.search(text, 0, _top(text))
-    return found
-
-
-def codex_install(path: Path, words: list[str], force: bool) -> Edit:
-    real, data, version = _read(path)
-    text, parsed = _load_toml(real, data)
-    line = _toml_line(words)
-    existing = parsed.get("notify")
-    if existing == words:
-        return Edit(real, data, data or b"", version)
-    found = _notify_line(text)
-    if existing is None:
-        at = _after_top_keys(text)
-        at = at if text[:at].endswith("\n") else 0  # a last line without its newline: the top of the file
-        new = text[:at] + line + text[at:]
-    elif found is None or _single(found.group()) != existing:
-        raise HookError(f"{real}: notify spans several lines; set it by hand: {line.strip()}")
-    elif is_ours(existing, codex.NAME):
-        new = text[: found.start()] + line + text[found.end() :]
-    elif not force:
-        raise HookError(
-            f"{real}: notify is already set to {existing!r}; left alone (--force replaces it and keeps yours commented "
-            "out; docs/importers.md shows a wrapper that runs both)"
-        )
-    else:
-        kept = found.group() if found.group().endswith("\n") else found.group() + "\n"
-        new = text[: found.start()] + line + REPLACED + kept + text[found.end() :]
-    _check(real, parsed, new, words)
-    return Edit(real, data, new.encode(), version)
-
-
-def codex_uninstall(path: Path) -> Edit:
-    real, data, version = _read(path)
-    text, parsed = _load_toml(real, data)
-    found = _notify_line(text)
-    if found is None or not is_ours(parsed.get("notify"), codex.NAME) or _single(found.group()) != parsed.get("notify"):
-        return Edit(real, data, data or b"", version)
-    rest = text[found.end() :]
-    kept = rest.split("\n", 1)[0] if rest.startswith(REPLACED) else None
-    if kept is not None:
-        restored = kept[len(REPLACED) :] + "\n"
-        new = text[: found.start()] + restored + rest[len(kept) + 1 :]
-    else:
-        new = text[: found.start()] + rest
-    return Edit(real, data, new.encode(), version)
-
-
-def codex_installed(path: Path) -> list[str] | None:
-    """The ``notify`` words when they are ours (``None``: not installed, or someone else's)."""
-    try:
-        _real, data, _version = _read(path)
-        value = _load_toml(path, data)[1].get("notify")
-    except (OSError, HookError):
-        return None
-    return value if is_ours(value, codex.NAME) else None
-
-
-def _single(line: str) -> object:
-    try:
-        return tomllib.loads(line).get("notify")
-    except tomllib.TOMLDecodeError:
-        return None
-
-
-def _check(path: Path, before: dict, text: str, words: list[str]) -> None:
-    """The edited text must parse to the same settings with only ``notify`` changed."""
-    try:
-        after = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise HookError(f"{path}: cannot be edited safely ({exc}); add by hand: {_toml_line(words).strip()}") from None
-    if after.get("notify") != words or {k: v for k, v in after.items() if k != "notify"} != {
-        k: v for k, v in before.items() if k != "notify"
-    }:
-        raise HookError(f"{path}: cannot be edited safely; add by hand: {_toml_line(words).strip()}")
 
 
 # orkas.toml: the agent's link
@@ -384,7 +306,7 @@ def link_agent(root: Path, agent: str, fmt: str) -> Edit:
     """``[agents.<agent>]`` with ``format`` and ``export_skills`` appended to ``orkas.toml``, unless it has one."""
     path = root / "orkas.toml"
     data, version = read_versioned(path)
-    text, parsed = _load_toml(path, data)
+    text, parsed = load_toml(path, data)
     agents = parsed.get("agents")
     if isinstance(agents, dict) and agent in agents:
         return Edit(path, data, data or b"", version)
