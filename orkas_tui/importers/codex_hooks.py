@@ -198,8 +198,7 @@ def _ours(parsed: dict) -> list[str]:
 def _strip(parsed: dict) -> dict:
     """Parsed settings without anything of ours: what every edit must leave as it was."""
     rest = copy.deepcopy(parsed)
-    if is_ours(rest.get("notify"), codex.NAME):
-        del rest["notify"]
+    rest.pop("notify", None)  # checked on its own: ours goes, and a line of theirs that ours had kept comes back
     hooks = rest.get("hooks")
     if not isinstance(hooks, dict):
         return rest
@@ -230,5 +229,7 @@ def _check(path: Path, before: dict, text: str, expected: list[str]) -> None:
         after = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise HookError(f"{path}: cannot be edited safely ({exc}); left untouched (docs/hooks.md shows the tables)") from None
-    if _strip(after) != _strip(before) or sorted(_ours(after)) != sorted(expected) or is_ours(after.get("notify"), codex.NAME):
+    notify = before.get("notify")
+    kept = after.get("notify") == notify if not is_ours(notify, codex.NAME) else not is_ours(after.get("notify"), codex.NAME)
+    if _strip(after) != _strip(before) or sorted(_ours(after)) != sorted(expected) or not kept:
         raise HookError(f"{path}: has orkas-tui hooks outside its block or cannot be edited safely; left untouched")

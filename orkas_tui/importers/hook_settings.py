@@ -112,7 +112,7 @@ def read_settings(path: Path) -> tuple[Path, bytes | None, str | None]:
     if real != named and not real.is_relative_to(home):
         raise HookError(f"{named}: a link to {real}, outside {home}; left untouched")
     data, version = read_versioned(real)
-    if data is not None and not os.access(real, os.W_OK):
+    if data is not None and not (os.access(real, os.W_OK) and os.stat(real).st_mode & 0o222):  # root may write anything
         raise HookError(f"{real}: read-only; left untouched")
     return real, data, version
 
@@ -147,14 +147,18 @@ def _dump_json(value: object, unit: str, level: int = 0) -> str:
     return json.dumps(value, indent=indent, ensure_ascii=False).replace("\n", "\n" + unit * level)
 
 
-def _members(text: str) -> list[tuple[str, int, int, int]]:
-    """The top-level members of a JSON object's text: (key, where the key starts, where its value starts and ends)."""
+def _members(text: str, at: int | None = None) -> list[tuple[str, int, int, int]]:
+    """The members of the JSON object (or the elements of the array, key ``""``) whose text starts at ``at`` (the
+    root when ``None``): (key, where the member starts, where its value starts and ends)."""
     decoder, members = json.JSONDecoder(), []
-    at = _WS.match(text, 0).end()  # type: ignore[union-attr]
-    at = _WS.match(text, at + 1).end()  # type: ignore[union-attr]  # past "{"
-    while text[at : at + 1] == '"':
-        key, end = decoder.raw_decode(text, at)
-        start = _WS.match(text, _WS.match(text, end).end() + 1).end()  # type: ignore[union-attr]  # past ":"
+    at = _WS.match(text, 0).end() if at is None else at  # type: ignore[union-attr]
+    close = "}" if text[at] == "{" else "]"
+    at = _WS.match(text, at + 1).end()  # type: ignore[union-attr]  # past "{" or "["
+    while text[at : at + 1] not in (close, ""):
+        key, start = "", at
+        if close == "}":
+            key, end = decoder.raw_decode(text, at)
+            start = _WS.match(text, _WS.match(text, end).end() + 1).end()  # type: ignore[union-attr]  # past ":"
         _value, stop = decoder.raw_decode(text, start)
         members.append((key, at, start, stop))
         at = _WS.match(text, stop).end()  # type: ignore[union-attr]
@@ -162,29 +166,105 @@ def _members(text: str) -> list[tuple[str, int, int, int]]:
     return members
 
 
+def _cut(text: str, members: list[tuple[str, int, int, int]], gone: set[int]) -> list[tuple[int, int, str]]:
+    """The cuts that take the members ``gone`` out of their object or array, commas and line breaks with them:
+    the inverse of :func:`_append`. At least one member stays."""
+    cuts, first_kept = [], min(set(range(len(members))) - gone)
+    for i in sorted(gone):
+        if i > first_kept:
+            cuts.append((members[i - 1][3], members[i][3], ""))
+        elif i == 0:
+            cuts.append((members[0][1], members[first_kept][1], ""))
+    return cuts
+
+
+def _append(members: list[tuple[str, int, int, int]], pieces: list[str], unit: str, level: int) -> tuple[int, int, str]:
+    """The text that adds ``pieces`` after the last member (there is one), each on its own line."""
+    end = members[-1][3]
+    return end, end, "".join(f",\n{unit * level}{piece}" for piece in pieces)
+
+
+def _splice_hooks(text: str, at: int, old: dict, new: dict, unit: str) -> list[tuple[int, int, str]] | None:
+    """The cuts that turn the ``hooks`` object at ``at`` from ``old`` into ``new`` touching only the groups and
+    events that changed, so their own formatting stays; ``None`` when the change is of another kind."""
+    events = _members(text, at)
+    if [key for key, *_ in events] != list(old) or not events:
+        return None
+    cuts, gone = [], {i for i, (key, *_rest) in enumerate(events) if key not in new}
+    if len(gone) == len(events):
+        return None
+    cuts += _cut(text, events, gone)
+    for key, _at, start, stop in events:
+        if key not in new or new[key] == old[key]:
+            continue
+        before, after = old[key], new[key]
+        if not (isinstance(before, list) and isinstance(after, list) and text[start] == "[" and before):
+            cuts.append((start, stop, _dump_json(after, unit, 2)))
+            continue
+        groups = _members(text, start)
+        if after[: len(before)] == before:
+            cuts.append(_append(groups, [_dump_json(g, unit, 3) for g in after[len(before) :]], unit, 3))
+        elif len(after) == len(before):
+            cuts += [(g[2], g[3], _dump_json(a, unit, 3)) for g, b, a in zip(groups, before, after, strict=True) if a != b]
+        elif after and _subsequence(after, before) is not None:
+            cuts += _cut(text, groups, _subsequence(after, before) or set())
+        else:
+            cuts.append((start, stop, _dump_json(after, unit, 2)))
+    added = [
+        f"{json.dumps(key, ensure_ascii=False)}: {_dump_json(value, unit, 2)}" for key, value in new.items() if key not in old
+    ]
+    if added:
+        cuts.append(_append(events, added, unit, 2))
+    return cuts
+
+
+def _subsequence(short: list, long: list) -> set[int] | None:
+    """The indexes of ``long`` to drop to get ``short``, keeping order; ``None`` if it cannot be had so."""
+    gone, i = set(), 0
+    for j, item in enumerate(long):
+        if i < len(short) and short[i] == item:
+            i += 1
+        else:
+            gone.add(j)
+    return gone if i == len(short) else None
+
+
 def _with_hooks(data: bytes | None, settings: dict) -> bytes:
     """The file with only its ``hooks`` member changed to ``settings``' (added, replaced or removed): every
-    other byte stays; the whole file is written anew only when that cannot be done."""
+    other byte stays, and within ``hooks`` every event and group that did not change; the whole file is
+    written anew only when that cannot be done."""
     unit, hooks = _unit(data), settings.get("hooks")
     text = (data or b"").decode("utf-8")
+    new = None
     try:
         members = _members(text) if data is not None else []
-    except ValueError:  # a shape the scan does not follow (a byte-order mark, ...): written anew below
-        members = []
-    found = [i for i, member in enumerate(members) if member[0] == "hooks"]
-    new = None
-    if found and hooks is not None:
-        _key, _at, start, stop = members[found[-1]]
-        new = text[:start] + _dump_json(hooks, unit, 1) + text[stop:]
-    elif found and len(members) > 1:
-        i = found[-1]
-        new = text[: members[i - 1][3]] + text[members[i][3] :] if i else text[: members[0][1]] + text[members[1][1] :]
-    elif not found and hooks is not None and members:
-        end = members[-1][3]
-        new = f'{text[:end]},\n{unit}"hooks": {_dump_json(hooks, unit, 1)}{text[end:]}'
+        found = [i for i, member in enumerate(members) if member[0] == "hooks"]
+        if found and hooks is not None:
+            _key, _at, start, stop = members[found[-1]]
+            old = json.loads(text[start:stop])
+            cuts = _splice_hooks(text, start, old, hooks, unit) if isinstance(old, dict) and isinstance(hooks, dict) else None
+            for begin, end, piece in sorted(cuts or [(start, stop, _dump_json(hooks, unit, 1))], reverse=True):
+                text = text[:begin] + piece + text[end:]
+            new = text
+        elif found and len(members) > 1:
+            new = "".join(piece for piece in _pieces(text, _cut(text, members, set(found))))
+        elif not found and hooks is not None and members:
+            begin, end, piece = _append(members, [f'"hooks": {_dump_json(hooks, unit, 1)}'], unit, 1)
+            new = text[:begin] + piece + text[end:]
+    except (ValueError, IndexError):  # a shape the scan does not follow (a byte-order mark, ...): written anew below
+        new = None
     if new is None or json.loads(new) != settings:
         new = _dump_json(settings, unit) + ("\n" if data is None or data.endswith(b"\n") else "")
     return new.encode()
+
+
+def _pieces(text: str, cuts: list[tuple[int, int, str]]) -> list[str]:
+    """``text`` with the cuts made, in pieces."""
+    pieces, at = [], 0
+    for begin, end, piece in sorted(cuts):
+        pieces += [text[at:begin], piece]
+        at = end
+    return [*pieces, text[at:]]
 
 
 def _hook_groups(settings: dict, path: Path, create: bool) -> dict:
