@@ -73,6 +73,8 @@ def run_install(args: argparse.Namespace) -> int:
         if plugin:  # its hooks run `orkas-tui hook claude-code` already: settings hooks would run each one twice
             edits: list[Edit] = []
             notes.append(f"not added: plugin {plugin} is enabled in {settings} and runs the hooks already")
+            if agent != args.format:
+                notes.append(f"note: the plugin's hooks import into agent {args.format}, not {agent}")
         else:
             edits = [claude_install(settings, shlex.join(words))]
     else:

@@ -169,6 +169,8 @@ def test_the_enabled_plugin_is_named_and_not_doubled(home: Path, capsys: pytest.
     assert main(["hooks", "install", "claude-code"]) == 0
     assert "not added: plugin orkas-tui@orkas-tui is enabled" in capsys.readouterr().out
     assert settings.read_text() == original  # the plugin runs the hooks: settings hooks would run each twice
+    assert main(["hooks", "install", "claude-code", "--agent", "me"]) == 0
+    assert "the plugin's hooks import into agent claude-code, not me" in capsys.readouterr().out
     doc = status(capsys)["claude-code"]
     assert doc["installed"] and doc["via"] == ["plugin orkas-tui@orkas-tui"] and doc["agent"] == "claude-code"
     assert not doc["warnings"]
