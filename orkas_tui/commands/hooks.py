@@ -205,6 +205,8 @@ def _status(fmt: str, root: Path, settings: str | None, shown: int | None) -> di
         via += [f"hooks in {name}" for name in ("config.toml", "hooks.json") if found[name]]
         if found["notify"]:
             via.append("notify (an earlier install's; `orkas-tui hooks install codex` moves it to hooks)")
+        if len(via) > 1:
+            warnings.append("more than one of these runs orkas-tui's hook: each runs twice; `hooks install codex` keeps one")
     words = command_words(commands[0].split(": ", 1)[1]) if commands else []
     agent, workspace = _option(words, "--agent") or fmt, Path(_option(words, "--workspace") or root)
     entries = [e for _, e in read_log(workspace / "agents" / agent / ".orkas")] if commands and AGENT_ID.match(agent) else []

@@ -113,6 +113,12 @@ def test_a_hooks_json_beside_the_config_takes_the_hooks(home: Path, capsys: pyte
     assert main(["hooks", "install", "codex"]) == 0
     assert f"hooks in {hooks}" in capsys.readouterr().out
     assert config.read_text() == CODEX_CONFIG.split("[[hooks.")[0]  # notify migrated, no block
+    config.write_text(config.read_text() + '\n[[hooks.Stop]]\nhooks = [{type = "command", command = "orkas-tui hook codex"}]\n')
+    doc = status(capsys)["codex"]
+    assert doc["via"] == ["hooks in config.toml", "hooks in hooks.json"] and "runs twice" in doc["warnings"][0]
+    assert main(["hooks", "install", "codex"]) == 2  # ours outside the block: moved by hand, left to the hand
+    assert "outside its block" in capsys.readouterr().err
+    config.write_text(CODEX_CONFIG.split("[[hooks.")[0])
     stop = json.loads(hooks.read_text())["hooks"]["Stop"]
     assert stop[0]["hooks"][0]["command"] == "say done" and stop[1]["hooks"][0]["command"].split()[1:3] == ["hook", "codex"]
     assert status(capsys)["codex"]["via"] == ["hooks in hooks.json"]
