@@ -67,7 +67,7 @@ def install(words: list[str]) -> list[Edit]:
     edits = []
     if uses_hooks_json():
         edits.append(json_install(hooks_json_path(), codex.NAME, command, EVENTS))
-        new, expected = _without_block(real, new), []
+        new, expected = _without_block(new), []
     else:
         found = _block(new)
         block = _block_text(command)
@@ -84,7 +84,7 @@ def uninstall() -> list[Edit]:
     """The edits that remove our block, our ``notify`` and our entries of ``hooks.json``: nothing else."""
     real, data, version = read_settings(config_path())
     text, parsed = load_toml(real, data)
-    new = _without_block(real, _without_notify(real, text, parsed))
+    new = _without_block(_without_notify(real, text, parsed))
     _check(real, parsed, new, [])
     edits = [Edit(real, data, new.encode() if data is not None else b"", version)]
     if uses_hooks_json():
@@ -144,7 +144,7 @@ def _block(text: str) -> tuple[int, int] | None:
     return start, end
 
 
-def _without_block(path: Path, text: str) -> str:
+def _without_block(text: str) -> str:
     """``text`` without our block and the newline install put before it."""
     found = _block(text)
     if found is None:

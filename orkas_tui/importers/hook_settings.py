@@ -6,9 +6,10 @@ or written atomically, refused if the file changed since it was read. Only orkas
 entries are touched; they are recognised by their command: ``<…>/orkas-tui hook <format>``.
 
 - ``settings.json``: only the text of its top-level ``hooks`` member changes (added after
-  the last member, or its value written anew with the file's indentation, 2 spaces when it
-  cannot be seen; removed when orkas-tui's entries were all it held); every other byte
-  stays, so install then uninstall gives back the file byte for byte.
+  the last member; removed when orkas-tui's entries were all it held), and within it only
+  the events and groups that change (groups appended or cut, events added or cut, with the
+  file's indentation, 2 spaces when it cannot be seen); every other byte stays, so install
+  then uninstall gives back the file byte for byte.
 - The same JSON edit serves Codex's ``hooks.json``, which has the same ``hooks`` shape.
 - ``orkas.toml`` gets ``[agents.<id>]`` appended when it has none; one already there is kept.
 
