@@ -19,7 +19,7 @@ from orkas_tui.core.read.not_read import read_not_read
 from orkas_tui.core.read.tail import JsonlTail
 from orkas_tui.core.read.workspace import AGENT_AREAS, AgentMeta, AgentPaths, Area, Workspace, read_agent_meta
 from orkas_tui.core.reflect.queue import QueuePlan, Standing, last_cycle_at, plan_for
-from orkas_tui.core.store.export import hand_edited, way_out
+from orkas_tui.core.store.export import hand_edited, unlisted, way_out
 from orkas_tui.core.store.history import Change, list_changes
 from orkas_tui.core.store.notes import NOTES, Note, SelfNotes, prompt_block
 from orkas_tui.core.store.proposals import Proposal, list_proposals
@@ -50,6 +50,7 @@ class AgentView:
     proposals: list[Proposal]
     changes: list[Change]
     hand_edited: dict[str, str] = field(default_factory=dict)  # slug -> its exported SKILL.md, edited by hand since
+    unlisted: dict[str, str] = field(default_factory=dict)  # slug -> why the linked agent's export leaves it out
     export_fix: str = ""  # how a person resolves one (the agent's export link)
     areas: frozenset[Area] = field(default_factory=frozenset)
     touched: frozenset[tuple[str, int]] | None = None  # (conversation, seq) of the turns this load changed; None: any
@@ -78,6 +79,7 @@ class AgentData:
         self._proposals: list[Proposal] = []
         self._changes: list[Change] = []
         self._hand_edited: dict[str, str] = {}
+        self._unlisted: dict[str, str] = {}
         self._export_fix = ""
         self._hook_log: list[tuple[int, dict]] = []
         self._not_read: dict = {}
@@ -116,6 +118,7 @@ class AgentData:
         if areas & {Area.SKILLS, Area.PRIVATE}:  # an export, or a skill changed since: read where it was exported
             link = self.workspace.settings.agents.get(self.id)
             self._hand_edited = hand_edited(self.paths, link, self._skills) if link else {}
+            self._unlisted = unlisted(self.paths, link, self._skills, self.workspace.settings) if link else {}
             self._export_fix = way_out(self.id, link) if link else ""
         use = self.scan.skill_use()
         return AgentView(
@@ -133,6 +136,7 @@ class AgentData:
             proposals=list(self._proposals),
             changes=list(self._changes),
             hand_edited=dict(self._hand_edited),
+            unlisted=dict(self._unlisted),
             export_fix=self._export_fix,
             areas=areas,
             touched=touched,
