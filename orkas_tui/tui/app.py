@@ -95,6 +95,9 @@ def _bindings(declared: Iterable[BindingType]) -> list[Binding]:
     return [b for b in declared if isinstance(b, Binding)]
 
 
+PRELOAD_AFTER_S = 3.0  # after the first full paint: the model client's import would compete with it
+
+
 class OrkasApp(App[None]):
     TITLE = "orkas-tui"
     CSS_PATH = style_paths()
@@ -188,15 +191,14 @@ class OrkasApp(App[None]):
                 timeout=20,
             )
         self.load(None)
-        if self.preload:
-            self.preload_model_client()
         if self.watching:
             self.watch_files()
             self.set_interval(TICK_S, lambda: self.load({}))  # ages and the countdown move on
 
     @work(thread=True, group="preload")
     def preload_model_client(self) -> None:
-        """litellm takes seconds to import: do it now, in the background, so the first reflection starts at once."""
+        """litellm takes seconds to import: do it in the background once the app has painted and settled (not
+        during its first paint, which it would slow), so the first reflection starts at once."""
         from orkas_tui.core.reflect.llm import preload
 
         preload()
@@ -404,6 +406,8 @@ class OrkasApp(App[None]):
         self.plan = plan
         self.query_one(QueuePane).show(plan, self.settings, self.now())
         self.show_sidebar(())
+        if not self.loaded and self.preload and plan.not_configured is None:  # a model to reach: warm its client
+            self.set_timer(PRELOAD_AFTER_S, self.preload_model_client)  # once the first screens are drawn and idle
         self.loaded = True
         self._show_empty_state()
 

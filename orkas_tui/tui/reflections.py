@@ -16,28 +16,15 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from orkas_tui.core.read.workspace import Area
-from orkas_tui.core.reflect.cycle import run_cycle
 from orkas_tui.core.reflect.model_setup import not_configured
-from orkas_tui.core.reflect.reflection import (
-    APPLYING,
-    BUNDLE,
-    DONE,
-    NOTHING_NEW,
-    RETRYING,
-    VALIDATING,
-    WAITING,
-    Outcome,
-    Prepared,
-    Progress,
-    prepare,
-    reflect,
-)
+from orkas_tui.core.reflect.stages import APPLYING, BUNDLE, DONE, NOTHING_NEW, RETRYING, VALIDATING, WAITING, Progress
 from orkas_tui.tui.screens.confirm import Choose
 from orkas_tui.tui.screens.text_view import TextView
 from orkas_tui.tui.widgets.proposals import ProposalsPane
 from orkas_tui.tui.widgets.queue import QueuePane
 
 if TYPE_CHECKING:
+    from orkas_tui.core.reflect.reflection import Outcome, Prepared
     from orkas_tui.tui.app import OrkasApp
 
 STAGE_STYLE = {
@@ -193,6 +180,8 @@ class Reflections:
         self.app.run_worker(lambda: self._prepare_then_ask(agent), thread=True, group="prepare")
 
     def _prepare_then_ask(self, agent: str) -> None:
+        from orkas_tui.core.reflect.reflection import prepare  # in the worker: the app starts without it
+
         try:
             prepared = prepare(self.app.workspace, agent)
         except (OSError, ValueError) as exc:
@@ -227,6 +216,8 @@ class Reflections:
         self.app.push_screen(Choose(question, [("cancel", "Cancel"), ("bundle", "Show bundle"), ("send", "Send")]), answer)
 
     def _reflect(self, agent: str, cancel: threading.Event) -> Outcome:
+        from orkas_tui.core.reflect.reflection import reflect
+
         return reflect(self.app.workspace, agent, self.app.now(), on_progress=self._report, cancel=cancel)
 
     def _run(self, first: str, call: Callable[[threading.Event], list[Outcome]]) -> None:
@@ -269,6 +260,8 @@ class Reflections:
         )
 
     def _cycle(self, cancel: threading.Event) -> list[Outcome]:
+        from orkas_tui.core.reflect.cycle import run_cycle
+
         report = run_cycle(self.app.workspace, self.app.now(), on_progress=self._report, cancel=cancel)
         self.app.call_from_thread(self.app.load, {})
         return report.outcomes
@@ -288,6 +281,8 @@ class Reflections:
             self.app.run_worker(lambda: self._show_bundle(agent), thread=True, group="prepare")
 
     def _show_bundle(self, agent: str) -> None:
+        from orkas_tui.core.reflect.reflection import prepare
+
         prepared = prepare(self.app.workspace, agent)
         title = (
             f"Bundle for {agent}: {prepared.bundle.tokens:,} tokens, {prepared.prompt.redactions} redaction(s), "

@@ -34,7 +34,6 @@ it) with its outcome, so the next one carries only turns no reflection has seen.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -54,6 +53,17 @@ from orkas_tui.core.reflect.llm import (
 )
 from orkas_tui.core.reflect.model_setup import NotConfigured
 from orkas_tui.core.reflect.prompt import Prompt, build_prompt
+from orkas_tui.core.reflect.stages import (
+    APPLYING,
+    BUNDLE,
+    DONE,
+    NOTHING_NEW,
+    RETRYING,
+    VALIDATING,
+    WAITING,
+    Progress,
+    ProgressFn,
+)
 from orkas_tui.core.store.answer import response_format
 from orkas_tui.core.store.changes import AUTO_APPLY_REMOVALS, apply_pending, recover_agent
 from orkas_tui.core.store.guard import MAX_REPLY_CHARS
@@ -64,27 +74,13 @@ from orkas_tui.core.store.system_events import log_event
 from orkas_tui.core.summary.report import MARKS, last_reflection
 from orkas_tui.core.summary.scan import AgentScan
 
-BUNDLE, WAITING, RETRYING, VALIDATING, APPLYING, DONE = "bundle", "waiting", "retrying", "validating", "applying", "done"
 REFLECTED = ("proposed", "applied", "nothing_to_save")
-NOTHING_NEW = "nothing new since the last reflection: every turn was read by one already (read marks); nothing sent"
 ECHO_CHARS = 8_000  # how much of an answer that did not fit is quoted back when asking again
 FOLLOW_UP = """\
 Your answer cannot be used: it does not fit the answer format.
 {errors}
 Answer again with ONE JSON object in the format the instructions give, \
 {{"summary": "...", "operations": [...]}}, and nothing else."""
-
-
-@dataclass(frozen=True)
-class Progress:
-    """One step of a running reflection, for a progress line or a log."""
-
-    agent: str
-    stage: str
-    message: str
-
-
-ProgressFn = Callable[[Progress], None]
 
 
 @dataclass(frozen=True)
