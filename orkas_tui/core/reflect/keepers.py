@@ -40,7 +40,7 @@ MAX_BYTES = 4 << 20  # a settings file larger than this is not one we wrote into
 PLUGIN = "orkas-tui@"  # an enabledPlugins key of Claude Code: "<plugin>@<marketplace>"
 NOTHING = (
     "nothing runs the schedule: install the hooks (orkas-tui hooks install claude-code, or codex) "
-    "or run the daemon (orkas-tui daemon --install-service)"
+    "or run the daemon (orkas-tui service install)"
 )
 
 
