@@ -14,6 +14,7 @@ from orkas_tui.core.read.timefmt import utc_now
 from orkas_tui.core.read.workspace import AGENT_ID, AgentPaths, Workspace, resolve_root
 from orkas_tui.core.store.export import ExportError, export_agent, listing_entry, plan_listing
 from orkas_tui.core.store.skills import SkillStore
+from orkas_tui.core.store.standing import Standing
 from orkas_tui.importers.run import DEFAULT_SETTLE, FORMATS, default_sources, discover, import_files, refusal, select
 from orkas_tui.importers.skills import SkillIndex
 from orkas_tui.importers.watch import watch_import
@@ -196,8 +197,9 @@ def render(stats: ImportStats, paths: AgentPaths, index: SkillIndex | None = Non
 def run_export(args: argparse.Namespace) -> int:
     workspace = open_workspace(args)
     paths = workspace.agent(args.agent)
+    found = _standings(paths, workspace.settings)
     if args.dry_run:
-        return _print_plan(paths, workspace.settings, args.format, args.json)
+        return _print_plan(paths, workspace.settings, args.format, args.json, found)
     try:
         result = export_agent(
             paths, workspace.settings, args.format, Path(args.dest), Path(args.memory) if args.memory else None, args.force
@@ -211,11 +213,19 @@ def run_export(args: argparse.Namespace) -> int:
     return 1 if result.conflicts else 0
 
 
-def _print_plan(paths: AgentPaths, settings: Settings, target: str, as_json: bool) -> int:
+def _standings(paths: AgentPaths, settings: Settings) -> dict[str, Standing]:
+    """Each skill's measured benefit and invocation rate, from a refreshed scan, saved for the export to rank by."""
+    from orkas_tui.core.reflect.benefit import refresh_standings
+    from orkas_tui.core.summary.scan import refreshed
+
+    return refresh_standings(refreshed([(paths, None, None)], settings)[0])
+
+
+def _print_plan(paths: AgentPaths, settings: Settings, target: str, as_json: bool, found: dict[str, Standing]) -> int:
     """``export --dry-run``: the skills the export would write, within the listing budget, and those it would leave out."""
     skills, problems = SkillStore(paths, settings).load_all()
     budget = settings.listing_chars(target)
-    kept, omitted = plan_listing(skills, budget)
+    kept, omitted = plan_listing(skills, budget, found)
     used = sum(listing_entry(skill) for skill in kept)
     if as_json:
         print_json(

@@ -12,6 +12,10 @@ EXIT_CODE = re.compile(r"^(?:Exit code:?|Process exited with code)\s*(-?\d+)", r
 HEADER_CHARS = 400
 SKILL_FILE = re.compile(r"([^\s'\"/\\]+)[/\\]SKILL\.md\b")
 WRITE_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "apply_patch"})
+# what an earlier stage of a pipeline prints when it fails (the search after it then finds nothing)
+STAGE_FAILED = re.compile(
+    r"\b(?:fatal|error|denied|not permitted|no such file|not found|cannot|can't|could not|unable to)\b", re.IGNORECASE
+)
 SEARCH_COMMANDS = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack"})
 POWERSHELL = frozenset({"powershell", "powershell.exe", "pwsh", "pwsh.exe"})
 REJECTED = ("The user doesn't want to proceed with this tool use", "Permission for this tool use was denied")
@@ -29,7 +33,14 @@ def exit_code(text: str) -> int | None:
 
 
 def no_match(command: object, code: int | None, output: str) -> bool:
-    """``grep``/``rg`` exit 1 with no output means "nothing found", not a failure."""
+    """``grep``/``rg`` exit 1 means "nothing found", not a failure (both exit 2 on an error).
+
+    The search must be what sets the exit: the command, or the last stage of a pipeline (``git
+    branch | grep -E ...``), whose output may then hold what the shell's start-up printed ("Now
+    using node v22"), but no line of the search's own (``rg: ...``) and no earlier stage's failure
+    ("fatal: could not read from remote"): that stage failed, whatever the search found. After
+    ``&&`` an earlier command may have failed with 1 instead: there the output must be empty, as
+    it must with ``pipefail``."""
     if code != 1:
         return False
     words = command if isinstance(command, list) else _split(command)
@@ -38,7 +49,25 @@ def no_match(command: object, code: int | None, output: str) -> bool:
     elif words and words[0] in POWERSHELL:  # ``powershell.exe -NoProfile -Command "rg ..."`` (Codex on Windows)
         flags = [i for i, word in enumerate(words[:-1]) if isinstance(word, str) and word.lower() in ("-command", "-c")]
         words = _split(words[flags[0] + 1]) if flags else []
-    return bool(words) and words[0] in SEARCH_COMMANDS and not _body(output or "").strip()
+    last, after = _last_command(words)
+    if not last or last[0] not in SEARCH_COMMANDS:
+        return False
+    body = _body(output or "")
+    if after == "&&" or "pipefail" in words:
+        return not body.strip()
+    return not any(line.startswith(f"{last[0]}:") for line in body.splitlines()) and STAGE_FAILED.search(body) is None
+
+
+def _last_command(words: list[str]) -> tuple[list[str], str]:
+    """The last simple command of a shell line (its environment assignments dropped) and the operator before it."""
+    start, before = 0, ""
+    for i, word in enumerate(words):
+        if word in ("|", "&&", "||", ";", "&"):
+            start, before = i + 1, word
+    last = words[start:]
+    while last and "=" in last[0] and last[0].split("=", 1)[0].isidentifier():
+        last = last[1:]
+    return last, before
 
 
 def _body(output: str) -> str:
@@ -51,10 +80,13 @@ def _body(output: str) -> str:
 
 
 def _split(command: object) -> list[str]:
+    """A shell line's words, its operators (``|``, ``&&``, ``;``) words of their own."""
     if not isinstance(command, str):
         return []
+    lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
     try:
-        return shlex.split(command)
+        return list(lexer)
     except ValueError:
         return command.split()
 

@@ -21,7 +21,7 @@ from orkas_tui.core.read.workspace import AGENT_AREAS, AgentMeta, AgentPaths, Ar
 from orkas_tui.core.reflect.keepers import keepers
 from orkas_tui.core.reflect.queue import QueuePlan, Standing, last_cycle_at, plan_for
 from orkas_tui.core.reflect.spend import Usage, read_usage, totals
-from orkas_tui.core.store.export import hand_edited, way_out
+from orkas_tui.core.store.export import hand_edited, unlisted, way_out
 from orkas_tui.core.store.history import Change, list_changes
 from orkas_tui.core.store.notes import NOTES, Note, SelfNotes, prompt_block
 from orkas_tui.core.store.proposals import Proposal, list_proposals
@@ -52,6 +52,7 @@ class AgentView:
     proposals: list[Proposal]
     changes: list[Change]
     hand_edited: dict[str, str] = field(default_factory=dict)  # slug -> its exported SKILL.md, edited by hand since
+    unlisted: dict[str, str] = field(default_factory=dict)  # slug -> why the linked agent's export leaves it out
     export_fix: str = ""  # how a person resolves one (the agent's export link)
     areas: frozenset[Area] = field(default_factory=frozenset)
     touched: frozenset[tuple[str, int]] | None = None  # (conversation, seq) of the turns this load changed; None: any
@@ -80,6 +81,7 @@ class AgentData:
         self._proposals: list[Proposal] = []
         self._changes: list[Change] = []
         self._hand_edited: dict[str, str] = {}
+        self._unlisted: dict[str, str] = {}
         self._export_fix = ""
         self._hook_log: list[tuple[int, dict]] = []
         self._not_read: dict = {}
@@ -118,6 +120,7 @@ class AgentData:
         if areas & {Area.SKILLS, Area.PRIVATE}:  # an export, or a skill changed since: read where it was exported
             link = self.workspace.settings.agents.get(self.id)
             self._hand_edited = hand_edited(self.paths, link, self._skills) if link else {}
+            self._unlisted = unlisted(self.paths, link, self._skills, self.workspace.settings) if link else {}
             self._export_fix = way_out(self.id, link) if link else ""
         use = self.scan.skill_use()
         return AgentView(
@@ -135,6 +138,7 @@ class AgentData:
             proposals=list(self._proposals),
             changes=list(self._changes),
             hand_edited=dict(self._hand_edited),
+            unlisted=dict(self._unlisted),
             export_fix=self._export_fix,
             areas=areas,
             touched=touched,

@@ -15,6 +15,8 @@ def export_notice(result: ExportResult | None) -> tuple[str, bool]:
         parts.append(f"notes block {result.memory_status}")
     if result.conflicts:
         parts.append(f"{len(result.conflicts)} SKILL.md edited by hand left alone (flagged in the Skills tab)")
+    if result.omitted:
+        parts.append(f"{len(result.omitted)} left out of the listing (over its budget; flagged in the Skills tab)")
     if result.stale:
         parts.append(f"{len(result.stale)} of a deleted skill kept")
     parts += result.problems

@@ -1,5 +1,6 @@
 """Which skills look useless, and why: a reading aid on top of the spec's metrics; and which
-the linked agent does not get, since its exported ``SKILL.md`` was edited by hand.
+the linked agent does not get: its exported ``SKILL.md`` was edited by hand, or it is left out
+of the agent's listing (over its budget).
 
 The thresholds are deliberately simple and need a minimum of evidence, so a new
 skill is not flagged after one bad turn.
@@ -21,13 +22,18 @@ SHORT = {  # the Skills table's Flag column; the line under the table says it in
     "output often edited": "edited",
     "often ineffective": "ineffective",
     "edited where exported": "hand-edited",
+    "left out of the listing": "unlisted",
 }
 EDITED_THERE = "edited where exported"  # its SKILL.md was edited by hand: exports leave it alone
+UNLISTED = "left out of the listing"  # over the linked agent's listing budget: not exported
+EXPORT_FLAGS = (EDITED_THERE, UNLISTED)
 
 
-def skill_flags(row: SkillRow, hand_edited: Mapping[str, str]) -> list[str]:
-    """Every flag of a skill: edited where it was exported (first: it needs a decision), then why it looks useless."""
-    return ([EDITED_THERE] if row.skill.slug in hand_edited else []) + useless_reasons(row)
+def skill_flags(row: SkillRow, hand_edited: Mapping[str, str], unlisted: Mapping[str, str]) -> list[str]:
+    """Every flag of a skill: edited where it was exported (first: it needs a decision), left out of the
+    listing, then why it looks useless."""
+    slug = row.skill.slug
+    return [flag for flag, marked in ((EDITED_THERE, hand_edited), (UNLISTED, unlisted)) if slug in marked] + useless_reasons(row)
 
 
 def useless_reasons(row: SkillRow) -> list[str]:

@@ -61,17 +61,19 @@ def test_the_script_prints_both_parts() -> None:
 
 def test_every_gates_needles_let_through_whatever_its_pattern_finds() -> None:
     """The literal prefilter changes no verdict: on every real and synthetic prompt (and the agents'
-    messages), a pattern that matches is always tried."""
-    from orkas_tui.core.observe.in_context import GATES
+    messages), a pattern that matches is always tried; the phrase matcher's built-in forms likewise."""
+    from orkas_tui.core.observe.corrections import FORMS
+    from orkas_tui.core.observe.in_context import GATES, words_of
+
+    gates = (*GATES, FORMS)
 
     texts = [text for row in correction_figures.load() for text in (row["text"], row["agent_said"])]
     synthetic = (REPO / "tests" / "data" / "corrections" / "labelled.jsonl").read_text("utf-8").splitlines()
     texts += [json.loads(line)["text"] for line in synthetic if line.strip()]
-    from orkas_tui.core.observe.in_context import words_of
 
     missed = [
         (pattern.pattern[:40], text[:80])
-        for gate in GATES
+        for gate in gates
         for needed, fragments, pattern in gate.alternatives
         for text in texts
         if pattern.search(text)
@@ -79,8 +81,8 @@ def test_every_gates_needles_let_through_whatever_its_pattern_finds() -> None:
         and not any(fragment in text.lower() for fragment in fragments)
     ]
     assert missed == []
-    one = [re.compile("|".join(p.pattern for _, _, p in gate.alternatives), re.IGNORECASE) for gate in GATES]
-    for gate, alternation in zip(GATES, one, strict=True):  # the leftmost match, as one alternation gives
+    one = [re.compile("|".join(p.pattern for _, _, p in gate.alternatives), re.IGNORECASE) for gate in gates]
+    for gate, alternation in zip(gates, one, strict=True):  # the leftmost match, as one alternation gives
         for text in texts:
             found, expected = gate.search(text, text.lower()), alternation.search(text)
             assert (found and found.span()) == (expected and expected.span()), text[:80]

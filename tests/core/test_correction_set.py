@@ -101,10 +101,21 @@ def test_every_spec_phrase_is_still_honoured(phrase: str) -> None:
         ("La otra hoja, no esta.", "La otra hoja"),
         ("不是这个文件，是 utils/dates.py。", "不是这个"),
         ("别用 requests，用 httpx。", "别用 requests，用"),
+        ("頁面還是空白", "還是空白"),
+        ("還是不行，一樣的錯誤", "還是不行"),
+        ("不是這個檔案，是 utils/dates.py。", "不是這個"),
+        ("別用 requests，用 httpx。", "別用 requests，用"),
     ],
 )
 def test_a_form_is_named_as_the_evidence(text: str, evidence: str) -> None:
     assert matcher_for(("zzz",)).find(text) == evidence  # the forms work with any phrase list
+
+
+@pytest.mark.parametrize("text", ["應該是 v2 的端點", "不對，是登入頁", "錯了，重來", "不是這樣", "你應該是用 pnpm"])
+def test_traditional_chinese_reads_as_the_simplified_phrases(text: str) -> None:
+    """The spec lists its Chinese phrases in Simplified characters; people type Traditional too."""
+    found = matcher_for(DEFAULT_CORRECTION_PHRASES).find(text)
+    assert found is not None and found in text  # quoted as written, not as folded
 
 
 @pytest.mark.parametrize(

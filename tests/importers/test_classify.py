@@ -69,6 +69,13 @@ def test_tool_text_helpers():
     assert no_match(["bash", "-lc", "rg -n OLLAMA"], 1, "")
     assert not no_match("rg -n OLLAMA", 1, "rg: regex parse error")
     assert not no_match("make", 1, "")
+    banner = "Exit code: 1\nWall time: 1 seconds\nOutput:\nNow using node v22.20.0 (npm v10.9.3)\n"
+    assert no_match("git branch | grep -E '^x$'", 1, banner)  # the search ends the pipeline: its exit
+    assert no_match("FOO=1 rg -c x src; rg x", 1, "0\n")
+    assert not no_match("git ls-remote origin | grep x", 1, "fatal: Could not read from remote repository.")
+    assert not no_match("cd app && rg x", 1, banner)  # cd may have failed with 1: only an empty output says
+    assert not no_match("rg x || echo none", 1, "")
+    assert not no_match("set -o pipefail; make | grep x", 1, banner)
     assert skill_reads("Read", {"file_path": "/h/.claude/skills/Docs Deploy/SKILL.md"}) == ["docs-deploy"]
     assert skill_reads("shell", {"command": ["bash", "-lc", "sed -n 1,80p ~/.codex/skills/build-fix/SKILL.md"]}) == ["build-fix"]
     assert skill_reads("shell", {"command": ["bash", "-lc", "apply_patch <<'P'\n*** Update File: skills/x/SKILL.md"]}) == []

@@ -52,9 +52,14 @@ def outputs(path: Path) -> dict[str, tuple[int | None, str, str]]:
 
 
 def no_match(code: int | None, text: str, command: str) -> bool:
-    """``rg``/``grep`` exit 1 that printed nothing (after the ``Output:`` line of the newer header)."""
+    """``rg``/``grep`` ending the command line, exit 1, and nothing printed after the ``Output:`` line
+    of the newer header but the shell's start-up line (nvm's "Now using node ...")."""
     body = text.split("\nOutput:", 1)[1] if "\nOutput:" in text else text
-    return code == 1 and re.search(r'"(?:bash\",\"-lc\",\")?(?:rg|grep) ', command) is not None and not body.strip()
+    value = json.loads(command).get("command") if command.startswith("{") else command
+    shell = value[-1] if isinstance(value, list) else str(value)
+    searches = re.split(r"\|\||&&|;|\|", shell)[-1].split()[:1] in (["rg"], ["grep"])
+    banner_only = all(line.startswith("Now using node v") for line in body.splitlines() if line.strip())
+    return code == 1 and searches and (not body.strip() or ("&&" not in shell and banner_only))
 
 
 def results(agent) -> dict[str, dict]:
@@ -82,6 +87,22 @@ def test_every_failed_output_is_a_failure_in_every_format(samples, workspace, ag
     assert failed, "each of these rollouts holds failures"
     assert {call for call in failed if written[call]["ok"]} == set()
     assert {call for call, event in written.items() if not event["ok"]} == failed
+
+
+def test_a_search_that_found_nothing_is_ok_in_the_newer_header_too(samples, workspace, agent):
+    """The Dec 2025 build writes ``Exit code: 1 / Wall time / Output:`` and its login shell prints nvm's
+    line first: two ``... | grep -E`` that found nothing are ok; the one after git's "fatal" is not."""
+    import_files(agent, workspace.settings, "codex", [samples / PROMETHEUS], settle=0)
+    written = results(agent)
+    greps = {
+        call: text for call, (code, text, command) in outputs(samples / PROMETHEUS).items() if code == 1 and "grep" in command
+    }
+    assert len(greps) == 3
+    assert sorted(("fatal:" in text, written[call]["ok"]) for call, text in greps.items()) == [
+        (False, True),
+        (False, True),
+        (True, False),
+    ]
 
 
 def test_failures_without_an_exit_code_are_failures(samples, workspace, agent):

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import frontmatter
 import pytest
 
 from orkas_tui.core.store.export import ExportError, export_agent, listing_entry, markers, plan_listing, replace_block
 from orkas_tui.core.store.notes import SelfNotes
 from orkas_tui.core.store.skills import Skill, SkillStore
+from orkas_tui.core.store.standing import Standing
 from tests.conftest import NOW
 
 
@@ -126,11 +129,68 @@ def test_sixty_skills_export_within_the_listing_budget_and_name_the_left_out(tmp
     assert "omitted" in result.to_json()
 
 
-def test_the_listing_keeps_the_skills_used_most_recently():
-    def skill(slug: str, used: str | None) -> Skill:
-        return Skill(slug, slug, "d" * 90, "2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z", 0, used, "Body.\n")
+def _skill(slug: str, used: str | None) -> Skill:
+    return Skill(slug, slug, "d" * 90, "2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z", 0, used, "Body.\n")
 
-    old, recent, never = skill("old", "2026-02-01T00:00:00Z"), skill("recent", "2026-03-01T00:00:00Z"), skill("never", None)
-    kept, omitted = plan_listing([old, never, recent], listing_entry(old) + listing_entry(recent))
+
+def test_with_nothing_measured_the_listing_keeps_the_skills_used_most_recently():
+    old, recent, never = _skill("old", "2026-02-01T00:00:00Z"), _skill("recent", "2026-03-01T00:00:00Z"), _skill("never", None)
+    kept, omitted = plan_listing([old, never, recent], listing_entry(old) + listing_entry(recent), {})
     assert [s.slug for s in kept] == ["old", "recent"]
     assert [s.slug for s, _why in omitted] == ["never"]
+
+
+def test_the_listing_ranks_by_benefit_then_invocation_rate_then_recency():
+    """A skill measured to help comes first; one with nothing measured yet ranks as one that changed
+    nothing: above a skill measured to hurt, however recently that one was used."""
+    skills = [_skill(slug, f"2026-03-0{i}T00:00:00Z") for i, slug in enumerate(["helps", "hurts", "used", "idle", "new"], 1)]
+    found = {
+        "helps": Standing(0.4, 0.1),
+        "hurts": Standing(-0.2, 0.9),
+        "used": Standing(None, 0.8),
+        "idle": Standing(None, 0.0),
+    }
+    size = listing_entry(skills[0])
+    for fits, expected in [
+        (1, ["helps"]),
+        (2, ["helps", "used"]),
+        (3, ["helps", "used", "new"]),
+        (4, ["helps", "used", "new", "idle"]),
+    ]:
+        kept, omitted = plan_listing(skills, size * fits, found)
+        assert sorted(s.slug for s in kept) == sorted(expected)
+    assert dict((s.slug, why.split("); ")[1]) for s, why in omitted) == {
+        "hurts": "benefit -0.20 per turn, invoked in 90% of the turns that showed it"
+    }
+
+
+def test_export_ranks_by_the_benefit_it_measured(tmp_path, capsys):
+    """On the demo, "rollback-deployment" helped (a measured change) and "check-the-context-first" was
+    used last: with room for one, the dry run and the export after it both keep the one that helped."""
+    from orkas_tui.core.read.workspace import Workspace
+    from orkas_tui.demo.workspace import write_demo
+    from tests.reflection.conftest import run_json
+
+    root = write_demo(tmp_path / "demo")
+    paths = Workspace.open(root).agent("ops")
+    skills = {s.slug: s for s in SkillStore(paths, Workspace.open(root).settings).load_all()[0]}
+    assert skills["check-the-context-first"].last_used_at > skills["rollback-deployment"].last_used_at
+    room = max(listing_entry(s) for s in skills.values())
+    (root / "orkas.toml").write_text(f"[export]\nlisting_chars_claude_code = {room}\n")
+    dest = tmp_path / "skills"
+    plan = run_json(capsys, "export", "claude-code", "ops", str(dest), "--dry-run", "--workspace", str(root))
+    assert plan["exported"] == ["rollback-deployment"] and len(plan["omitted"]) == 2
+    assert any("no measured benefit yet" in line for line in plan["omitted"])
+    result = export_agent(paths, Workspace.open(root).settings, "claude-code", dest)  # as after an applied change: no scan
+    assert [p.split("/")[-2] for p in result.written] == ["rollback-deployment"]
+
+
+def test_a_long_description_is_cut_after_a_whole_sentence_or_word():
+    from orkas_tui.core.store.export import DESCRIPTION_LIMIT, rendered_description
+
+    sentences = replace(_skill("s", None), description="Use when the release fails. " * 30)
+    cut = rendered_description(sentences)
+    assert len(cut) <= DESCRIPTION_LIMIT and cut.endswith("fails.") and not cut.endswith("…")
+    words = replace(_skill("w", None), description="Use when " + "the release step fails again and again " * 20)
+    cut = rendered_description(words)
+    assert len(cut) <= DESCRIPTION_LIMIT and cut.endswith("…") and cut[:-1].split(" ")[-1] in words.description.split()

@@ -67,3 +67,29 @@ async def test_approving_shows_the_export_and_flags_a_hand_edited_skill(
         assert "orkas-tui export claude-code coder ~/.claude/skills --force" in detail
         assert app.query_one("#skill-detail").has_class("hand-edited")  # room for the file and the way out
     assert "A line of my own." in edited.read_text("utf-8")
+
+
+async def test_a_skill_left_out_of_the_listing_is_flagged_with_why(app_factory, demo_ws: Path, tmp_path: Path) -> None:
+    """With room in the linked agent's listing for one skill, the others are flagged "unlisted" and the
+    line under the table says why, as ``export`` does."""
+    workspace = Workspace.open(demo_ws)
+    store = SkillStore(workspace.agent("coder"), workspace.settings)
+    room = max(len(slug) + len(store.get(slug).description) + 4 for slug in store.slugs())
+    (demo_ws / "orkas.toml").write_text(
+        f'[agents.coder]\nformat = "claude-code"\nexport_skills = "{tmp_path / "skills"}"\n'
+        f"[export]\nlisting_chars_claude_code = {room}\n"
+    )
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_agent(pilot, "coder")
+        await pilot.press("3")
+        skills = app.query_one(SkillsPane)
+        await wait_until(pilot, lambda: skills.table.row_count == len(store.slugs()))
+        flags = {slug: str(skills.table.get_cell(slug, "flag")) for slug in store.slugs()}
+        assert sum("unlisted" in flag for flag in flags.values()) == len(flags) - 1
+        left = next(slug for slug, flag in flags.items() if "unlisted" in flag)
+        skills.table.focus()
+        skills.table.move_cursor(row=skills.table.get_row_index(left))
+        await settle(pilot)
+        detail = str(app.query_one("#skill-detail").render())
+        assert "not exported: claude-code over the listing budget" in detail and "benefit" in detail

@@ -13,10 +13,11 @@ docs/rules.md; ``scripts/correction_figures.py`` prints them.
 
 from __future__ import annotations
 
-import re
 from typing import NamedTuple
 
-from orkas_tui.core.observe.corrections import WORD, CorrectionMatcher, one_line
+from orkas_tui.core.observe.corrections import CorrectionMatcher, one_line
+from orkas_tui.core.observe.gates import WORD, Gate
+from orkas_tui.core.observe.gates import alternative as _a
 from orkas_tui.core.observe.origins import split_pasted
 
 # The heuristic's version: caches of observations include it in their fingerprint.
@@ -81,58 +82,8 @@ class Context:
         self.agent = ""
 
 
-def _rx(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern, re.IGNORECASE)
-
-
-class _Gate:
-    """Alternatives, each tried only when the prompt holds one of its words (as a whole word, looked
-    up in the prompt's set of words: one C call) or one of its fragments (a substring): most
-    prompts hold none of most, and the reader runs on every prompt of a cold scan. Gives what one
-    alternation of them would (the leftmost match, the first alternative at a tie); a test holds
-    every alternative's needles to its pattern on every real and synthetic prompt."""
-
-    __slots__ = ("_alternatives", "_fragments", "_given", "_words")
-
-    def __init__(self, *alternatives: tuple[tuple[str, ...], tuple[str, ...], str]) -> None:
-        self._given = alternatives
-        self._words = frozenset(word for words, _fragments, _pattern in alternatives for word in words)
-        self._fragments = tuple({fragment for _words, fragments, _pattern in alternatives for fragment in fragments})
-        self._alternatives: tuple[tuple[frozenset[str], tuple[str, ...], re.Pattern[str]], ...] | None = None
-
-    @property
-    def alternatives(self) -> tuple[tuple[frozenset[str], tuple[str, ...], re.Pattern[str]], ...]:
-        """Compiled on first use: a warm start reads no prompt and compiles none."""
-        if self._alternatives is None:
-            self._alternatives = tuple((frozenset(words), fragments, _rx(pattern)) for words, fragments, pattern in self._given)
-        return self._alternatives
-
-    def search(self, text: str, lowered: str, words: frozenset[str] | None = None) -> re.Match[str] | None:
-        """The leftmost match in ``text``; ``lowered`` is it lowercased, ``words`` its words (``None``:
-        looked for as substrings of ``lowered``)."""
-        if words is None:
-            words = frozenset(WORD.findall(lowered))
-        if self._words.isdisjoint(words) and not any(fragment in lowered for fragment in self._fragments):
-            return None  # no alternative can match: most prompts, most gates
-        best: re.Match[str] | None = None
-        for needed, fragments, pattern in self.alternatives:
-            if needed.isdisjoint(words) and not any(fragment in lowered for fragment in fragments):
-                continue
-            found = pattern.search(text)
-            if found is not None and (best is None or found.start() < best.start()):
-                best = found
-        return best
-
-
-def _a(
-    pattern: str, words: tuple[str, ...] = (), fragments: tuple[str, ...] = ()
-) -> tuple[tuple[str, ...], tuple[str, ...], str]:
-    """One alternative: its pattern, the whole words one of which it needs, the fragments likewise."""
-    return words, fragments, pattern
-
-
 # The agent said the work was done, fixed or working.
-_DONE = _Gate(
+_DONE = Gate(
     _a(r"\b(?:done|fixed|all (?:tests|checks) pass|tests? (?:now )?pass|passing|should (?:now )?work|now works|"
        r"works now|is (?:now )?working|committed|pushed|created|ready|complete|implemented|resolved|updated|try it)\b",
        ("done", "fixed", "pass", "passing", "work", "works", "working", "committed", "pushed", "created", "ready",
@@ -140,7 +91,7 @@ _DONE = _Gate(
     _a(r"✅|✓", fragments=("✅", "✓")),
 )  # fmt: skip
 # The user reports that it fails or looks wrong.
-_FAILS = _Gate(
+_FAILS = Gate(
     _a(r"\b(?:still|again)\b.{0,40}\b(?:fail\w*|error\w*|broken|wrong|the same|issues?|problems?|conflicts?)\b",
        ("still", "again")),
     _a(r"\b(?:doesn'?t|does not|don'?t|didn'?t|did not|won'?t|can'?t|cannot) (?:seem to )?(?:work|fire|happen|"
@@ -163,7 +114,7 @@ _FAILS = _Gate(
     _a(r"\bshould (?:have|be showing)\b.{0,60}\?", ("should",)),
 )  # fmt: skip
 # The user disputes what the agent said.
-_DISPUTES = _Gate(
+_DISPUTES = Gate(
     _a(r"\b(?:is|'s|are) not (?:correct|right|true|the (?:issue|problem|cause))\b", ("not",)),
     _a(r"\bisn'?t (?:correct|right|true)\b", ("isn", "isnt")),
     _a(r"\b(?:that'?s|this is|it'?s) (?:not (?:why|it|the (?:issue|problem|cause))|wrong)\b", ("not", "wrong")),
@@ -184,7 +135,7 @@ _DISPUTES = _Gate(
     _a(r"\bmessed up\b", ("messed",)),
 )  # fmt: skip
 # The user turns the agent away from what it did or proposed.
-_REDIRECTS = _Gate(
+_REDIRECTS = Gate(
     _a(r"\b(?:don'?t|do not|shouldn'?t|should not|let'?s not|not you)\b.{0,60}\b(?:change\w*|add\w*|touch\w*|"
        r"modify\w*|commit\w*|leave|worry|do(?:ing)?|use|need|be|write|run|remov\w*|delet\w*)\b",
        ("don", "dont", "not", "shouldn", "shouldnt")),
@@ -204,26 +155,25 @@ _REDIRECTS = _Gate(
     _a(r"\b(?:undo|revert) (?:that|this|it|the|your)\b", ("undo", "revert")),
 )  # fmt: skip
 # A relayed code-review finding (review bots mark their severity).
-_REVIEW = _Gate(_a(r"\b(?:high|medium|low|critical) severity\b", ("severity",)))
+_REVIEW = Gate(_a(r"\b(?:high|medium|low|critical) severity\b", ("severity",)))
 # Not the user's words, or a new piece of work rather than a fix.
 _NOT_TYPED = ("operation stopped by hook", "implement the following plan")
-_REQUEST = _Gate(
+_REQUEST = Gate(
     _a(r"\A\W*(?:(?:can|could|should|would|shall) (?:we|you|i)|is (?:it|there|the|this|that)|do we|does (?:it|this))\b",
        ("can", "could", "should", "would", "shall", "is", "do", "does")),
 )  # fmt: skip
-_NEW_TASK = _Gate(_a(r"\bnew (?:change|task|feature|thing|request)\b", ("new",)))
+_NEW_TASK = Gate(_a(r"\bnew (?:change|task|feature|thing|request)\b", ("new",)))
 # The user takes back their own words, or apologises for them: no correction of the agent.
-_OWN = _Gate(
+_OWN = Gate(
     _a(r"\b(?:I was (?:mistaken|wrong)|my (?:bad|mistake)|ignore (?:my|that) (?:last|previous))\b",
        ("mistaken", "wrong", "bad", "mistake", "ignore")),
 )  # fmt: skip
-_ANSWER = _Gate(
+_ANSWER = Gate(
     _a(r"\A\W*(?:no|nope|nah|yes|yeah|yep|sure|ok(?:ay)?)\b", ("no", "nope", "nah", "yes", "yeah", "yep", "sure", "ok", "okay"))
 )
 _ON_PROMPT = (_FAILS, _DISPUTES, _REDIRECTS, _REVIEW, _NEW_TASK, _OWN, _REQUEST, _ANSWER)  # what a prompt is searched by
 GATES = (_DONE, *_ON_PROMPT)  # and the agent's last message, by _DONE
-_PROMPT_WORDS = frozenset().union(*(gate._words for gate in _ON_PROMPT))
-_PROMPT_FRAGMENTS = tuple(sorted({fragment for gate in _ON_PROMPT for fragment in gate._fragments}))
+_ANY_ON_PROMPT = Gate.joined(*_ON_PROMPT)  # one look at a quiet prompt, not eight
 
 
 def _asked(said: str) -> bool:
@@ -254,8 +204,7 @@ def judge(
     if context.before == "feedback":
         return Verdict("interrupt", "refused a tool use, then said what to do instead", one_line(head or text, FIRST_WORDS))
     opening, tail = typed[:OPENING], text[-TAIL:]
-    # most prompts hold no gate's word: every gate is passed over at once (one look, not eight)
-    quiet = tail == opening and _PROMPT_WORDS.isdisjoint(tokens) and not any(f in lowered for f in _PROMPT_FRAGMENTS)
+    quiet = tail == opening and _ANY_ON_PROMPT.closed(lowered, tokens)  # most prompts: no gate can match
     if not quiet and _OWN.search(head, lowered, tokens):
         return None
     if context.before == "aborted":

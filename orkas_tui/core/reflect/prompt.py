@@ -29,7 +29,7 @@ You answer with ONE JSON object and nothing else:
 {"summary": "<one or two sentences>", "operations": [ ... ]}
 
 Each operation is one of (each with "sources": the ids of the lines it rests on, see rule 8):
-  {"op": "create_skill", "name": "<short title>", "description": "<when to use it, one line>", "body": "<Markdown instructions>", "sources": ["u3"]}
+  {"op": "create_skill", "name": "<short title>", "description": "<when to use it, one line: the first 100 characters say when on their own, agents cut long ones>", "body": "<Markdown instructions>", "sources": ["u3"]}
   {"op": "patch_skill", "skill": "<slug>", "find": "<exact fragment of the current body>", "replace": "<new text>", "sources": [...]}
   {"op": "delete_skill", "skill": "<slug>", "reason": "<why>", "sources": [...]}
   {"op": "update_self", "note": "profile" | "strategies", "content": "<the whole new note>", "sources": [...]}

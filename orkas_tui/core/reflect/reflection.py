@@ -45,6 +45,7 @@ from pathlib import Path
 from orkas_tui.core.disk.write import atomic_write, file_lock
 from orkas_tui.core.read.timefmt import format_ts
 from orkas_tui.core.read.workspace import AgentPaths, Workspace, read_state, write_state
+from orkas_tui.core.reflect.benefit import refresh_standings
 from orkas_tui.core.reflect.bundle import Bundle, build_bundle
 from orkas_tui.core.reflect.llm import (
     Cancelled,
@@ -264,6 +265,7 @@ def _reflect_locked(
     if recovered:
         report(Progress(agent, BUNDLE, recovered))
     prepared = prepare(workspace, agent, scan)
+    refresh_standings(prepared.scan)  # what the exports after this reflection's changes rank by
     bundle = prepared.bundle
     outcome = Outcome(agent, "", "", bundle_tokens=bundle.tokens, redactions=prepared.prompt.redactions)
     report(

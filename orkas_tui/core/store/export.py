@@ -30,9 +30,11 @@ from orkas_tui.core.errors import OrkasError
 from orkas_tui.core.read.settings import AgentLink, Settings
 from orkas_tui.core.read.timefmt import format_ts, utc_now
 from orkas_tui.core.read.workspace import AgentPaths
+from orkas_tui.core.store import standing
 from orkas_tui.core.store.first_run import display_path
 from orkas_tui.core.store.notes import NOTES, TITLES, SelfNotes
 from orkas_tui.core.store.skills import Skill, SkillStore
+from orkas_tui.core.store.standing import UNKNOWN, Standing, rank_key, reason
 from orkas_tui.core.store.system_events import log_event
 
 MEMORY_FILES = {"claude-code": "CLAUDE.md", "codex": "AGENTS.md"}
@@ -85,10 +87,18 @@ def memory_path(target: str, dest: Path) -> Path:
 
 
 def rendered_description(skill: Skill) -> str:
+    """One line of at most :data:`DESCRIPTION_LIMIT` characters. A longer one is cut after its last
+    whole sentence that fits, else after its last whole word, with "…" (either from half the limit
+    on; else where the limit falls): a cut the agent reads as a description, not a word broken off."""
     description = " ".join((skill.description or skill.name).split())
-    if len(description) > DESCRIPTION_LIMIT:
-        description = description[: DESCRIPTION_LIMIT - 1] + "…"
-    return description
+    if len(description) <= DESCRIPTION_LIMIT:
+        return description
+    head = description[: DESCRIPTION_LIMIT - 1]
+    sentence = max(head.rfind(". "), head.rfind("; "))
+    if sentence >= DESCRIPTION_LIMIT // 2:
+        return head[: sentence + 1]
+    word = head.rfind(" ")
+    return (head[:word].rstrip(",;:") if word >= DESCRIPTION_LIMIT // 2 else head) + "…"
 
 
 def render_skill(skill: Skill) -> str:
@@ -106,26 +116,25 @@ def listing_entry(skill: Skill) -> int:
     return len(skill.slug) + len(rendered_description(skill)) + 4
 
 
-def listing_order(skill: Skill) -> tuple[str, str, str]:
-    """Most recently used first, then most recently changed: the skills an agent keeps when they do not all fit."""
-    return (skill.last_used_at or "", skill.updated_at, skill.slug)
-
-
-def plan_listing(skills: list[Skill], budget: int) -> tuple[list[Skill], list[tuple[Skill, str]]]:
+def plan_listing(skills: list[Skill], budget: int, found: dict[str, Standing]) -> tuple[list[Skill], list[tuple[Skill, str]]]:
     """The skills an export writes so that the agent's listing fits ``budget`` characters (in their
     given order), and each skill left out with why: Claude Code and Codex drop skills beyond their
-    listing budget without a word, so the export chooses (:func:`listing_order`) and says which. A
-    skill that fits after a longer one did not still goes in."""
+    listing budget without a word, so the export chooses, by where each stands (``found``,
+    :mod:`orkas_tui.core.store.standing`), and says which. A skill that fits after a longer one
+    did not still goes in."""
     chosen: set[str] = set()
     omitted: list[tuple[Skill, str]] = []
     used = 0
-    for skill in sorted(skills, key=listing_order, reverse=True):
+    for skill in sorted(skills, key=rank_key(found), reverse=True):
         size = listing_entry(skill)
         if used + size <= budget:
             chosen.add(skill.slug)
             used += size
         else:
-            why = f"over the listing budget ({size} characters; {used} of {budget} taken by skills used or changed more recently)"
+            why = (
+                f"over the listing budget ({size} characters; {used} of {budget} taken by skills ranked higher); "
+                f"{reason(found.get(skill.slug, UNKNOWN))}"
+            )
             omitted.append((skill, why))
     return [skill for skill in skills if skill.slug in chosen], omitted
 
@@ -194,7 +203,7 @@ def _export_locked(
     state = load_state(state_path)
     skills, result.problems = SkillStore(paths, settings).load_all()
     imported = load_state(paths.private / "imports" / "skills.json")
-    skills, omitted = plan_listing(skills, settings.listing_chars(target))
+    skills, omitted = plan_listing(skills, settings.listing_chars(target), standing.load(paths))
     current = set()
     for skill, why in omitted:
         path = dest / skill.slug / "SKILL.md"
@@ -324,6 +333,14 @@ def way_out(agent: str, link: AgentLink) -> str:
         f"`orkas-tui export {link.format} {agent} {dest} --force` overwrites it with the skill; "
         "to keep what was written there, copy it into the skill first (o opens it in the app)"
     )
+
+
+def unlisted(paths: AgentPaths, link: AgentLink, skills: list[Skill], settings: Settings) -> dict[str, str]:
+    """Each skill the linked agent's export leaves out of its listing: slug -> why (as ``export`` says it)."""
+    if link.export_skills is None:
+        return {}
+    budget = settings.listing_chars(link.format)
+    return {skill.slug: f"{link.format} {why}" for skill, why in plan_listing(skills, budget, standing.load(paths))[1]}
 
 
 def hand_edited(paths: AgentPaths, link: AgentLink, skills: Iterable[Skill]) -> dict[str, str]:

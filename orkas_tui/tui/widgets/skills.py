@@ -22,7 +22,7 @@ from orkas_tui.core.summary.report import SkillRow
 from orkas_tui.tui.cells import age, rate_text
 from orkas_tui.tui.data import AgentView
 from orkas_tui.tui.messages import OpenSkill
-from orkas_tui.tui.skill_flags import EDITED_THERE, SHORT, skill_flags
+from orkas_tui.tui.skill_flags import EXPORT_FLAGS, SHORT, skill_flags
 from orkas_tui.tui.widgets.keyed_table import Cell, KeyedTable
 
 COLUMNS = [
@@ -41,9 +41,9 @@ NAME_MIN = 16  # the name shrinks to this before columns drop (at 100 and 80 col
 SORTABLE = [key for key, _ in COLUMNS]
 
 
-def skill_cells(row: SkillRow, now: datetime, hand_edited: dict[str, str]) -> list[Cell]:
+def skill_cells(row: SkillRow, now: datetime, hand_edited: dict[str, str], unlisted: dict[str, str]) -> list[Cell]:
     s, m = row.skill, row.metrics
-    reasons = skill_flags(row, hand_edited)
+    reasons = skill_flags(row, hand_edited, unlisted)
 
     def rate_cell(value: float | None) -> Cell:
         return Cell.of(rate_text(value), sort=value if value is not None else -1.0)
@@ -62,9 +62,9 @@ def skill_cells(row: SkillRow, now: datetime, hand_edited: dict[str, str]) -> li
     ]
 
 
-def skill_detail(row: SkillRow, hand_edited: dict[str, str], fix: str) -> Text:
+def skill_detail(row: SkillRow, hand_edited: dict[str, str], unlisted: dict[str, str], fix: str) -> Text:
     """The line under the table: what a narrow Skill or Flag cell leaves out, and the way out of a hand edit."""
-    s, reasons = row.skill, [r for r in skill_flags(row, hand_edited) if r != EDITED_THERE]
+    s, reasons = row.skill, [r for r in skill_flags(row, hand_edited, unlisted) if r not in EXPORT_FLAGS]
     text = Text()
     text.append(s.slug, style="bold")
     if s.name and s.name != s.slug:
@@ -78,6 +78,8 @@ def skill_detail(row: SkillRow, hand_edited: dict[str, str], fix: str) -> Text:
             f"\n⚑ {display_path(Path(hand_edited[s.slug]))} was edited by hand since the last export, so exports leave it: {fix}",
             style="yellow",
         )
+    if s.slug in unlisted:
+        text.append(f"\n⚑ not exported: {unlisted[s.slug]}", style="yellow")
     return text
 
 
@@ -158,14 +160,14 @@ class SkillsPane(Vertical):
             return
         needle = self.query_one("#skills-filter", Input).value.strip().lower()
         rows = {
-            row.skill.slug: skill_cells(row, self.now, self.view.hand_edited)
+            row.skill.slug: skill_cells(row, self.now, self.view.hand_edited, self.view.unlisted)
             for row in self.view.skills
             if not needle or needle in f"{row.skill.slug} {row.skill.name} {row.skill.description}".lower()
         }
         rows.update({slug: broken_cells(slug) for slug in self.view.broken_skills if not needle or needle in slug})
         self.table.sync(rows)
         self._show_detail()
-        flagged = sum(1 for row in self.view.skills if skill_flags(row, self.view.hand_edited))
+        flagged = sum(1 for row in self.view.skills if skill_flags(row, self.view.hand_edited, self.view.unlisted))
         column, reverse = self.table.sort_spec
         total = len(self.view.skills) + len(self.view.broken_skills)
         broken = f" · {len(self.view.broken_skills)} broken" if self.view.broken_skills else ""
@@ -195,9 +197,10 @@ class SkillsPane(Vertical):
         key = self.table.current_key()
         detail = self.query_one("#skill-detail", Static)
         row = next((r for r in self.view.skills if r.skill.slug == key), None) if self.view and key else None
-        detail.set_class(row is not None and self.view is not None and row.skill.slug in self.view.hand_edited, "hand-edited")
+        marked = row is not None and self.view is not None and row.skill.slug in {**self.view.hand_edited, **self.view.unlisted}
+        detail.set_class(marked, "hand-edited")
         if row is not None and self.view is not None:
-            detail.update(skill_detail(row, self.view.hand_edited, self.view.export_fix))
+            detail.update(skill_detail(row, self.view.hand_edited, self.view.unlisted, self.view.export_fix))
         elif self.view and key in self.view.broken_skills:
             problem = self.view.broken_skills[key].problem
             detail.update(Text.assemble((key, "bold red"), f" cannot be used: {problem} · o opens it to fix", style="red"))
