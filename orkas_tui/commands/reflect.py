@@ -85,7 +85,7 @@ def render_outcome(outcome: Outcome) -> str:
     for bad in outcome.invalid:
         line += f"\n  invalid operation {bad['index']}: {bad['reason']}"
     if outcome.prompt_tokens is not None:
-        line += f"\n  tokens: {outcome.prompt_tokens} in, {outcome.completion_tokens} out; cost {cost_text(outcome.cost_usd)}"
+        line += f"\n  tokens: {outcome.prompt_tokens} in, {outcome.completion_tokens} out; cost: {cost_text(outcome.cost_usd)}"
         if outcome.asks > 1:
             line += f" (both answers: the first did not fit the schema: {outcome.first_error})"
     return line
