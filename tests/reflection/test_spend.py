@@ -58,10 +58,10 @@ def test_a_reflections_tokens_and_cost_are_in_its_event_status_and_the_totals(ro
     doc = status(capsys, root)
     (agent,) = doc["agents"]
     (entry,) = agent["reflections"]
-    assert entry["cost"] == "$0.0002" and entry["prompt_tokens"] == 1200 and entry["model"] == PRICED
+    assert entry["cost"] == "$0.000228" and entry["prompt_tokens"] == 1200 and entry["model"] == PRICED
     assert doc["spending"]["today"]["usd"] == pytest.approx(ONE_CALL) and doc["spending"]["month"]["reflections"] == 1
     code, out, _ = run_cli(capsys, "status", "--workspace", str(root), "--now", format_ts(NOW))
-    assert code == 0 and "$0.0002 · 1,200 in / 80 out tokens" in out and "reflections cost: today $0.0002" in out
+    assert code == 0 and "$0.000228 · 1,200 in / 80 out tokens" in out and "reflections cost: today $0.000228" in out
 
 
 def test_a_model_litellm_cannot_price_reads_price_unknown_never_zero(root: Path, server, capsys) -> None:

@@ -64,11 +64,11 @@ async def test_a_priced_reflection_shows_its_cost_in_events_and_the_header(app_f
         async with app.run_test(size=SIZE) as pilot:
             await open_agent(pilot, "coder")
             await reflect_now(app, pilot)
-            await wait_until(pilot, lambda: any("$0.0002" in d for d in event_details(app)))
-            (row,) = [d for d in event_details(app) if "$0.0002" in d]
-            assert row.startswith("$0.0002 · 1,200 in / 80 out tokens · ")
-            await wait_until(pilot, lambda: "cost today $0.0002" in header(app))
-            assert "Reflections cost today $0.0002" in schedule(app)
+            await wait_until(pilot, lambda: any("$0.000228" in d for d in event_details(app)))
+            (row,) = [d for d in event_details(app) if "$0.000228" in d]
+            assert row.startswith("$0.000228 · 1,200 in / 80 out tokens · ")
+            await wait_until(pilot, lambda: "cost today $0.000228" in header(app))
+            assert "Reflections cost today $0.000228" in schedule(app)
 
 
 async def test_an_unknown_price_reads_price_unknown_in_the_events_tab(app_factory, demo_ws: Path) -> None:

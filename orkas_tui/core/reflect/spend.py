@@ -32,8 +32,18 @@ PRICE_UNKNOWN = "price unknown"
 
 
 def cost_text(usd: float | None) -> str:
-    """A cost in words: dollars to four places, or "price unknown" (never $0 for a price litellm does not know)."""
-    return PRICE_UNKNOWN if usd is None else f"${usd:.4f}"
+    """A cost in words: :func:`money`, or "price unknown" (never $0 for a price litellm does not know)."""
+    return PRICE_UNKNOWN if usd is None else money(usd)
+
+
+def money(usd: float) -> str:
+    """Dollars to four places, or six under a cent: one reflection often costs a fraction of a cent."""
+    return f"${usd:.4f}" if usd >= 0.01 or usd == 0 else f"${usd:.6f}"
+
+
+def dollars(usd: float) -> str:
+    """A budget as set: ``$0.50``, ``$0.0002`` (never rounded to a different figure)."""
+    return f"${usd:.2f}" if round(usd, 2) == usd else f"${usd:.4f}".rstrip("0")
 
 
 def _count(value: object) -> int | None:
@@ -141,7 +151,7 @@ class Total:
         if self.unpriced == self.reflections:
             return f"{PRICE_UNKNOWN} ({self.reflections} reflection{'s' if self.reflections != 1 else ''})"
         extra = f" + {self.unpriced} at an unknown price" if self.unpriced else ""
-        return f"${self.usd:.4f}{extra}"
+        return f"{money(self.usd)}{extra}"
 
     def to_json(self) -> dict:
         return {"usd": round(self.usd, 6), "reflections": self.reflections, "unpriced": self.unpriced, "text": self.text()}
@@ -163,13 +173,13 @@ class Spending:
 
     def over_reason(self) -> str | None:
         """``over today's budget (...)`` when today's priced reflections reached the budget, else ``None``."""
-        if not self.over:
+        if self.budget_usd is None or not self.over:
             return None
-        return f"{OVER_BUDGET} (${self.today.usd:.4f} of ${self.budget_usd:.2f}; until {format_ts(self.day_end)})"
+        return f"{OVER_BUDGET} ({money(self.today.usd)} of {dollars(self.budget_usd)}; until {format_ts(self.day_end)})"
 
     def text(self) -> str:
         """``today $0.0123 · this month $0.4000 · budget $0.50/day``."""
-        budget = "" if self.budget_usd is None else f" · budget ${self.budget_usd:.2f}/day"
+        budget = "" if self.budget_usd is None else f" · budget {dollars(self.budget_usd)}/day"
         return f"today {self.today.text()} · this month {self.month.text()}{budget}"
 
     def to_json(self) -> dict:
