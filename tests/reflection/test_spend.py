@@ -204,3 +204,14 @@ def test_the_budget_setting_is_checked_and_documented(root: Path) -> None:
     with pytest.raises(ConfigError, match=r"model.daily_budget_usd: -1 is out of range \(allowed 0 to 1,000,000\)"):
         read_settings(root)
     assert "# daily_budget_usd = " in SETTINGS_TEMPLATE  # what --init writes names it, commented out
+
+
+def test_a_hook_starts_no_cycle_over_the_budget(root: Path, server) -> None:
+    """The hooks' cycle start asks ``over_budget`` first: no cycle process, no cycle recorded, the reason logged."""
+    from orkas_tui.importers.hook import _start_cycle
+
+    due(root, "coder")
+    ws = use(root, server, budget=0)  # nothing may be spent today
+    reason = _start_cycle(ws)
+    assert reason is not None and reason.startswith(OVER_BUDGET)
+    assert not (root / ".orkas" / "cycle.log").exists() and not (root / ".orkas" / "cycle.lock").exists()
