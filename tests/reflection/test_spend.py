@@ -215,3 +215,21 @@ def test_a_hook_starts_no_cycle_over_the_budget(root: Path, server) -> None:
     reason = _start_cycle(ws)
     assert reason is not None and reason.startswith(OVER_BUDGET)
     assert not (root / ".orkas" / "cycle.log").exists() and not (root / ".orkas" / "cycle.lock").exists()
+
+
+def test_a_hook_or_the_plugin_without_workspace_serves_the_home_workspace(capsys) -> None:
+    home_ws = Path.home() / ".orkas"
+    (home_ws / "agents").mkdir(parents=True)
+    settings = Path.home() / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    deep = "[" * 1000 + "]" * 1000  # JSON nested deeper than Python's recursion limit lets a naive walk go
+    settings.write_text('{"enabledPlugins": {"orkas-tui@orkas": true}, "other": ' + deep + "}")
+    queue = run_json(capsys, "queue", "--workspace", str(home_ws), "--now", format_ts(NOW))
+    assert queue["run_by"]["hooks"] == ["the claude-code plugin (~/.claude/settings.json)"]
+    hooks = [{"type": "command", "command": "orkas-tui hook claude-code --agent claude"}]
+    settings.write_text(json.dumps({"hooks": {"SessionStart": [{"hooks": hooks}]}}))
+    queue = run_json(capsys, "queue", "--workspace", str(home_ws), "--now", format_ts(NOW))
+    assert queue["run_by"]["hooks"] == ["claude-code hooks (~/.claude/settings.json)"] and queue["next_cycle_at"]
+    elsewhere = Path.home() / "other-ws"
+    (elsewhere / "agents").mkdir(parents=True)  # a hook with no --workspace does not serve another workspace
+    assert run_json(capsys, "queue", "--workspace", str(elsewhere), "--now", format_ts(NOW))["next_cycle_at"] is None

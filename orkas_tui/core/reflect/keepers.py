@@ -13,7 +13,7 @@ The queue promises a next cycle only when one of these will run it:
 
 The files are read as data, never changed; every string under a ``command`` key, and the
 ``notify`` list, is read as a command line, so the check does not depend on where in the
-file an installer put it. A hook with no ``--workspace`` serves the default workspace.
+file an installer put it. A hook with no ``--workspace`` serves ``~/.orkas`` (``hooks install`` names any other).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from pathlib import Path
 import orjson
 
 from orkas_tui.core.disk.confine import open_confined
-from orkas_tui.core.read.workspace import Workspace, resolve_root
+from orkas_tui.core.read.workspace import Workspace
 
 DAEMON_LOCK = "daemon.lock"
 PROGRAM = "orkas-tui"
@@ -109,7 +109,7 @@ def hook_files(home: Path) -> list[tuple[str, Path]]:
 
 def installed_hooks(root: Path, home: Path) -> tuple[str, ...]:
     """The hooks that serve the workspace at ``root``, one phrase each (``claude-code hooks (~/.claude/settings.json)``)."""
-    default = resolve_root(None).expanduser().absolute() == root.expanduser().absolute()
+    default = (home / ".orkas").absolute() == root.expanduser().absolute()  # where a hook with no --workspace imports
     found: list[str] = []
     for agent, path in hook_files(home):
         document = _document(path)
@@ -146,22 +146,24 @@ def _document(path: Path) -> object | None:
         os.close(fd)
 
 
-def _commands(value: object, key: str = "") -> Iterator[list[str]]:
-    """Every command line in a settings document: strings under ``command`` keys, and the ``notify`` list."""
-    if isinstance(value, dict):
-        for name, item in value.items():
-            yield from _commands(item, str(name))
-    elif isinstance(value, list):
-        if key in ("notify", "command") and value and all(isinstance(w, str) for w in value):
-            yield list(value)
-        else:
-            for item in value:
-                yield from _commands(item, key)
-    elif isinstance(value, str) and key == "command":
-        try:
-            yield shlex.split(value)
-        except ValueError:
-            return
+def _commands(document: object) -> Iterator[list[str]]:
+    """Every command line in a settings document: strings under ``command`` keys, and the ``notify`` list.
+    Walked with a stack, not recursion: a file nested a thousand deep is data, not a crash."""
+    stack: list[tuple[str, object]] = [("", document)]
+    while stack:
+        key, value = stack.pop()
+        if isinstance(value, dict):
+            stack.extend((str(name), item) for name, item in value.items())
+        elif isinstance(value, list):
+            if key in ("notify", "command") and value and all(isinstance(w, str) for w in value):
+                yield list(value)
+            else:
+                stack.extend((key, item) for item in value)
+        elif isinstance(value, str) and key == "command":
+            try:
+                yield shlex.split(value)
+            except ValueError:
+                continue
 
 
 def _serves(words: list[str], agent: str, root: Path, default: bool) -> bool:
