@@ -24,7 +24,7 @@ from orkas_tui.core.reflect.cycle import run_cycle
 from orkas_tui.core.reflect.keepers import NOTHING, daemon_pid
 from orkas_tui.core.reflect.queue import workspace_queue
 from orkas_tui.core.reflect.reflection import reflect
-from orkas_tui.core.reflect.spend import OVER_BUDGET, Usage, over_budget, totals
+from orkas_tui.core.reflect.spend import OVER_BUDGET, Usage, over_budget, totals, usage_of
 from orkas_tui.core.store.first_run import SETTINGS_TEMPLATE
 from tests.modelserver import ModelServer
 from tests.reflection.conftest import NOW, run_cli, run_json, set_reflected, trigger_turn
@@ -233,3 +233,14 @@ def test_a_hook_or_the_plugin_without_workspace_serves_the_home_workspace(capsys
     elsewhere = Path.home() / "other-ws"
     (elsewhere / "agents").mkdir(parents=True)  # a hook with no --workspace does not serve another workspace
     assert run_json(capsys, "queue", "--workspace", str(elsewhere), "--now", format_ts(NOW))["next_cycle_at"] is None
+
+
+def test_a_reflection_event_that_names_no_model_called_none() -> None:
+    """The demo's made-up reflections (and a failure before any answer) cost nothing to count;
+    one that reached a model and got no usage back is a reflection at an unknown price."""
+    base = {"type": "reflection", "source": "orkas-tui", "ts": format_ts(NOW), "status": "proposed"}
+    assert usage_of("a", {**base, "by": "demo"}) is None
+    assert usage_of("a", {**base, "type": "reflection_failed", "error": "connection refused"}) is None
+    assert usage_of("a", {**base, "source": "runtime", "model": "m", "cost_usd": 1.0}) is None  # not ours
+    unknown = usage_of("a", {**base, "model": "openai/local"})
+    assert unknown is not None and unknown.text() == "price unknown, tokens not reported"

@@ -91,14 +91,13 @@ def _tokens(count: int | None) -> str:
 
 
 def usage_of(agent: str, event: dict) -> Usage | None:
-    """The usage an orkas-tui reflection event records, or ``None`` for any other event (or a failure
-    that never reached the model: no tokens and no cost)."""
+    """The usage an orkas-tui reflection event records, or ``None`` for any other event. A reflection
+    names its model and its usage; one with neither called no model (a made-up one, as the demo's;
+    a failure before any answer) and costs nothing to count."""
     if event.get("type") not in KINDS or event.get("source") != SOURCE:
         return None
     ts = parse_ts(event.get("ts"))
-    if ts is None:
-        return None
-    if event.get("type") != "reflection" and all(event.get(k) is None for k in USAGE_FIELDS):
+    if ts is None or all(event.get(k) is None for k in (*USAGE_FIELDS, "model")):
         return None
     model = event.get("model")
     return Usage(
