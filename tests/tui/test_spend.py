@@ -3,12 +3,15 @@ on ``r``, and a Queue that promises a next cycle only when something will run it
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
+from rich.console import Console
 from textual.widgets import Button, Static
 
 from orkas_tui.tui.screens.confirm import Choose
+from orkas_tui.tui.screens.settings import settings_table
 from orkas_tui.tui.widgets.keyed_table import KeyedTable
 from tests.modelserver import ModelServer, reply
 from tests.tui.conftest import SIZE, open_agent, settle, wait_until
@@ -96,3 +99,14 @@ async def test_reflect_now_over_the_budget_asks_to_send_anyway(app_factory, demo
             assert str(app.screen.query_one("#answer-send", Button).label) == "Send anyway"
             await pilot.click("#answer-send")
             await wait_until(pilot, lambda: len(server.requests) == 1)
+
+
+async def test_the_settings_screen_shows_the_daily_budget(app_factory, demo_ws: Path) -> None:
+    (demo_ws / "orkas.toml").write_text('[model]\nname = "openai/gpt-4o-mini"\ndaily_budget_usd = 0.5\n')
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        console = Console(width=300, record=True, file=io.StringIO())
+        console.print(settings_table(app, app.settings, app.settings_problem))
+        shown = console.export_text()
+        assert "Daily budget" in shown and "$0.5 a day (your local day)" in shown
