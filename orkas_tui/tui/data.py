@@ -13,14 +13,16 @@ from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from orkas_tui.core.observe.skill_metrics import SkillMetrics
+from orkas_tui.core.observe.skill_metrics import NO_USE, SkillMetrics
 from orkas_tui.core.read.events import decode_system_line
 from orkas_tui.core.read.not_read import read_not_read
 from orkas_tui.core.read.tail import JsonlTail
 from orkas_tui.core.read.workspace import AGENT_AREAS, AgentMeta, AgentPaths, Area, Workspace, read_agent_meta
+from orkas_tui.core.reflect.effects import Effect
 from orkas_tui.core.reflect.keepers import keepers
 from orkas_tui.core.reflect.queue import QueuePlan, Standing, last_cycle_at, plan_for
 from orkas_tui.core.reflect.spend import Usage, read_usage, totals
+from orkas_tui.core.reflect.verdict import Verdict, judged, verdict
 from orkas_tui.core.store.export import hand_edited, unlisted, way_out
 from orkas_tui.core.store.history import Change, list_changes
 from orkas_tui.core.store.notes import NOTES, Note, SelfNotes, prompt_block
@@ -53,6 +55,7 @@ class AgentView:
     changes: list[Change]
     hand_edited: dict[str, str] = field(default_factory=dict)  # slug -> its exported SKILL.md, edited by hand since
     unlisted: dict[str, str] = field(default_factory=dict)  # slug -> why the linked agent's export leaves it out
+    verdicts: dict[str, Verdict] = field(default_factory=dict)  # slug -> what its rates say, over which turns
     export_fix: str = ""  # how a person resolves one (the agent's export link)
     areas: frozenset[Area] = field(default_factory=frozenset)
     touched: frozenset[tuple[str, int]] | None = None  # (conversation, seq) of the turns this load changed; None: any
@@ -82,6 +85,7 @@ class AgentData:
         self._changes: list[Change] = []
         self._hand_edited: dict[str, str] = {}
         self._unlisted: dict[str, str] = {}
+        self._judged_by: dict[str, Effect] = {}  # slug -> the effect of its latest change in force
         self._export_fix = ""
         self._hook_log: list[tuple[int, dict]] = []
         self._not_read: dict = {}
@@ -122,7 +126,10 @@ class AgentData:
             self._hand_edited = hand_edited(self.paths, link, self._skills) if link else {}
             self._unlisted = unlisted(self.paths, link, self._skills, self.workspace.settings) if link else {}
             self._export_fix = way_out(self.id, link) if link else ""
+        if areas & {Area.CONVERSATIONS, Area.PRIVATE}:  # new turns, or a change applied or reverted
+            self._judged_by = judged(self.scan, self._changes)
         use = self.scan.skill_use()
+        judge_after = self.workspace.settings.judge_after
         return AgentView(
             id=self.id,
             meta=self._meta,
@@ -139,6 +146,10 @@ class AgentData:
             changes=list(self._changes),
             hand_edited=dict(self._hand_edited),
             unlisted=dict(self._unlisted),
+            verdicts={
+                s.slug: verdict(s.last_used_at, use.get(s.slug) or NO_USE, self._judged_by.get(s.slug), judge_after)
+                for s in self._skills
+            },
             export_fix=self._export_fix,
             areas=areas,
             touched=touched,
