@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
 import shutil
 import subprocess
 import sys
+import time
 import tomllib
 from pathlib import Path
 
@@ -72,12 +74,47 @@ def env(home: Path) -> dict[str, str]:
 
 
 def hook(home: Path, payload: bytes | str, *args: str, agent: str = "claude-code") -> subprocess.CompletedProcess:
-    """``orkas-tui hook`` as the tools run it: Claude Code's JSON on stdin, Codex's as the last argument."""
+    """``orkas-tui hook`` as the tools run it (Claude Code's JSON on stdin, Codex's notify JSON as the last
+    argument), then the import it started detached, waited for."""
     fmt = "codex" if isinstance(payload, str) else "claude-code"
     argv = [sys.executable, "-m", "orkas_tui", "hook", fmt, "--agent", agent, *args]
     if fmt == "codex":
-        return subprocess.run([*argv, payload], capture_output=True, env=env(home), stdin=subprocess.DEVNULL, timeout=60)
-    return subprocess.run(argv, input=payload, capture_output=True, env=env(home), timeout=60)
+        done = subprocess.run([*argv, payload], capture_output=True, env=env(home), stdin=subprocess.DEVNULL, timeout=60)
+    else:
+        done = subprocess.run(argv, input=payload, capture_output=True, env=env(home), timeout=60)
+    wait_for_drain(home / ".orkas")
+    return done
+
+
+def wait_for_drain(root: Path) -> None:
+    """Until the detached import a hook started (``orkas-tui hook --drain``) is done: until neither is the
+    workspace's ``hook-drain.lock`` held (``/proc/locks``: the hook takes it before it starts the import,
+    which holds it from then on) nor an import for ``root`` runs (by its command line in ``/proc``: it lets
+    go of the lock before its last look at the spool). Taking the lock here would stop that last look."""
+    needle = f"\0--workspace\0{os.path.abspath(root)}\0".encode()
+    deadline = time.monotonic() + 60
+    while _drain_lock_held(root) or any(b"\0--drain\0" in line and needle in line for line in _command_lines()):
+        assert time.monotonic() < deadline, "the detached import still runs after 60 s"
+        time.sleep(0.01)
+
+
+def _drain_lock_held(root: Path) -> bool:
+    try:
+        inode = os.stat(root / ".orkas" / "hook-drain.lock").st_ino
+    except FileNotFoundError:
+        return False
+    with open("/proc/locks") as locks:
+        held = [line.split() for line in locks if "->" not in line]  # "->": a process waiting, not holding
+    return any(len(fields) > 5 and fields[5].rsplit(":", 1)[-1] == str(inode) for fields in held)
+
+
+def _command_lines() -> list[bytes]:
+    lines = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                lines.append(Path(entry.path, "cmdline").read_bytes())
+    return lines
 
 
 def stop_json(path: Path, event: str = "Stop") -> bytes:
@@ -402,7 +439,7 @@ def test_bad_input_exits_0_imports_nothing_and_logs_one_line(home: Path, case: s
 
 def test_an_invalid_agent_is_logged_in_the_workspace(home: Path) -> None:
     done = hook(home, b"{}", agent="Not An Id")
-    assert (done.returncode, done.stdout) == (0, b"")
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
     [(_, entry)] = read_log(home / ".orkas" / ".orkas")
     assert "not a valid agent id" in entry["message"]
 
@@ -422,6 +459,7 @@ def test_two_concurrent_hooks_corrupt_nothing(home: Path, samples: Path) -> None
         proc.stdin.write(stop_json(session))  # type: ignore[union-attr]
         proc.stdin.close()  # type: ignore[union-attr]
     assert [(p.wait(60), p.stdout.read()) for p in procs] == [(0, b""), (0, b"")]  # type: ignore[union-attr]
+    wait_for_drain(home / ".orkas")
     for session in sessions:  # whatever was deferred is imported by the next hook
         assert hook(home, stop_json(session)).returncode == 0
     assert main(["import", "claude-code", "--agent", "by-import"]) == 0
@@ -560,11 +598,13 @@ def test_claude_config_dir_and_codex_home_are_followed(home: Path, samples: Path
     run = {**env(home), "CLAUDE_CONFIG_DIR": str(config)}
     args = [sys.executable, "-m", "orkas_tui", "hook", "claude-code"]
     assert subprocess.run(args, input=stop_json(session), env=run, capture_output=True, timeout=60).returncode == 0
+    wait_for_drain(home / ".orkas")
     assert "outside" in log(home)[-1]["message"]
     moved = config / "projects" / "p" / session.name
     moved.parent.mkdir()
     shutil.copyfile(session, moved)
     assert subprocess.run(args, input=stop_json(moved), env=run, capture_output=True, timeout=60).returncode == 0
+    wait_for_drain(home / ".orkas")
     assert log(home)[-1]["type"] == "hook_imported" and conversations(home)
 
 

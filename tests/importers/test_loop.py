@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from orkas_tui.core.read.timefmt import format_ts, parse_ts, utc_now
-from tests.importers.test_hooks import BIG, HEAVY, ROLLOUT, SHORT, env, home, place, stop_json
+from tests.importers.test_hooks import BIG, HEAVY, ROLLOUT, SHORT, env, home, place, stop_json, wait_for_drain
 from tests.modelserver import ModelServer, reply
 
 __all__ = ["home"]  # the fake-HOME fixture, shared with the hook tests
@@ -79,6 +79,7 @@ def claude_calls_its_hook(home: Path, session: Path, event: str) -> None:
         commands[0], shell=True, input=stop_json(session, event), capture_output=True, env=tool_env(home), timeout=60
     )
     assert (done.returncode, done.stdout) == (0, b""), done.stderr
+    wait_for_drain(home / ".orkas")  # the import the hook started detached
 
 
 def codex_calls_notify(home: Path, thread: str) -> None:
@@ -87,6 +88,7 @@ def codex_calls_notify(home: Path, thread: str) -> None:
     payload = {"type": "agent-turn-complete", "thread-id": thread, "turn-id": "1", "cwd": "/tmp", "input-messages": ["go"]}
     done = subprocess.run([*argv, json.dumps(payload)], capture_output=True, env=tool_env(home), timeout=60)
     assert (done.returncode, done.stdout) == (0, b""), done.stderr
+    wait_for_drain(home / ".orkas")
 
 
 def configure_model(home: Path, server: ModelServer) -> None:
