@@ -244,3 +244,14 @@ def test_a_reflection_event_that_names_no_model_called_none() -> None:
     assert usage_of("a", {**base, "source": "runtime", "model": "m", "cost_usd": 1.0}) is None  # not ours
     unknown = usage_of("a", {**base, "model": "openai/local"})
     assert unknown is not None and unknown.text() == "price unknown, tokens not reported"
+
+
+def test_codex_hooks_as_installed_promise_the_next_cycle(root: Path, capsys) -> None:
+    (Path.home() / ".codex").mkdir(parents=True, exist_ok=True)
+    code, _, err = run_cli(capsys, "hooks", "install", "codex", "--agent", "codex", "--workspace", str(root))
+    assert code == 0, err
+    queue = run_json(capsys, "queue", "--workspace", str(root), "--now", format_ts(NOW))
+    assert queue["next_cycle_at"] == format_ts(NOW) and queue["run_by"]["hooks"][0].startswith("codex hooks (~/.codex/")
+    code, _, err = run_cli(capsys, "hooks", "uninstall", "codex", "--workspace", str(root))
+    assert code == 0, err
+    assert run_json(capsys, "queue", "--workspace", str(root), "--now", format_ts(NOW))["next_cycle_at"] is None
