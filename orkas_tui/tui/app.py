@@ -38,6 +38,7 @@ from orkas_tui.core.store.notes import NOTES, NoteError
 from orkas_tui.core.store.proposals import PROPOSALS, ProposalError
 from orkas_tui.core.store.skills import BrokenSkill, SkillError
 from orkas_tui.core.store.user_edits import delete_skill, edit_skill, save_note, save_skill_text
+from orkas_tui.importers.hook_log import mark_seen
 from orkas_tui.tui import messages
 from orkas_tui.tui.collector import YOUNG_S, Collector
 from orkas_tui.tui.data import AgentView, WorkspaceData
@@ -471,6 +472,7 @@ class OrkasApp(App[None]):
         self.agent = agent
         self.collector.changed(thaw=True)  # the rows of the agent left behind are garbage now
         self.show_agent(self.views[agent])
+        self._events_looked_at()
 
     def show_agent(self, view: AgentView, areas: frozenset[Area] = AGENT_AREAS) -> None:
         """Show an agent; after a refresh, only the panes fed by the re-read ``areas`` are redone."""
@@ -525,6 +527,29 @@ class OrkasApp(App[None]):
     @on(Sidebar.AgentSelected)
     def _agent_selected(self, event: Sidebar.AgentSelected) -> None:
         self.select_agent(event.agent)
+
+    @on(TabbedContent.TabActivated, "#tabs")
+    def _tab_shown(self) -> None:
+        self._events_looked_at()
+
+    def _events_looked_at(self) -> None:
+        """The Events tab of an agent with hook problems not looked at yet is on screen: they are seen now."""
+        view = self.views.get(self.agent) if self.agent else None
+        if view is not None and view.hook_problems and self.query_one(TabbedContent).active == "events":
+            newest = max(str(entry.get("ts") or "") for _, entry in view.hook_log)  # what is on screen, by the log's clock
+            self._mark_hooks_seen(view.id, newest)
+
+    @work(thread=True, group="save")
+    def _mark_hooks_seen(self, agent: str, at: str) -> None:
+        data = self.data.agents.get(agent)
+        if data is None:
+            return
+        try:
+            mark_seen(data.paths.private, at)
+        except OSError as exc:
+            self.call_from_thread(self.notify, f"cannot note that the hook problems were seen: {exc}", severity="warning")
+            return
+        self.call_from_thread(self.reload_agent, agent, Area.PRIVATE)
 
     # actions --------------------------------------------------------------
 

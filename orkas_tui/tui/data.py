@@ -31,7 +31,7 @@ from orkas_tui.core.store.skills import BrokenSkill, Skill, SkillStore
 from orkas_tui.core.summary.report import Activity, SkillRow, last_reflection
 from orkas_tui.core.summary.scan import AgentScan
 from orkas_tui.core.summary.turn import Turn
-from orkas_tui.importers.hook_log import read_log
+from orkas_tui.importers.hook_log import problems_since, read_log, seen_at
 
 EVENTS_KEPT = 2_000
 
@@ -56,6 +56,7 @@ class AgentView:
     hand_edited: dict[str, str] = field(default_factory=dict)  # slug -> its exported SKILL.md, edited by hand since
     unlisted: dict[str, str] = field(default_factory=dict)  # slug -> why the linked agent's export leaves it out
     verdicts: dict[str, Verdict] = field(default_factory=dict)  # slug -> what its rates say, over which turns
+    hook_problems: int = 0  # hook problems logged since the person last looked at the Events tab
     export_fix: str = ""  # how a person resolves one (the agent's export link)
     areas: frozenset[Area] = field(default_factory=frozenset)
     touched: frozenset[tuple[str, int]] | None = None  # (conversation, seq) of the turns this load changed; None: any
@@ -88,6 +89,7 @@ class AgentData:
         self._judged_by: dict[str, Effect] = {}  # slug -> the effect of its latest change in force
         self._export_fix = ""
         self._hook_log: list[tuple[int, dict]] = []
+        self._hook_seen: str | None = None
         self._not_read: dict = {}
 
     @property
@@ -120,6 +122,7 @@ class AgentData:
             self._proposals = list_proposals(self.paths)
             self._changes = list_changes(self.paths)
             self._hook_log = read_log(self.paths.private)
+            self._hook_seen = seen_at(self.paths.private)
             self._not_read = read_not_read(self.paths)
         if areas & {Area.SKILLS, Area.PRIVATE}:  # an export, or a skill changed since: read where it was exported
             link = self.workspace.settings.agents.get(self.id)
@@ -140,6 +143,7 @@ class AgentData:
             broken_skills=dict(self._broken),
             events=list(self._events),
             hook_log=list(self._hook_log),
+            hook_problems=problems_since(self._hook_log, self._hook_seen),
             notes=dict(self._notes),
             prompt=prompt_block(self.notes, self._skills),
             proposals=list(self._proposals),
