@@ -403,8 +403,11 @@ class OrkasApp(App[None]):
         """The queue's decisions: the Queue tab and the sidebar's badges."""
         if self.torn_down():
             return
+        spent_before = self.plan.spent if self.plan else None
         self.plan = plan
         self.query_one(QueuePane).show(plan, self.settings, self.now())
+        if plan.spent != spent_before and self.agent in self.views:  # the header's totals
+            self.show_agent(self.views[self.agent], frozenset())
         self.show_sidebar(())
         if not self.loaded and self.preload and plan.not_configured is None:  # a model to reach: warm its client
             self.set_timer(PRELOAD_AFTER_S, self.preload_model_client)  # once the first screens are drawn and idle
@@ -486,6 +489,11 @@ class OrkasApp(App[None]):
             header.append(f" · {view.meta.description}")
         triggering = sum(1 for t in view.turns if t.summary.triggers)
         header.append(f"\n{len(view.turns)} turns · {triggering} triggering · {len(view.skills)} skills", style="dim")
+        spent = self.plan.spent if self.plan is not None else None
+        if spent is not None and (spent.month.reflections or spent.budget_usd is not None):  # every agent's, one total
+            header.append(f" · cost today {spent.today.text()}, this month {spent.month.text()}", style="dim")
+            if spent.over:
+                header.append(" (over today's budget)", style="bold red")
         if view.malformed:
             header.append(f" · ⚠ {view.malformed} malformed lines skipped", style="yellow")
         if unread := view.not_read.get("records"):  # records of kinds the importers do not know: never read as work

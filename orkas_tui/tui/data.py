@@ -19,7 +19,9 @@ from orkas_tui.core.read.not_read import read_not_read
 from orkas_tui.core.read.tail import JsonlTail
 from orkas_tui.core.read.workspace import AGENT_AREAS, AgentMeta, AgentPaths, Area, Workspace, read_agent_meta
 from orkas_tui.core.reflect.effects import Effect
+from orkas_tui.core.reflect.keepers import keepers
 from orkas_tui.core.reflect.queue import QueuePlan, Standing, last_cycle_at, plan_for
+from orkas_tui.core.reflect.spend import Usage, read_usage, totals
 from orkas_tui.core.reflect.verdict import Verdict, judged, verdict
 from orkas_tui.core.store.export import hand_edited, unlisted, way_out
 from orkas_tui.core.store.history import Change, list_changes
@@ -167,6 +169,7 @@ class WorkspaceData:
         self.agents: dict[str, AgentData] = {}
         self.lock = threading.RLock()
         self._activity: dict[str, tuple[datetime | None, Activity]] = {}  # the queue's view of each agent
+        self._usage: dict[str, list[Usage]] = {}  # each agent's reflections' cost, read again when its events change
 
     def sync_agents(self) -> list[str]:
         """Pick up agents that appeared or went away; return the ones that went away."""
@@ -175,6 +178,7 @@ class WorkspaceData:
         for agent_id in gone:
             del self.agents[agent_id]
             self._activity.pop(agent_id, None)
+            self._usage.pop(agent_id, None)
         for agent_id in ids:
             if agent_id not in self.agents:
                 self.agents[agent_id] = AgentData(self.workspace.agent(agent_id), self.workspace)
@@ -197,6 +201,8 @@ class WorkspaceData:
     def load(self, agent_id: str, areas: frozenset[Area]) -> AgentView:
         """Re-read one agent's areas; the queue weighs its activity again at the next :meth:`plan`."""
         self._activity.pop(agent_id, None)
+        if Area.EVENTS in areas:
+            self._usage.pop(agent_id, None)
         return self.agents[agent_id].load(areas)
 
     def save_caches(self) -> None:
@@ -216,5 +222,9 @@ class WorkspaceData:
             if agent_id not in self._activity:
                 last = last_reflection(data.scan.paths)
                 self._activity[agent_id] = (last, data.scan.activity())
+            if agent_id not in self._usage:
+                self._usage[agent_id] = read_usage(data.scan.paths)
             standings.append((data.scan.paths, *self._activity[agent_id]))
-        return plan_for(standings, now, self.workspace.settings, last_cycle_at(self.workspace))
+        settings = self.workspace.settings
+        spent = totals((u for found in self._usage.values() for u in found), now, settings.model.daily_budget_usd)
+        return plan_for(standings, now, settings, last_cycle_at(self.workspace), spent, keepers(self.workspace))

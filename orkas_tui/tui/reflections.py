@@ -17,6 +17,7 @@ from textual.widgets import Static
 
 from orkas_tui.core.read.workspace import Area
 from orkas_tui.core.reflect.model_setup import not_configured
+from orkas_tui.core.reflect.spend import over_budget
 from orkas_tui.core.reflect.stages import APPLYING, BUNDLE, DONE, NOTHING_NEW, RETRYING, VALIDATING, WAITING, Progress
 from orkas_tui.tui.screens.confirm import Choose
 from orkas_tui.tui.screens.text_view import TextView
@@ -187,9 +188,10 @@ class Reflections:
         except (OSError, ValueError) as exc:
             self.app.call_from_thread(self.app.notify, f"cannot build the bundle: {exc}", severity="error")
             return
-        self.app.call_from_thread(self._ask_send, agent, prepared)
+        self.app.call_from_thread(self._ask_send, agent, prepared, over_budget(self.app.workspace, self.app.now()))
 
-    def _ask_send(self, agent: str, prepared: Prepared) -> None:
+    def _ask_send(self, agent: str, prepared: Prepared, over: str | None = None) -> None:
+        """Ask before sending; over today's budget the question says so and the choice is "Send anyway"."""
         if not prepared.bundle.conversations:  # nothing to send: say so rather than offer an empty bundle
             self.app.notify(f"{agent}: {NOTHING_NEW}", title="Reflection", timeout=10)
             return
@@ -203,22 +205,25 @@ class Reflections:
             f"turn(s) first, then {len(prepared.bundle.conversations)} conversation(s); "
             f"it is sent to {model}. Nothing else leaves this machine."
         )
+        if over:
+            question += f"\n\nThe workspace is {over}: the schedule waits. Send this one anyway?"
 
         def answer(choice: str | None) -> None:
             if choice == "send":
-                self._run(agent, lambda cancel: [self._reflect(agent, cancel)])
+                self._run(agent, lambda cancel: [self._reflect(agent, cancel, force=over is not None)])
             elif choice == "bundle":
                 self.app.push_screen(
                     TextView(f"Bundle for {agent}: exactly what would be sent (esc to go back)", bundle_text(prepared)),
-                    lambda _: self._ask_send(agent, prepared),
+                    lambda _: self._ask_send(agent, prepared, over),
                 )
 
-        self.app.push_screen(Choose(question, [("cancel", "Cancel"), ("bundle", "Show bundle"), ("send", "Send")]), answer)
+        send = "Send anyway" if over else "Send"
+        self.app.push_screen(Choose(question, [("cancel", "Cancel"), ("bundle", "Show bundle"), ("send", send)]), answer)
 
-    def _reflect(self, agent: str, cancel: threading.Event) -> Outcome:
+    def _reflect(self, agent: str, cancel: threading.Event, force: bool = False) -> Outcome:
         from orkas_tui.core.reflect.reflection import reflect
 
-        return reflect(self.app.workspace, agent, self.app.now(), on_progress=self._report, cancel=cancel)
+        return reflect(self.app.workspace, agent, self.app.now(), on_progress=self._report, cancel=cancel, force=force)
 
     def _run(self, first: str, call: Callable[[threading.Event], list[Outcome]]) -> None:
         """Run ``call`` in a thread worker (one at a time), with the activity shown and x to cancel it."""

@@ -26,6 +26,9 @@ Outcomes and what they write:
   nothing is sent, no cooldown starts.
 - ``not_configured``: no model or no key is set: nothing is sent, and it is no failure
   (no back-off); the message says what to set and where.
+- ``over_budget``: today's reflections cost ``[model] daily_budget_usd`` already
+  (``spend.py``); nothing is sent unless forced (``reflect --force``, or the app's "send
+  anyway"), and it is no failure.
 
 A reflection that happened writes each conversation's read mark (how far the bundle read
 it) with its outcome, so the next one carries only turns no reflection has seen.
@@ -53,6 +56,7 @@ from orkas_tui.core.reflect.llm import (
 )
 from orkas_tui.core.reflect.model_setup import NotConfigured
 from orkas_tui.core.reflect.prompt import Prompt, build_prompt
+from orkas_tui.core.reflect.spend import over_budget
 from orkas_tui.core.reflect.stages import (
     APPLYING,
     BUNDLE,
@@ -75,6 +79,7 @@ from orkas_tui.core.summary.report import MARKS, last_reflection
 from orkas_tui.core.summary.scan import AgentScan
 
 REFLECTED = ("proposed", "applied", "nothing_to_save")
+OVER_BUDGET_STATUS = "over_budget"
 ECHO_CHARS = 8_000  # how much of an answer that did not fit is quoted back when asking again
 FOLLOW_UP = """\
 Your answer cannot be used: it does not fit the answer format.
@@ -226,11 +231,15 @@ def reflect(
     on_progress: ProgressFn | None = None,
     cancel: threading.Event | None = None,
     scan: AgentScan | None = None,
+    force: bool = False,
 ) -> Outcome:
-    """Run one reflection now; never raises for model or reply problems (see the outcome)."""
+    """Run one reflection now; never raises for model or reply problems (see the outcome).
+    Refused (``over_budget``) when today's spend reached the daily budget, unless ``force``."""
     paths = workspace.agent(agent_id)
     if unsafe := paths.unsafe_paths():
         return Outcome(agent_id, "failed", f"{unsafe[0]}; no reflection")
+    if not force and (reason := over_budget(workspace, now)):
+        return Outcome(agent_id, OVER_BUDGET_STATUS, f"{reason}; nothing sent (reflect --force sends it anyway)")
     try:
         with file_lock(paths.private / "reflect.lock", blocking=False):
             return _reflect_locked(workspace, paths, now, on_progress or (lambda _p: None), cancel, scan)
