@@ -24,7 +24,7 @@ def render_queue(plan: QueuePlan) -> str:
     if plan.next_cycle_at is not None and plan.keepers is not None:
         out.append(f"run by {plan.keepers.text()}")
     elif plan.next_cycle_at is None:
-        out.append(f"no next cycle: {plan.why_no_cycle} (by the schedule, due {doc['cycle_due_at']})")
+        out.append(f"no next cycle: {plan.why_no_cycle()} (by the schedule, due {doc['cycle_due_at']})")
     if plan.spent is not None:
         out.append(f"reflections cost {plan.spent.text()}" + (f"; {over}" if (over := plan.spent.over_reason()) else ""))
     if not doc["agents"]:

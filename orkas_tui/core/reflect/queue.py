@@ -11,7 +11,8 @@ every agent that would be selected waits with it.
 
 The plan promises a next cycle (``next_cycle_at``) only when something will run it
 (``keepers.py``: the daemon, or hooks) and a model is configured for it to reflect with;
-otherwise it is ``None`` and the plan says why and what to do (``why_no_cycle``). The schedule's own clock stays in ``cycle_due_at``.
+otherwise it is ``None`` and the plan says why and what to do (``why_no_cycle``). The
+schedule's own clock stays in ``cycle_due_at``.
 """
 
 from __future__ import annotations
@@ -125,16 +126,16 @@ class QueuePlan:
             return None
         return self.cycle_due_at
 
-    @property
-    def why_no_cycle(self) -> str:
-        """Why :attr:`next_cycle_at` is ``None``, and what to do ("" when a cycle is promised)."""
+    def why_no_cycle(self, detail: bool = True) -> str:
+        """Why :attr:`next_cycle_at` is ``None``, and what to do ("" when a cycle is promised); without
+        ``detail``, what to set for a model is left to a line of its own."""
         if self.next_cycle_at is not None:
             return ""
         reasons = []
         if self.keepers is not None and not self.keepers.any:
             reasons.append(self.keepers.text())
         if self.not_configured is not None:
-            reasons.append(f"reflection is not configured: {self.not_configured}")
+            reasons.append(f"reflection is not configured: {self.not_configured}" if detail else "reflection is not configured")
         return "; and ".join(reasons)
 
     @property
