@@ -292,7 +292,10 @@ class OrkasApp(App[None]):
             self._refresh_settings_screens()
             return self.settings_problem
         self.settings_problem = None
+        folders = self.export_folders()
         self.settings = settings
+        if self.watching and self.export_folders() != folders:  # a link made or moved: watch where it exports now
+            self.watch_files()
         self._apply_settings()
         self.query_one(SelfPane).set_caps({n: settings.note_cap(n) for n in NOTES})
         self._use_settings(settings)
@@ -368,12 +371,20 @@ class OrkasApp(App[None]):
 
     @work(group="watch", exclusive=True)
     async def watch_files(self) -> None:
-        async for touched in watch_workspace(self.workspace.root):
+        async for touched in watch_workspace(self.workspace.root, exports=self.export_folders()):
             workspace_wide = touched.pop(ALL_AGENTS, set())
             if Area.SETTINGS in workspace_wide:
                 self.reload_settings()
             if touched or Area.CYCLE in workspace_wide:
                 self.load(touched)
+
+    def export_folders(self) -> dict[Path, str]:
+        """Where each linked agent's skills are exported (folder -> agent): watched for hand edits."""
+        return {
+            link.export_skills.expanduser().resolve(): agent
+            for agent, link in self.settings.agents.items()
+            if link.export_skills is not None
+        }
 
     def reload_agent(self, agent: str, *areas: Area) -> None:
         self.load({agent: set(areas)})

@@ -54,20 +54,34 @@ def classify(root: Path, path: Path) -> tuple[str, Area] | None:
     return (parts[1], area) if area else None
 
 
-def group_changes(root: Path, paths: Iterable[Path]) -> dict[str, set[Area]]:
+def exported(exports: dict[Path, str], path: Path) -> tuple[str, Area] | None:
+    """A ``SKILL.md`` in the folder an agent's skills are exported to (``exports``: folder -> agent):
+    someone edited an exported skill, which the Skills tab flags (read with the agent's skills)."""
+    for folder, agent in exports.items():
+        if path.name == "SKILL.md" and path.is_relative_to(folder):
+            return agent, Area.SKILLS
+    return None
+
+
+def group_changes(root: Path, paths: Iterable[Path], exports: dict[Path, str] | None = None) -> dict[str, set[Area]]:
     """Agent id -> the set of areas that changed in one batch."""
     touched: dict[str, set[Area]] = {}
     for path in paths:
-        hit = classify(root, path)
+        hit = classify(root, path) or (exported(exports, path) if exports else None)
         if hit is not None:
             touched.setdefault(hit[0], set()).add(hit[1])
     return touched
 
 
-async def watch_workspace(root: Path, stop_event=None) -> AsyncIterator[dict[str, set[Area]]]:
-    """Yield grouped changes under ``root`` as they happen, debounced to ``DEBOUNCE_MS``."""
-    async for changes in awatch(root, debounce=DEBOUNCE_MS, step=STEP_MS, stop_event=stop_event, watch_filter=_keep):
-        grouped = group_changes(root, (Path(p) for _, p in changes))
+async def watch_workspace(
+    root: Path, stop_event=None, exports: dict[Path, str] | None = None
+) -> AsyncIterator[dict[str, set[Area]]]:
+    """Yield grouped changes under ``root``, and under the linked agents' export folders that exist
+    (``exports``: folder -> agent), as they happen, debounced to ``DEBOUNCE_MS``."""
+    folders = {folder: agent for folder, agent in (exports or {}).items() if folder.is_dir() and not folder.is_relative_to(root)}
+    paths = [root, *folders]
+    async for changes in awatch(*paths, debounce=DEBOUNCE_MS, step=STEP_MS, stop_event=stop_event, watch_filter=_keep):
+        grouped = group_changes(root, (Path(p) for _, p in changes), folders)
         if grouped:
             yield grouped
 

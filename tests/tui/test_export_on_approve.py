@@ -93,3 +93,32 @@ async def test_a_skill_left_out_of_the_listing_is_flagged_with_why(app_factory, 
         await settle(pilot)
         detail = str(app.query_one("#skill-detail").render())
         assert "not exported: claude-code over the listing budget" in detail and "benefit" in detail
+
+
+async def test_an_edit_to_an_exported_skill_is_flagged_without_a_keypress(app_factory, demo_ws: Path, tmp_path: Path) -> None:
+    """The linked agent's export folder is watched as the workspace is: a hand edit there shows at once."""
+    import asyncio
+
+    from orkas_tui.core.store.export import export_agent
+
+    dest = tmp_path / "skills"
+    (demo_ws / "orkas.toml").write_text(f'[agents.coder]\nformat = "claude-code"\nexport_skills = "{dest}"\n')
+    workspace = Workspace.open(demo_ws)
+    paths = workspace.agent("coder")
+    export_agent(paths, workspace.settings, "claude-code", dest)
+    slug = SkillStore(paths, workspace.settings).slugs()[0]
+    app = app_factory(watch=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_agent(pilot, "coder")
+        await pilot.press("3")
+        skills = app.query_one(SkillsPane)
+        await wait_until(pilot, lambda: skills.table.row_count > 0)
+        assert "hand-edited" not in str(skills.table.get_cell(slug, "flag"))
+        await asyncio.sleep(0.3)  # let the watcher start
+        edited = dest / slug / "SKILL.md"
+        edited.write_text(edited.read_text("utf-8") + "\nA line of my own.\n", "utf-8")
+        for _ in range(100):
+            await pilot.pause(0.05)
+            if "hand-edited" in str(skills.table.get_cell(slug, "flag")):
+                break
+        assert "hand-edited" in str(skills.table.get_cell(slug, "flag"))
