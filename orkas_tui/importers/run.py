@@ -31,6 +31,7 @@ from orkas_tui.core.observe.corrections import CorrectionMatcher, matcher_for
 from orkas_tui.core.observe.transient import TransientRule
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.workspace import AgentPaths
+from orkas_tui.core.store.scopes import record_places
 from orkas_tui.core.summary.scan import settle_marks
 from orkas_tui.importers import claude_code, codex, not_read
 from orkas_tui.importers.repeats import ImportedRecords, SessionRecords, keys_before
@@ -148,6 +149,7 @@ def import_files(
         settle,
         clock,
         ImportedRecords(paths.private / "imports"),
+        {},
     )
     stats = ImportStats()
     with _Batch(paths, stats, deadline) as batch:
@@ -166,6 +168,10 @@ def import_files(
     if stats.last_read:
         stats.problems += mark_used(paths, settings, stats.last_read)
     try:
+        record_places(paths, context.places)  # where each session ran: the scope of what is learned from it
+    except OSError as exc:
+        stats.problems.append(f"{paths.private / 'places.json'}: cannot be written ({exc.strerror or exc})")
+    try:
         not_read.record(paths, stats)
     except OSError as exc:
         stats.problems.append(f"{paths.private / not_read.FILE}: cannot be written ({exc.strerror or exc})")
@@ -180,6 +186,7 @@ class _Context:
     settle: float
     clock: Callable[[], float]
     imported: ImportedRecords
+    places: dict[str, str]  # conversation -> the folder its session ran in, as the transcript says
 
 
 @dataclass(frozen=True)
@@ -316,6 +323,8 @@ def _import_locked(
         writer.end_turn(writer.state["last_ts"])
     if writer.open:
         stats.running.append(str(path))
+    if isinstance(writer.state.get("cwd"), str) and writer.state["cwd"]:
+        context.places[conv] = writer.state["cwd"]
     record["offset"] += end
     record["source"] = str(path)
     if checker is not None:
