@@ -23,6 +23,7 @@ from orkas_tui.core.store.export import hand_edited, unlisted, way_out
 from orkas_tui.core.store.history import Change, list_changes
 from orkas_tui.core.store.notes import NOTES, Note, SelfNotes, prompt_block
 from orkas_tui.core.store.proposals import Proposal, list_proposals
+from orkas_tui.core.store.scopes import Scope, all_scopes
 from orkas_tui.core.store.skills import BrokenSkill, Skill, SkillStore
 from orkas_tui.core.summary.report import Activity, SkillRow, last_reflection
 from orkas_tui.core.summary.scan import AgentScan
@@ -52,6 +53,7 @@ class AgentView:
     hand_edited: dict[str, str] = field(default_factory=dict)  # slug -> its exported SKILL.md, edited by hand since
     unlisted: dict[str, str] = field(default_factory=dict)  # slug -> why the linked agent's export leaves it out
     export_fix: str = ""  # how a person resolves one (the agent's export link)
+    scopes: dict[str, Scope] = field(default_factory=dict)  # slug -> where its export goes (core/store/scopes.py)
     areas: frozenset[Area] = field(default_factory=frozenset)
     touched: frozenset[tuple[str, int]] | None = None  # (conversation, seq) of the turns this load changed; None: any
     not_read: dict = field(default_factory=dict)  # what imports could not read (core/read/not_read.py)
@@ -81,6 +83,7 @@ class AgentData:
         self._hand_edited: dict[str, str] = {}
         self._unlisted: dict[str, str] = {}
         self._export_fix = ""
+        self._scopes: dict[str, Scope] = {}
         self._hook_log: list[tuple[int, dict]] = []
         self._not_read: dict = {}
 
@@ -120,6 +123,7 @@ class AgentData:
             self._hand_edited = hand_edited(self.paths, link, self._skills) if link else {}
             self._unlisted = unlisted(self.paths, link, self._skills, self.workspace.settings) if link else {}
             self._export_fix = way_out(self.id, link) if link else ""
+            self._scopes = all_scopes(self.paths, [skill.slug for skill in self._skills])
         use = self.scan.skill_use()
         return AgentView(
             id=self.id,
@@ -138,6 +142,7 @@ class AgentData:
             hand_edited=dict(self._hand_edited),
             unlisted=dict(self._unlisted),
             export_fix=self._export_fix,
+            scopes=dict(self._scopes),
             areas=areas,
             touched=touched,
             not_read=dict(self._not_read),

@@ -41,10 +41,12 @@ class ScopeError(OrkasError, ValueError):
 
 @dataclass(frozen=True)
 class Scope:
-    """``root``: the repository's main working tree (``None``: global); ``why``: how it was decided, for a person."""
+    """``root``: the repository's main working tree (``None``: global); ``why``: how it was decided, for a person;
+    ``learned``: the repositories its lessons came from (what a person may pin it to)."""
 
     root: Path | None
     why: str
+    learned: tuple[Path, ...] = ()
 
     @property
     def label(self) -> str:
@@ -153,22 +155,22 @@ def _strings(value: object) -> list[str]:
 
 def scope_of(slug: str, entry: Mapping[str, object], imported: Path | None) -> Scope:
     """The rule (see the module's docstring). ``imported``: the project folder the skill was imported from, if any."""
+    learned = _strings(entry.get("learned"))
+    repos = tuple(Path(r) for r in learned if r != UNKNOWN)
     chosen = entry.get("chosen")
     if chosen == GLOBAL:
-        return Scope(None, "set global by a person")
+        return Scope(None, "set global by a person", repos)
     if isinstance(chosen, str) and chosen:
-        return Scope(Path(chosen), "set by a person")
+        return Scope(Path(chosen), "set by a person", repos)
     if imported is not None:
-        return Scope(imported, f"imported from {imported}")
-    learned = _strings(entry.get("learned"))
-    if len(learned) == 1 and learned[0] != UNKNOWN:
-        return Scope(Path(learned[0]), "learned in this repository only")
+        return Scope(imported, f"imported from {imported}", repos)
+    if len(learned) == 1 and repos:
+        return Scope(repos[0], "learned in this repository only", repos)
     if not learned:
         return Scope(None, "no lesson with a known repository")
-    repos = [r for r in learned if r != UNKNOWN]
     if len(repos) >= 2:
-        return Scope(None, f"learned in {len(repos)} repositories")
-    return Scope(None, "learned outside any repository too")
+        return Scope(None, f"learned in {len(repos)} repositories", repos)
+    return Scope(None, "learned outside any repository too", repos)
 
 
 def imported_home(paths: AgentPaths, slug: str, imported: Mapping[str, object] | None = None) -> Path | None:

@@ -18,16 +18,18 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Input, Static
 
 from orkas_tui.core.store.first_run import display_path
+from orkas_tui.core.store.scopes import GLOBAL, Scope
 from orkas_tui.core.summary.report import SkillRow
 from orkas_tui.tui.cells import age, rate_text
 from orkas_tui.tui.data import AgentView
-from orkas_tui.tui.messages import OpenSkill
+from orkas_tui.tui.messages import ChangeScope, OpenSkill
 from orkas_tui.tui.skill_flags import EXPORT_FLAGS, SHORT, skill_flags
 from orkas_tui.tui.widgets.keyed_table import Cell, KeyedTable
 
 COLUMNS = [
     ("name", "Skill"),
     ("flag", "Flag"),
+    ("scope", "Scope"),
     ("impressions", "Impr"),
     ("invocations", "Inv"),
     ("invocation_rate", "Inv%"),
@@ -41,8 +43,11 @@ NAME_MIN = 16  # the name shrinks to this before columns drop (at 100 and 80 col
 SORTABLE = [key for key, _ in COLUMNS]
 
 
-def skill_cells(row: SkillRow, now: datetime, hand_edited: dict[str, str], unlisted: dict[str, str]) -> list[Cell]:
+def skill_cells(
+    row: SkillRow, now: datetime, hand_edited: dict[str, str], unlisted: dict[str, str], scope: Scope | None = None
+) -> list[Cell]:
     s, m = row.skill, row.metrics
+    where = scope.label if scope is not None else GLOBAL
     reasons = skill_flags(row, hand_edited, unlisted)
 
     def rate_cell(value: float | None) -> Cell:
@@ -51,6 +56,7 @@ def skill_cells(row: SkillRow, now: datetime, hand_edited: dict[str, str], unlis
     return [
         Cell(s.slug, sort=s.slug, style="yellow" if reasons else ""),
         Cell("⚑ " + ", ".join(SHORT.get(r, r) for r in reasons) if reasons else "", sort=len(reasons), style="yellow"),
+        Cell(where, sort=where, style="dim" if where == GLOBAL else "cyan"),
         Cell(str(m.impressions), sort=m.impressions, justify="right"),
         Cell(str(m.invocations), sort=m.invocations, justify="right"),
         rate_cell(m.invocation_rate),
@@ -62,7 +68,9 @@ def skill_cells(row: SkillRow, now: datetime, hand_edited: dict[str, str], unlis
     ]
 
 
-def skill_detail(row: SkillRow, hand_edited: dict[str, str], unlisted: dict[str, str], fix: str) -> Text:
+def skill_detail(
+    row: SkillRow, hand_edited: dict[str, str], unlisted: dict[str, str], fix: str, scope: Scope | None = None
+) -> Text:
     """The line under the table: what a narrow Skill or Flag cell leaves out, and the way out of a hand edit."""
     s, reasons = row.skill, [r for r in skill_flags(row, hand_edited, unlisted) if r not in EXPORT_FLAGS]
     text = Text()
@@ -73,6 +81,8 @@ def skill_detail(row: SkillRow, hand_edited: dict[str, str], unlisted: dict[str,
         text.append(f" · {s.description}", style="dim")
     if reasons:
         text.append(" · looks useless: " + ", ".join(reasons), style="yellow")
+    if scope is not None and scope.root is not None:
+        text.append(f"\nscope: {display_path(scope.root)} ({scope.why}) · g changes it", style="cyan")
     if s.slug in hand_edited:
         text.append(
             f"\n⚑ {display_path(Path(hand_edited[s.slug]))} was edited by hand since the last export, so exports leave it: {fix}",
@@ -88,6 +98,7 @@ def broken_cells(slug: str) -> list[Cell]:
     return [
         Cell(slug, sort=slug, style="bold red"),
         Cell("⚠ broken", sort=99, style="red"),
+        Cell("", sort=""),
         *[Cell("", sort=-1) for _ in range(6)],
         Cell("", sort=""),
         Cell("", sort=""),
@@ -109,6 +120,7 @@ class SkillsPane(Vertical):
         Binding("slash", "filter", "Filter", id="skills_filter"),
         Binding("s", "cycle_sort", "Sort", id="skills_sort"),
         Binding("o", "open", "Open", id="skills_open"),
+        Binding("g", "scope", "Scope", id="skills_scope"),
     ]
 
     def __init__(self, **kwargs) -> None:
@@ -135,6 +147,7 @@ class SkillsPane(Vertical):
                 "last_used",
                 "ineffective_rate",
                 "invocation_rate",
+                "scope",
                 "flag",
             ],
         )
@@ -160,7 +173,9 @@ class SkillsPane(Vertical):
             return
         needle = self.query_one("#skills-filter", Input).value.strip().lower()
         rows = {
-            row.skill.slug: skill_cells(row, self.now, self.view.hand_edited, self.view.unlisted)
+            row.skill.slug: skill_cells(
+                row, self.now, self.view.hand_edited, self.view.unlisted, self.view.scopes.get(row.skill.slug)
+            )
             for row in self.view.skills
             if not needle or needle in f"{row.skill.slug} {row.skill.name} {row.skill.description}".lower()
         }
@@ -200,7 +215,8 @@ class SkillsPane(Vertical):
         marked = row is not None and self.view is not None and row.skill.slug in {**self.view.hand_edited, **self.view.unlisted}
         detail.set_class(marked, "hand-edited")
         if row is not None and self.view is not None:
-            detail.update(skill_detail(row, self.view.hand_edited, self.view.unlisted, self.view.export_fix))
+            scope = self.view.scopes.get(row.skill.slug)
+            detail.update(skill_detail(row, self.view.hand_edited, self.view.unlisted, self.view.export_fix, scope))
         elif self.view and key in self.view.broken_skills:
             problem = self.view.broken_skills[key].problem
             detail.update(Text.assemble((key, "bold red"), f" cannot be used: {problem} · o opens it to fix", style="red"))
@@ -218,6 +234,11 @@ class SkillsPane(Vertical):
         column, _ = self.table.sort_spec
         self.table.sort_by(SORTABLE[(SORTABLE.index(column) + 1) % len(SORTABLE)])
         self._sync()
+
+    def action_scope(self) -> None:
+        key = self.table.current_key()
+        if key and self.view is not None and key in self.view.scopes:
+            self.post_message(ChangeScope(self.view.id, key, self.view.scopes[key]))
 
     def action_open(self) -> None:
         key = self.table.current_key()
