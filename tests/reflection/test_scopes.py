@@ -13,11 +13,13 @@ import pytest
 from orkas_tui.core.read.repos import repository_of
 from orkas_tui.core.reflect.reflection import reflect
 from orkas_tui.core.store.changes import approve
-from orkas_tui.core.store.export import export_agent
+from orkas_tui.core.store.export import export_agent, hand_edited
 from orkas_tui.core.store.proposals import create_proposal
 from orkas_tui.core.store.provenance import Source
 from orkas_tui.core.store.scopes import choose, load_places, record_places
+from orkas_tui.core.store.skills import SkillStore
 from orkas_tui.importers.run import import_files
+from orkas_tui.importers.skills import SkillIndex
 from tests.importers.transcripts import cc_text, cc_user, cx, cx_user, write_lines
 from tests.modelserver import reply
 from tests.reflection.conftest import NOW, configure, run_cli, set_reflected, trigger_turn
@@ -135,6 +137,7 @@ def test_the_same_lesson_learned_in_a_second_repository_goes_global_and_the_old_
     create_proposal(paths, ws.settings, "one", [CREATE], NOW, {}, {"u1": user("check the context first", "c1")})
     _, first = approve(ws, "coder.p1", NOW)
     assert exported_in(alpha).exists() and first.export is not None and not first.export.elsewhere
+    SkillIndex(paths, ws.settings, "claude-code", home, NOW)(str(alpha))  # a later import reads alpha's skills back
 
     patch = {"op": "patch_skill", "sources": ["u1"], "skill": SLUG, "find": "before a kubectl", "replace": "before any kubectl"}
     create_proposal(paths, ws.settings, "two", [patch], NOW, {}, {"u1": user("same here, check it", "c2")})
@@ -244,3 +247,19 @@ def test_a_person_who_commits_the_scoped_skills_gets_no_exclude_line(root, home,
     assert result.written == [str(alpha / ".agents" / "skills" / SLUG / "SKILL.md")] and not result.excluded
     assert (alpha / ".git" / "info" / "exclude").read_bytes() == before
     assert git(alpha, "status", "--porcelain") == "?? .agents/\n"
+
+
+def test_a_hand_edit_in_the_repository_is_left_alone_and_flagged(root, home, repos):
+    alpha, _beta, _worktree = repos
+    ws = open_ws(root, extra=LINK)
+    paths = ws.agent("coder")
+    record_places(paths, {"c1": str(alpha)})
+    create_proposal(paths, ws.settings, "one", [CREATE], NOW, {}, {"u1": user("check the context first", "c1")})
+    approve(ws, "coder.p1", NOW)
+    target = exported_in(alpha)
+    target.write_text(target.read_text("utf-8") + "\nMy own line.\n", "utf-8")
+    skills = SkillStore(paths, ws.settings).load_all()[0]
+
+    assert hand_edited(paths, ws.settings.agents["coder"], skills) == {SLUG: str(target)}
+    result = export_agent(paths, ws.settings, "claude-code", home / ".claude" / "skills")
+    assert result.conflicts == [str(target)] and "My own line." in target.read_text("utf-8")

@@ -173,12 +173,17 @@ def scope_of(slug: str, entry: Mapping[str, object], imported: Path | None) -> S
     return Scope(None, "learned outside any repository too", repos)
 
 
-def imported_home(paths: AgentPaths, slug: str, imported: Mapping[str, object] | None = None) -> Path | None:
+def imported_home(
+    paths: AgentPaths, slug: str, imported: Mapping[str, object] | None = None, exported: set[Path] | None = None
+) -> Path | None:
     """The project a skill was imported from: its ``.claude/skills`` folders' project (its repository, when in one),
-    when it came only from such project folders; ``None`` for the workspace's own skills and the user's global folders."""
+    when it came only from such project folders; ``None`` for the workspace's own skills and the user's global folders.
+    A file an export wrote there (``exported``) is the skill's own copy coming back, not an import from the project."""
     if imported is None:
-        imported, _version = _load(paths.private / "imports" / "skills.json")
-    folders = {Path(key).parent.parent for key in imported if Path(key).parent.name == slug}
+        imported = _load(paths.private / "imports" / "skills.json")[0]
+    if exported is None:
+        exported = exported_files(paths)
+    folders = {Path(key).parent.parent for key in imported if Path(key).parent.name == slug and Path(key) not in exported}
     projects = [f for f in folders if f.name == "skills" and f.parent.name == ".claude" and f.parent.parent != Path.home()]
     if not folders or len(projects) != len(folders):
         return None
@@ -189,8 +194,17 @@ def imported_home(paths: AgentPaths, slug: str, imported: Mapping[str, object] |
     return roots.pop() if len(roots) == 1 else None
 
 
+def exported_files(paths: AgentPaths) -> set[Path]:
+    """Every ``SKILL.md`` an export of this agent wrote, as the importers key them (resolved)."""
+    found = set()
+    for state in sorted((paths.private / "exports").glob("*.json")):
+        found.update(Path(key).resolve() for key in _load(state)[0] if key.endswith("SKILL.md"))
+    return found
+
+
 def all_scopes(paths: AgentPaths, slugs: Iterable[str]) -> dict[str, Scope]:
     """Each skill's scope, reading the agent's two files once."""
     entries = load_scopes(paths)
     imported, _version = _load(paths.private / "imports" / "skills.json")
-    return {slug: scope_of(slug, entries.get(slug, {}), imported_home(paths, slug, imported)) for slug in slugs}
+    exported = exported_files(paths) if imported else set()
+    return {slug: scope_of(slug, entries.get(slug, {}), imported_home(paths, slug, imported, exported)) for slug in slugs}
