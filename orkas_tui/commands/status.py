@@ -12,7 +12,9 @@ from orkas_tui.core.read.not_read import read_not_read
 from orkas_tui.core.read.timefmt import format_ts
 from orkas_tui.core.read.workspace import Area
 from orkas_tui.core.reflect.queue import last_cycle_at, plan_for
+from orkas_tui.core.reflect.verdict import judged, verdict
 from orkas_tui.core.store.changes import recover_workspace
+from orkas_tui.core.store.history import list_changes
 from orkas_tui.core.store.notes import SelfNotes, prompt_block
 from orkas_tui.core.store.skills import SkillStore
 from orkas_tui.core.summary.cache import skill_rows
@@ -83,8 +85,14 @@ def workspace_status(
         if agent_id and paths.id != agent_id:
             continue
         blank, problems = skill_rows(paths, settings, survey.readable[Area.SKILLS])
-        use = scan.skill_use()
-        skills = [with_use(row, use.get(row["slug"], NO_USE)) for row in blank]
+        use, effects = scan.skill_use(), judged(scan, list_changes(paths))
+        skills = [
+            {
+                **with_use(row, m := use.get(row["slug"], NO_USE)),
+                "verdict": verdict(row["last_used_at"], m, effects.get(row["slug"]), settings.judge_after).to_json(),
+            }
+            for row in blank
+        ]
         row = compose_status(paths, notes, scan.status_fields(recent, in_order), skills, list(problems), last, survey.skipped)
         row["not_read"] = read_not_read(paths)  # what imports could not read: unknown kinds, malformed lines
         if (decision := plan.decision(paths.id)) is not None:  # every agent is planned
@@ -181,13 +189,16 @@ def render_status(doc: dict, recent: int | None) -> str:
                     rate(s["ineffective_rate"]),
                     s["patch_count"],
                     s["last_used_at"] or "never",
+                    ", ".join(s["verdict"]["flags"]) + f" (over {s['verdict']['over']})" if s["verdict"]["flags"] else "",
                 )
                 for s in agent["skills"]
             ]
             out += [
                 "skills",
                 table(
-                    ("skill", "impr", "inv", "inv%", "edit%", "ineff%", "patches", "last used"), cells, right=(1, 2, 3, 4, 5, 6)
+                    ("skill", "impr", "inv", "inv%", "edit%", "ineff%", "patches", "last used", "flags"),
+                    cells,
+                    right=(1, 2, 3, 4, 5, 6),
                 ),
             ]
         for problem in agent.get("problems", []):

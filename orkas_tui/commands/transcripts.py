@@ -14,7 +14,7 @@ from orkas_tui.core.read.timefmt import utc_now
 from orkas_tui.core.read.workspace import AGENT_ID, AgentPaths, Workspace, resolve_root
 from orkas_tui.core.store.export import ExportError, export_agent, listing_entry, plan_listing
 from orkas_tui.core.store.skills import SkillStore
-from orkas_tui.core.store.standing import Standing
+from orkas_tui.core.store.standing import SkillStanding
 from orkas_tui.importers.run import DEFAULT_SETTLE, FORMATS, default_sources, discover, import_files, refusal, select
 from orkas_tui.importers.skills import SkillIndex
 from orkas_tui.importers.watch import watch_import
@@ -213,7 +213,7 @@ def run_export(args: argparse.Namespace) -> int:
     return 1 if result.conflicts else 0
 
 
-def _standings(paths: AgentPaths, settings: Settings) -> dict[str, Standing]:
+def _standings(paths: AgentPaths, settings: Settings) -> dict[str, SkillStanding]:
     """Each skill's measured benefit and invocation rate, from a refreshed scan, saved for the export to rank by."""
     from orkas_tui.core.reflect.benefit import refresh_standings
     from orkas_tui.core.summary.scan import refreshed
@@ -221,7 +221,7 @@ def _standings(paths: AgentPaths, settings: Settings) -> dict[str, Standing]:
     return refresh_standings(refreshed([(paths, None, None)], settings)[0])
 
 
-def _print_plan(paths: AgentPaths, settings: Settings, target: str, as_json: bool, found: dict[str, Standing]) -> int:
+def _print_plan(paths: AgentPaths, settings: Settings, target: str, as_json: bool, found: dict[str, SkillStanding]) -> int:
     """``export --dry-run``: the skills the export would write, within the listing budget, and those it would leave out."""
     skills, problems = SkillStore(paths, settings).load_all()
     budget = settings.listing_chars(target)

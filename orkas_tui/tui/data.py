@@ -13,12 +13,14 @@ from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from orkas_tui.core.observe.skill_metrics import SkillMetrics
+from orkas_tui.core.observe.skill_metrics import NO_USE, SkillMetrics
 from orkas_tui.core.read.events import decode_system_line
 from orkas_tui.core.read.not_read import read_not_read
 from orkas_tui.core.read.tail import JsonlTail
 from orkas_tui.core.read.workspace import AGENT_AREAS, AgentMeta, AgentPaths, Area, Workspace, read_agent_meta
+from orkas_tui.core.reflect.effects import Effect
 from orkas_tui.core.reflect.queue import QueuePlan, Standing, last_cycle_at, plan_for
+from orkas_tui.core.reflect.verdict import Verdict, judged, verdict
 from orkas_tui.core.store.export import hand_edited, unlisted, way_out
 from orkas_tui.core.store.history import Change, list_changes
 from orkas_tui.core.store.notes import NOTES, Note, SelfNotes, prompt_block
@@ -52,6 +54,7 @@ class AgentView:
     changes: list[Change]
     hand_edited: dict[str, str] = field(default_factory=dict)  # slug -> its exported SKILL.md, edited by hand since
     unlisted: dict[str, str] = field(default_factory=dict)  # slug -> why the linked agent's export leaves it out
+    verdicts: dict[str, Verdict] = field(default_factory=dict)  # slug -> what its rates say, over which turns
     export_fix: str = ""  # how a person resolves one (the agent's export link)
     scopes: dict[str, Scope] = field(default_factory=dict)  # slug -> where its export goes (core/store/scopes.py)
     areas: frozenset[Area] = field(default_factory=frozenset)
@@ -82,6 +85,7 @@ class AgentData:
         self._changes: list[Change] = []
         self._hand_edited: dict[str, str] = {}
         self._unlisted: dict[str, str] = {}
+        self._judged_by: dict[str, Effect] = {}  # slug -> the effect of its latest change in force
         self._export_fix = ""
         self._scopes: dict[str, Scope] = {}
         self._hook_log: list[tuple[int, dict]] = []
@@ -124,7 +128,10 @@ class AgentData:
             self._unlisted = unlisted(self.paths, link, self._skills, self.workspace.settings) if link else {}
             self._export_fix = way_out(self.id, link) if link else ""
             self._scopes = all_scopes(self.paths, [skill.slug for skill in self._skills])
+        if areas & {Area.CONVERSATIONS, Area.PRIVATE}:  # new turns, or a change applied or reverted
+            self._judged_by = judged(self.scan, self._changes)
         use = self.scan.skill_use()
+        judge_after = self.workspace.settings.judge_after
         return AgentView(
             id=self.id,
             meta=self._meta,
@@ -141,6 +148,10 @@ class AgentData:
             changes=list(self._changes),
             hand_edited=dict(self._hand_edited),
             unlisted=dict(self._unlisted),
+            verdicts={
+                s.slug: verdict(s.last_used_at, use.get(s.slug) or NO_USE, self._judged_by.get(s.slug), judge_after)
+                for s in self._skills
+            },
             export_fix=self._export_fix,
             scopes=dict(self._scopes),
             areas=areas,

@@ -18,6 +18,8 @@ from orkas_tui.core.read.not_read import read_not_read
 from orkas_tui.core.read.timefmt import format_ts, parse_ts
 from orkas_tui.core.read.workspace import AgentPaths, Workspace, write_state
 from orkas_tui.core.reflect.queue import workspace_queue
+from orkas_tui.core.reflect.verdict import judged, verdict
+from orkas_tui.core.store.history import list_changes
 from orkas_tui.core.store.notes import SelfNotes
 from orkas_tui.core.store.skills import SkillStore
 from orkas_tui.core.summary.cache import NAME, SKILLS
@@ -58,7 +60,14 @@ def reference(ws: Path) -> str:
     for scan in scans:
         skills, problems = SkillStore(scan.paths, scan.settings).load_all()
         table = skill_metrics(scan.records())
-        rows = [SkillRow(s, table.get(s.slug, SkillMetrics())).to_json() for s in skills]
+        effects = judged(scan, list_changes(scan.paths))
+        rows = [
+            {
+                **SkillRow(s, m := table.get(s.slug, SkillMetrics())).to_json(),
+                "verdict": verdict(s.last_used_at, m, effects.get(s.slug), scan.settings.judge_after).to_json(),
+            }
+            for s in skills
+        ]
         records = sorted(scan.records(), key=lambda r: (r.ended_at or r.started_at or "", r.conversation, r.seq), reverse=True)
         turns = [to_builtins(summarize(r, score_turn(r, scan.settings, scan.weak))) for r in records]
         fields = {**scan.status_fields(), "turns": turns}

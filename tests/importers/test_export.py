@@ -10,7 +10,7 @@ import pytest
 from orkas_tui.core.store.export import ExportError, export_agent, listing_entry, markers, plan_listing, replace_block
 from orkas_tui.core.store.notes import SelfNotes
 from orkas_tui.core.store.skills import Skill, SkillStore
-from orkas_tui.core.store.standing import Standing
+from orkas_tui.core.store.standing import SkillStanding
 from tests.conftest import NOW
 
 
@@ -145,10 +145,10 @@ def test_the_listing_ranks_by_benefit_then_invocation_rate_then_recency():
     nothing: above a skill measured to hurt, however recently that one was used."""
     skills = [_skill(slug, f"2026-03-0{i}T00:00:00Z") for i, slug in enumerate(["helps", "hurts", "used", "idle", "new"], 1)]
     found = {
-        "helps": Standing(0.4, 0.1),
-        "hurts": Standing(-0.2, 0.9),
-        "used": Standing(None, 0.8),
-        "idle": Standing(None, 0.0),
+        "helps": SkillStanding(0.4, 0.1),
+        "hurts": SkillStanding(-0.2, 0.9),
+        "used": SkillStanding(None, 0.8),
+        "idle": SkillStanding(None, 0.0),
     }
     size = listing_entry(skills[0])
     for fits, expected in [

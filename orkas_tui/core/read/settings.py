@@ -269,6 +269,8 @@ class Settings(msgspec.Struct, frozen=True):
     transient_patterns: Patterns = _patterns(DEFAULT_TRANSIENT_PATTERNS)
     max_skills: Annotated[int, Meta(ge=1, le=10_000)] = 200
     max_skill_body_chars: Annotated[int, Meta(ge=100, le=1_000_000)] = 20_000
+    # turns that must have shown a skill before its rates flag it (fewer: "too new to judge")
+    judge_after: Annotated[int, Meta(ge=1, le=10_000)] = 10
     profile_cap: Annotated[int, Meta(ge=1, le=100_000)] = 2_000
     strategies_cap: Annotated[int, Meta(ge=1, le=100_000)] = 2_000
     auto_apply: bool = False
@@ -313,6 +315,7 @@ LAYOUT: dict[str, str] = {
     "schedule.max_agents_per_cycle": "schedule.max_agents_per_cycle",
     "skills.max_skills": "max_skills",
     "skills.max_body_chars": "max_skill_body_chars",
+    "skills.judge_after": "judge_after",
     "self.profile_cap": "profile_cap",
     "self.strategies_cap": "strategies_cap",
     "bundle.max_tokens": "bundle.max_tokens",

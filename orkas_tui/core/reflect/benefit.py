@@ -1,4 +1,4 @@
-"""A skill's measured benefit: what its latest measured change did to the agent (one figure, one place).
+"""A skill's measured benefit: what its latest change in force did to the agent (one figure, one place).
 
 Corrections plus real errors per turn over the ``effect_window`` real turns before the change,
 less the same over the turns after (:mod:`orkas_tui.core.reflect.effects`): above zero the
@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import contextlib
 
-from orkas_tui.core.reflect.effects import MEASURED, Effect, measure_effects
+from orkas_tui.core.reflect.effects import MEASURED, Effect
+from orkas_tui.core.reflect.verdict import judged
 from orkas_tui.core.store.history import list_changes
-from orkas_tui.core.store.standing import Standing, save
+from orkas_tui.core.store.standing import SkillStanding, save
 from orkas_tui.core.summary.scan import AgentScan
 
 
@@ -24,21 +25,18 @@ def benefit(effect: Effect) -> float | None:
     return round(before - after, 4)
 
 
-def standings(scan: AgentScan) -> dict[str, Standing]:
-    """Every skill the agent's history or turns name, with its benefit and invocation rate."""
-    changes = [c for c in list_changes(scan.paths) if c.kind == "skill"]
-    effects = measure_effects(scan, changes) if changes else {}
-    latest: dict[str, float] = {}
-    for change in sorted(changes, key=lambda c: c.at):  # the latest measured change decides
-        if change.id in effects and (value := benefit(effects[change.id])) is not None:
-            latest[change.target] = value
+def standings(scan: AgentScan) -> dict[str, SkillStanding]:
+    """Every skill the agent's history or turns name, with the benefit of its latest change in force
+    (:func:`~orkas_tui.core.reflect.verdict.judged`, as its verdict) and its invocation rate."""
+    measured = {slug: benefit(effect) for slug, effect in judged(scan, list_changes(scan.paths)).items()}
     uses = scan.skill_use()
     return {
-        slug: Standing(latest.get(slug), uses[slug].invocation_rate if slug in uses else None) for slug in set(latest) | set(uses)
+        slug: SkillStanding(measured.get(slug), uses[slug].invocation_rate if slug in uses else None)
+        for slug in set(measured) | set(uses)
     }
 
 
-def refresh_standings(scan: AgentScan) -> dict[str, Standing]:
+def refresh_standings(scan: AgentScan) -> dict[str, SkillStanding]:
     """The standings, saved for the exports that run without a scan (after each applied change)."""
     found = standings(scan)
     with contextlib.suppress(OSError):  # a ranking only: those exports then rank by the standings saved before

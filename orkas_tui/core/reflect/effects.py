@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from orkas_tui.core.observe.skill_metrics import NO_USE, SkillMetrics, count_uses
@@ -93,16 +93,17 @@ class Rates:
     invocation_rate: float | None
     edit_rate: float | None
     ineffective_rate: float | None
+    counts: SkillMetrics = field(default=NO_USE, compare=False, repr=False)  # what the rates divide
 
     @classmethod
     def over(cls, slug: str, turns: list[Turn]) -> Rates:
         table: dict[str, SkillMetrics] = {}
         count_uses(table, (counted(t.summary, t.trace) for t in turns))
         m = table.get(slug, NO_USE)
-        return cls(len(turns), m.invocation_rate, m.edit_rate, m.ineffective_rate)
+        return cls(len(turns), m.invocation_rate, m.edit_rate, m.ineffective_rate, m)
 
     def to_json(self) -> dict:
-        return dict(self.__dict__)
+        return {key: value for key, value in self.__dict__.items() if key != "counts"}
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,7 @@ from orkas_tui.core.store.first_run import display_path
 from orkas_tui.core.store.notes import NOTES, TITLES, SelfNotes
 from orkas_tui.core.store.scopes import Scope, ScopeError, all_scopes, choose
 from orkas_tui.core.store.skills import Skill, SkillStore
-from orkas_tui.core.store.standing import UNKNOWN, Standing, rank_key, reason
+from orkas_tui.core.store.standing import UNKNOWN, SkillStanding, rank_key, reason
 from orkas_tui.core.store.system_events import log_event
 
 MEMORY_FILES = {"claude-code": "CLAUDE.md", "codex": "AGENTS.md"}
@@ -135,7 +135,9 @@ def listing_entry(skill: Skill) -> int:
     return len(skill.slug) + len(rendered_description(skill)) + 4
 
 
-def plan_listing(skills: list[Skill], budget: int, found: dict[str, Standing]) -> tuple[list[Skill], list[tuple[Skill, str]]]:
+def plan_listing(
+    skills: list[Skill], budget: int, found: dict[str, SkillStanding]
+) -> tuple[list[Skill], list[tuple[Skill, str]]]:
     """The skills an export writes so that the agent's listing fits ``budget`` characters (in their
     given order), and each skill left out with why: Claude Code and Codex drop skills beyond their
     listing budget without a word, so the export chooses, by where each stands (``found``,

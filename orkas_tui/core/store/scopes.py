@@ -196,7 +196,7 @@ def imported_home(
 
 def exported_files(paths: AgentPaths) -> set[Path]:
     """Every ``SKILL.md`` an export of this agent wrote, as the importers key them (resolved)."""
-    found = set()
+    found: set[Path] = set()
     for state in sorted((paths.private / "exports").glob("*.json")):
         found.update(Path(key).resolve() for key in _load(state)[0] if key.endswith("SKILL.md"))
     return found

@@ -2,7 +2,7 @@
 
 Claude Code and Codex drop the skills past their listing budget without a word, so an export
 chooses (:func:`~orkas_tui.core.store.export.plan_listing`), highest first: the skill's
-**benefit** (what its latest measured change did to the agent, computed by
+**benefit** (what its latest change in force did to the agent, computed by
 :func:`~orkas_tui.core.reflect.benefit.standings`; a skill with none measured yet counts as
 one that changed nothing, below those that helped and above those that hurt), then its
 invocation rate, then the latest of its last use and its last change.
@@ -27,7 +27,7 @@ FILE = "standings.json"  # in the agent's private exports folder, beside each ta
 
 
 @dataclass(frozen=True)
-class Standing:
+class SkillStanding:
     benefit: float | None  # corrections + real errors per turn, before less after its latest measured change
     invocation_rate: float | None  # of the turns that showed the skill, the share that read it
 
@@ -35,10 +35,10 @@ class Standing:
         return {"benefit": self.benefit, "invocation_rate": self.invocation_rate}
 
 
-UNKNOWN = Standing(None, None)
+UNKNOWN = SkillStanding(None, None)
 
 
-def save(paths: AgentPaths, found: dict[str, Standing]) -> None:
+def save(paths: AgentPaths, found: dict[str, SkillStanding]) -> None:
     """Kept only when it changed: a status that finds the same standings writes nothing."""
     body = orjson.dumps({slug: found[slug].to_json() for slug in sorted(found)}, option=orjson.OPT_INDENT_2) + b"\n"
     path = paths.private / "exports" / FILE
@@ -50,7 +50,7 @@ def save(paths: AgentPaths, found: dict[str, Standing]) -> None:
     atomic_write(path, body)
 
 
-def load(paths: AgentPaths) -> dict[str, Standing]:
+def load(paths: AgentPaths) -> dict[str, SkillStanding]:
     """The saved standings; none (recency alone) when missing or unreadable: a ranking, never a reason to fail."""
     try:
         data = orjson.loads((paths.private / "exports" / FILE).read_bytes())
@@ -59,7 +59,7 @@ def load(paths: AgentPaths) -> dict[str, Standing]:
     if not isinstance(data, dict):
         return {}
     return {
-        slug: Standing(_number(v.get("benefit")), _number(v.get("invocation_rate")))
+        slug: SkillStanding(_number(v.get("benefit")), _number(v.get("invocation_rate")))
         for slug, v in data.items()
         if isinstance(v, dict)
     }
@@ -69,7 +69,7 @@ def _number(value: object) -> float | None:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
-def rank_key(found: dict[str, Standing]) -> Callable[[Skill], tuple[float, float, str, str]]:
+def rank_key(found: dict[str, SkillStanding]) -> Callable[[Skill], tuple[float, float, str, str]]:
     """The listing's order, highest first: benefit (none yet counts as zero), invocation rate, recency."""
 
     def key(skill: Skill) -> tuple[float, float, str, str]:
@@ -84,7 +84,7 @@ def rank_key(found: dict[str, Standing]) -> Callable[[Skill], tuple[float, float
     return key
 
 
-def reason(standing: Standing) -> str:
+def reason(standing: SkillStanding) -> str:
     """How a skill stood, in the words an omitted line gives."""
     benefit = "no measured benefit yet" if standing.benefit is None else f"benefit {standing.benefit:+.2f} per turn"
     rate = (

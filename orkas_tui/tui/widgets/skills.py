@@ -17,13 +17,14 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Input, Static
 
+from orkas_tui.core.reflect.verdict import TOO_NEW
 from orkas_tui.core.store.first_run import display_path
-from orkas_tui.core.store.scopes import GLOBAL, Scope
+from orkas_tui.core.store.scopes import GLOBAL
 from orkas_tui.core.summary.report import SkillRow
 from orkas_tui.tui.cells import age, rate_text
 from orkas_tui.tui.data import AgentView
 from orkas_tui.tui.messages import ChangeScope, OpenSkill
-from orkas_tui.tui.skill_flags import EXPORT_FLAGS, SHORT, skill_flags
+from orkas_tui.tui.skill_flags import SHORT, skill_flags, warns
 from orkas_tui.tui.widgets.keyed_table import Cell, KeyedTable
 
 COLUMNS = [
@@ -43,19 +44,19 @@ NAME_MIN = 16  # the name shrinks to this before columns drop (at 100 and 80 col
 SORTABLE = [key for key, _ in COLUMNS]
 
 
-def skill_cells(
-    row: SkillRow, now: datetime, hand_edited: dict[str, str], unlisted: dict[str, str], scope: Scope | None = None
-) -> list[Cell]:
+def skill_cells(row: SkillRow, now: datetime, view: AgentView) -> list[Cell]:
     s, m = row.skill, row.metrics
+    reasons = skill_flags(s.slug, view.verdicts.get(s.slug), view.hand_edited, view.unlisted)
+    style = "yellow" if warns(reasons) else "dim"
+    scope = view.scopes.get(s.slug)
     where = scope.label if scope is not None else GLOBAL
-    reasons = skill_flags(row, hand_edited, unlisted)
 
     def rate_cell(value: float | None) -> Cell:
         return Cell.of(rate_text(value), sort=value if value is not None else -1.0)
 
     return [
-        Cell(s.slug, sort=s.slug, style="yellow" if reasons else ""),
-        Cell("⚑ " + ", ".join(SHORT.get(r, r) for r in reasons) if reasons else "", sort=len(reasons), style="yellow"),
+        Cell(s.slug, sort=s.slug, style="yellow" if warns(reasons) else ""),
+        Cell(("⚑ " if warns(reasons) else "") + ", ".join(SHORT.get(r, r) for r in reasons), sort=len(reasons), style=style),
         Cell(where, sort=where, style="dim" if where == GLOBAL else "cyan"),
         Cell(str(m.impressions), sort=m.impressions, justify="right"),
         Cell(str(m.invocations), sort=m.invocations, justify="right"),
@@ -68,24 +69,32 @@ def skill_cells(
     ]
 
 
-def skill_detail(
-    row: SkillRow, hand_edited: dict[str, str], unlisted: dict[str, str], fix: str, scope: Scope | None = None
-) -> Text:
-    """The line under the table: what a narrow Skill or Flag cell leaves out, and the way out of a hand edit."""
-    s, reasons = row.skill, [r for r in skill_flags(row, hand_edited, unlisted) if r not in EXPORT_FLAGS]
+def skill_detail(row: SkillRow, view: AgentView) -> Text:
+    """The line under the table: what a narrow Skill or Flag cell leaves out, the turns the verdict was
+    made on (the columns count every turn, as the spec's metrics do), the skill's scope, and the way out of a hand edit."""
+    s, hand_edited, unlisted = row.skill, view.hand_edited, view.unlisted
+    judged = view.verdicts.get(s.slug)
+    scope = view.scopes.get(s.slug)
     text = Text()
     text.append(s.slug, style="bold")
     if s.name and s.name != s.slug:
         text.append(f" ({s.name})")
     if s.description:
         text.append(f" · {s.description}", style="dim")
-    if reasons:
-        text.append(" · looks useless: " + ", ".join(reasons), style="yellow")
+    if judged is not None:
+        m = judged.counts
+        rates = f"invocation {rate_text(m.invocation_rate)}, edit {rate_text(m.edit_rate)}, ineffective {rate_text(m.ineffective_rate)}"
+        if judged.flags == (TOO_NEW,):
+            text.append(f" · too new to judge: {judged.over}", style="dim")
+        elif judged.flags:
+            text.append(f" · looks useless over {judged.over}: {', '.join(judged.flags)} ({rates})", style="yellow")
+        else:
+            text.append(f" · over {judged.over}: {rates}", style="dim")
     if scope is not None and scope.root is not None:
         text.append(f"\nscope: {display_path(scope.root)} ({scope.why}) · g changes it", style="cyan")
     if s.slug in hand_edited:
         text.append(
-            f"\n⚑ {display_path(Path(hand_edited[s.slug]))} was edited by hand since the last export, so exports leave it: {fix}",
+            f"\n⚑ {display_path(Path(hand_edited[s.slug]))} was edited by hand since the last export, so exports leave it: {view.export_fix}",
             style="yellow",
         )
     if s.slug in unlisted:
@@ -173,16 +182,17 @@ class SkillsPane(Vertical):
             return
         needle = self.query_one("#skills-filter", Input).value.strip().lower()
         rows = {
-            row.skill.slug: skill_cells(
-                row, self.now, self.view.hand_edited, self.view.unlisted, self.view.scopes.get(row.skill.slug)
-            )
+            row.skill.slug: skill_cells(row, self.now, self.view)
             for row in self.view.skills
             if not needle or needle in f"{row.skill.slug} {row.skill.name} {row.skill.description}".lower()
         }
         rows.update({slug: broken_cells(slug) for slug in self.view.broken_skills if not needle or needle in slug})
         self.table.sync(rows)
         self._show_detail()
-        flagged = sum(1 for row in self.view.skills if skill_flags(row, self.view.hand_edited, self.view.unlisted))
+        flagged = sum(
+            warns(skill_flags(row.skill.slug, self.view.verdicts.get(row.skill.slug), self.view.hand_edited, self.view.unlisted))
+            for row in self.view.skills
+        )
         column, reverse = self.table.sort_spec
         total = len(self.view.skills) + len(self.view.broken_skills)
         broken = f" · {len(self.view.broken_skills)} broken" if self.view.broken_skills else ""
@@ -215,8 +225,7 @@ class SkillsPane(Vertical):
         marked = row is not None and self.view is not None and row.skill.slug in {**self.view.hand_edited, **self.view.unlisted}
         detail.set_class(marked, "hand-edited")
         if row is not None and self.view is not None:
-            scope = self.view.scopes.get(row.skill.slug)
-            detail.update(skill_detail(row, self.view.hand_edited, self.view.unlisted, self.view.export_fix, scope))
+            detail.update(skill_detail(row, self.view))
         elif self.view and key in self.view.broken_skills:
             problem = self.view.broken_skills[key].problem
             detail.update(Text.assemble((key, "bold red"), f" cannot be used: {problem} · o opens it to fix", style="red"))
