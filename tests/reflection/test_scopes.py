@@ -175,6 +175,8 @@ def test_a_person_s_choice_wins_and_learned_goes_back(root, home, repos, capsys)
     code, out, _ = run_cli(capsys, "skills", "scope", "coder", SLUG, "learned", "--workspace", str(root))
     assert code == 0 and f"{SLUG}: {alpha.name} (learned in this repository only)" in out
     assert "before any kubectl" in exported_in(alpha).read_text("utf-8")
+    code, out, _ = run_cli(capsys, "export", "claude-code", "coder", str(home), "--dry-run", "--workspace", str(root))
+    assert code == 0 and f"+ {SLUG} (into {alpha})" in out.splitlines()
 
 
 def test_a_repository_gone_from_this_machine_waits_with_the_reason(root, home, repos):
