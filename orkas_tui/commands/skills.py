@@ -7,6 +7,7 @@ from pathlib import Path
 
 from orkas_tui.commands.io import add_json, add_now, add_workspace, now_arg, open_workspace, print_export, print_json
 from orkas_tui.core.store.export import rescope
+from orkas_tui.core.store.first_run import display_path
 from orkas_tui.core.store.scopes import GLOBAL, LEARNED, REPO, all_scopes
 from orkas_tui.core.store.skills import SkillStore
 from orkas_tui.core.textfmt import table
@@ -45,7 +46,8 @@ def run_list(args: argparse.Namespace) -> int:
     for agent, rows in doc.items():
         print(f"{agent}: {len(rows)} skills")
         if rows:
-            print(table(("skill", "scope", "why"), [(r["slug"], r["repository"] or GLOBAL, r["why"]) for r in rows]))
+            cells = [(r["slug"], display_path(Path(r["repository"])) if r["repository"] else GLOBAL, r["why"]) for r in rows]
+            print(table(("skill", "scope", "why"), cells))
     return 0
 
 
