@@ -31,7 +31,7 @@ from orkas_tui.core.observe.corrections import CorrectionMatcher, matcher_for
 from orkas_tui.core.observe.transient import TransientRule
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.workspace import AgentPaths
-from orkas_tui.core.store.scopes import record_places
+from orkas_tui.core.store.scopes import ScopeError, record_places
 from orkas_tui.core.summary.scan import settle_marks
 from orkas_tui.importers import claude_code, codex, not_read
 from orkas_tui.importers.repeats import ImportedRecords, SessionRecords, keys_before
@@ -169,6 +169,8 @@ def import_files(
         stats.problems += mark_used(paths, settings, stats.last_read)
     try:
         record_places(paths, context.places)  # where each session ran: the scope of what is learned from it
+    except ScopeError as exc:
+        stats.problems.append(str(exc))
     except OSError as exc:
         stats.problems.append(f"{paths.private / 'places.json'}: cannot be written ({exc.strerror or exc})")
     try:

@@ -265,3 +265,25 @@ def test_a_hand_edit_in_the_repository_is_left_alone_and_flagged(root, home, rep
     assert hand_edited(paths, ws.settings.agents["coder"], skills) == {SLUG: str(target)}
     result = export_agent(paths, ws.settings, "claude-code", home / ".claude" / "skills")
     assert result.conflicts == [str(target)] and "My own line." in target.read_text("utf-8")
+
+
+def test_a_damaged_scopes_file_is_refused_with_one_line_and_never_replaced(root, home, repos, capsys):
+    alpha, _beta, _worktree = repos
+    ws = open_ws(root, extra=LINK)
+    paths = ws.agent("coder")
+    record_places(paths, {"c1": str(alpha)})
+    create_proposal(paths, ws.settings, "one", [CREATE], NOW, {}, {"u1": user("check the context first", "c1")})
+    scopes = paths.private / "scopes.json"
+    scopes.write_text('{"check-the-kube-context": {"chosen": "glo', "utf-8")  # cut off mid-write by someone
+
+    _, result = approve(ws, "coder.p1", NOW)  # the skill is applied all the same, read as of no known scope
+
+    assert result.applied and scopes.read_text("utf-8").endswith('"glo')
+    assert result.export is not None and any(str(scopes) in p for p in result.export.problems)
+    events = [json.loads(line) for line in (paths.root / "events.jsonl").read_text("utf-8").splitlines()]
+    assert [e["repositories"] for e in events if e["type"] == "scope_not_recorded"] == [[str(alpha)]]
+    code, _out, err = run_cli(capsys, "skills", "scope", "coder", SLUG, "global", "--workspace", str(root))
+    assert code == 2 and err.splitlines() == [
+        f"orkas-tui: {scopes}: cannot be read (not JSON); fix or delete it, nothing was written"
+    ]
+    assert scopes.read_text("utf-8").endswith('"glo')

@@ -41,7 +41,7 @@ from orkas_tui.core.read.workspace import AgentPaths
 from orkas_tui.core.store import standing
 from orkas_tui.core.store.first_run import display_path
 from orkas_tui.core.store.notes import NOTES, TITLES, SelfNotes
-from orkas_tui.core.store.scopes import Scope, ScopeError, all_scopes, choose
+from orkas_tui.core.store.scopes import Scope, ScopeError, all_scopes, choose, damaged
 from orkas_tui.core.store.skills import Skill, SkillStore
 from orkas_tui.core.store.standing import UNKNOWN, SkillStanding, rank_key, reason
 from orkas_tui.core.store.system_events import log_event
@@ -225,6 +225,8 @@ def _export_locked(
     every, result.problems = SkillStore(paths, settings).load_all()
     imported = load_state(paths.private / "imports" / "skills.json")
     scopes = all_scopes(paths, [skill.slug for skill in every])
+    if problem := damaged(paths):
+        result.problems.append(problem)
     skills, omitted = plan_listing(every, settings.listing_chars(target), standing.load(paths))
     current = set()
     for skill, why in omitted:

@@ -61,13 +61,22 @@ class Scope:
         }
 
 
-def _load(path: Path) -> tuple[dict, str | None]:
-    data, version = read_versioned(path)
+def _load(path: Path, strict: bool = False) -> tuple[dict, str | None]:
+    """The JSON object in ``path`` and its version. A damaged or unreadable file reads as empty; ``strict``
+    (before a write) refuses it instead, with one line naming it: a writer never replaces what it cannot read."""
     try:
+        data, version = read_versioned(path)
         value = orjson.loads(data or b"{}")
-    except orjson.JSONDecodeError:
-        return {}, version  # damaged: read as empty, rewritten whole at the next change
-    return (value if isinstance(value, dict) else {}), version
+    except (OSError, orjson.JSONDecodeError) as exc:
+        if strict:
+            why = "not JSON" if isinstance(exc, orjson.JSONDecodeError) else exc.strerror or str(exc)
+            raise ScopeError(f"{path}: cannot be read ({why}); fix or delete it, nothing was written") from exc
+        return {}, None
+    if not isinstance(value, dict):
+        if strict:
+            raise ScopeError(f"{path}: not a JSON object; fix or delete it, nothing was written")
+        return {}, version
+    return value, version
 
 
 def _save(path: Path, value: dict, version: str | None) -> None:
@@ -85,7 +94,7 @@ def record_places(paths: AgentPaths, found: Mapping[str, str]) -> None:
         return
     path = paths.private / PLACES
     with file_lock(paths.private / "places.lock"):
-        value, version = _load(path)
+        value, version = _load(path, strict=True)
         merged = {**value, **found}
         if merged != value:
             _save(path, merged, version)
@@ -98,6 +107,15 @@ def repositories_of(cwds: Iterable[str]) -> list[str]:
         repo = repository_of(cwd) if cwd else None
         found.add(str(repo.root) if repo is not None else UNKNOWN)
     return sorted(found)
+
+
+def damaged(paths: AgentPaths) -> str | None:
+    """Why the agent's scopes file cannot be read (then every skill reads as without a recorded scope), or ``None``."""
+    try:
+        _load(paths.private / SCOPES, strict=True)
+    except ScopeError as exc:
+        return str(exc).replace("nothing was written", "scopes read as none recorded")
+    return None
 
 
 def load_scopes(paths: AgentPaths) -> dict[str, dict]:
@@ -141,7 +159,7 @@ def choose(paths: AgentPaths, slug: str, choice: str, repository: Path | None = 
 def _update(paths: AgentPaths, slug: str, change) -> None:
     path = paths.private / SCOPES
     with file_lock(paths.private / "scopes.lock"):
-        value, version = _load(path)
+        value, version = _load(path, strict=True)
         entry = value.get(slug) if isinstance(value.get(slug), dict) else {}
         new = change(entry)
         if new != entry:
