@@ -80,6 +80,10 @@ def user(text: str, conversation: str, id_: str = "u1") -> Source:
     return Source(id=id_, origin="user", text=text, conversation=conversation)
 
 
+def events_of(paths, kind: str) -> list[dict]:
+    return [e for e in map(json.loads, (paths.root / "events.jsonl").read_text("utf-8").splitlines()) if e["type"] == kind]
+
+
 def exported_in(folder: Path) -> Path:
     return folder / ".claude" / "skills" / SLUG / "SKILL.md"
 

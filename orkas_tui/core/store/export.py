@@ -376,6 +376,8 @@ def _log_export(paths: AgentPaths, link: AgentLink, result: ExportResult, now: d
         written=[Path(p).parent.name for p in result.written] or None,
         conflicts=[Path(p).parent.name for p in result.conflicts] or None,
         stale=len(result.stale) or None,
+        waiting=[why.split(":", 1)[0] for why in result.waiting] or None,
+        elsewhere=len(result.elsewhere) or None,
         problems=result.problems or None,
         memory=result.memory or None,
         memory_status=result.memory_status or None,
