@@ -93,6 +93,11 @@ def test_a_worktree_and_a_subfolder_are_their_main_repository(repos, tmp_path):
     assert repository_of(worktree).root == alpha and repository_of(worktree / "gone" / "deeper").root == alpha
     assert repository_of(alpha / "src").git_dir == alpha / ".git" and repository_of(beta).root == beta
     assert repository_of(tmp_path) is None
+    git(alpha, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(beta), "vendor/beta")
+    assert repository_of(alpha / "vendor" / "beta").root == alpha / "vendor" / "beta"  # a submodule is its own
+    git(tmp_path, "clone", "-q", "--bare", str(beta), "bare.git")
+    git(tmp_path / "bare.git", "worktree", "add", "-q", str(tmp_path / "bare-wt"))
+    assert repository_of(tmp_path / "bare-wt").root == tmp_path / "bare-wt"  # no main working tree to share
 
 
 def test_the_importers_record_where_each_session_ran(root, repos, tmp_path):
