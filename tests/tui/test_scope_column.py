@@ -38,6 +38,8 @@ async def test_the_scope_column_and_its_key(app_factory, demo_ws: Path, tmp_path
 
         pane.table.focus()
         pane.table.move_cursor(row=pane.table.get_row_index(slug))
+        await wait_until(pilot, lambda: "only in " in str(app.query_one("#skill-detail").content))
+        assert f"only in {repo} (learned in this repository only; g changes it)" in str(app.query_one("#skill-detail").content)
         await pilot.press("g")
         await wait_until(pilot, lambda: isinstance(app.screen, Choose))
         assert "Only shop" in [label for _, label in app.screen.answers]

@@ -79,6 +79,8 @@ def skill_detail(row: SkillRow, view: AgentView) -> Text:
     text.append(s.slug, style="bold")
     if s.name and s.name != s.slug:
         text.append(f" ({s.name})")
+    if scope is not None and scope.root is not None:  # first: a third line would be cut
+        text.append(f" · only in {display_path(scope.root)} ({scope.why}; g changes it)", style="cyan")
     if s.description:
         text.append(f" · {s.description}", style="dim")
     if judged is not None:
@@ -90,8 +92,6 @@ def skill_detail(row: SkillRow, view: AgentView) -> Text:
             text.append(f" · looks useless over {judged.over}: {', '.join(judged.flags)} ({rates})", style="yellow")
         else:
             text.append(f" · over {judged.over}: {rates}", style="dim")
-    if scope is not None and scope.root is not None:
-        text.append(f"\nscope: {display_path(scope.root)} ({scope.why}) · g changes it", style="cyan")
     if s.slug in hand_edited:
         text.append(
             f"\n⚑ {display_path(Path(hand_edited[s.slug]))} was edited by hand since the last export, so exports leave it: {view.export_fix}",
