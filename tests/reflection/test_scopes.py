@@ -258,6 +258,10 @@ def test_a_person_who_commits_the_scoped_skills_gets_no_exclude_line(root, home,
     assert result.written == [str(alpha / ".agents" / "skills" / SLUG / "SKILL.md")] and not result.excluded
     assert (alpha / ".git" / "info" / "exclude").read_bytes() == before
     assert git(alpha, "status", "--porcelain") == "?? .agents/\n"
+    ws = open_ws(root)  # the person stops committing them: the next export excludes what it wrote before
+    again = export_agent(paths, ws.settings, "codex", home / ".codex" / "skills")
+    assert again.unchanged == result.written and again.excluded == [str(alpha / ".git" / "info" / "exclude")]
+    assert git(alpha, "status", "--porcelain") == ""
 
 
 def test_a_hand_edit_in_the_repository_is_left_alone_and_flagged(root, home, repos):

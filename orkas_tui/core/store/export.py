@@ -41,7 +41,7 @@ from orkas_tui.core.read.workspace import AgentPaths
 from orkas_tui.core.store import standing
 from orkas_tui.core.store.first_run import display_path
 from orkas_tui.core.store.notes import NOTES, TITLES, SelfNotes
-from orkas_tui.core.store.scopes import Scope, ScopeError, all_scopes, choose, damaged
+from orkas_tui.core.store.scopes import GLOBAL, REPO, Scope, ScopeError, all_scopes, choose, damaged
 from orkas_tui.core.store.skills import Skill, SkillStore
 from orkas_tui.core.store.standing import UNKNOWN, SkillStanding, rank_key, reason
 from orkas_tui.core.store.system_events import log_event
@@ -69,9 +69,7 @@ class ExportResult:
     refused: list[str] = field(default_factory=list)  # "slug: why": skills and notes the scan kept out of the agent's files
     scoped: list[str] = field(default_factory=list)  # "slug: repository (why)": skills exported into their repository
     omitted: list[str] = field(default_factory=list)  # "slug: why": skills left out to keep the listing in the agent's budget
-    waiting: list[str] = field(
-        default_factory=list
-    )  # "slug: why": repository-scoped skills not exported (repository gone, a link out)
+    waiting: list[str] = field(default_factory=list)  # "slug: why": a repository's skills not exported (it is gone)
     elsewhere: list[str] = field(default_factory=list)  # "path: why": an earlier export's copy of a skill now exported elsewhere
     excluded: list[str] = field(default_factory=list)  # the .git/info/exclude files lines were added to
     memory: str = ""
@@ -254,8 +252,8 @@ def _export_locked(
         except OutsideWorkspace:  # a link swapped in since the check above
             result.refused.append(f"{skill.slug}: {path.parent} links outside its repository; not written")
             continue
-        if place.repo is not None and str(path) in result.written:
-            into.setdefault(place.repo, []).append(path)
+        if place.repo is not None and (str(path) in result.written or (str(path) in result.unchanged and source is None)):
+            into.setdefault(place.repo, []).append(path)  # ours, not a file of the repository the skill came from
     if not settings.commit_scoped_skills:
         for repo, written in into.items():
             try:
@@ -269,16 +267,17 @@ def _export_locked(
         ours = path.is_relative_to(dest) or path.parent.parent.parts[-2:] == PROJECT_SKILLS[target]
         if not ours:
             continue
-        if path.parent.name in slugs:
-            now_at = place_of(scopes[path.parent.name], path.parent.name, target, dest)
-            where = display_path(now_at.path) if now_at.path else "nowhere yet"
-            result.elsewhere.append(
-                f"{display_path(path)}: left by an earlier export; {path.parent.name} is now exported to {where} "
-                f"({scopes[path.parent.name].why}); not moved: delete it to move the skill, or keep it where it was "
-                f"with `orkas-tui skills scope {paths.id} {path.parent.name} {'global' if path.is_relative_to(dest) else 'repo ' + str(path.parent.parent.parent.parent)}`"
-            )
-        else:
+        slug = path.parent.name
+        if slug not in slugs:
             result.stale.append(p)
+            continue
+        now_at = place_of(scopes[slug], slug, target, dest).path
+        keep = GLOBAL if path.is_relative_to(dest) else f"{REPO} {path.parents[3]}"  # <repo>/.claude/skills/<slug>/SKILL.md
+        result.elsewhere.append(
+            f"{display_path(path)}: left by an earlier export; {slug} is now exported to "
+            f"{display_path(now_at) if now_at else 'nowhere yet'} ({scopes[slug].why}); not moved: delete it to move "
+            f"the skill, or keep it where it was with `orkas-tui skills scope {paths.id} {slug} {keep}`"
+        )
     memory = (memory or memory_path(target, dest)).expanduser()
     result.memory = str(memory)
     data, version = read_versioned(memory)
