@@ -188,6 +188,8 @@ class SkillsPane(Vertical):
         }
         rows.update({slug: broken_cells(slug) for slug in self.view.broken_skills if not needle or needle in slug})
         self.table.sync(rows)
+        # "global" on every row tells nothing: the column shows once a lesson came from a repository
+        self.table.conceal(() if any(s.root or s.learned for s in self.view.scopes.values()) else ("scope",))
         self._show_detail()
         flagged = sum(
             warns(skill_flags(row.skill.slug, self.view.verdicts.get(row.skill.slug), self.view.hand_edited, self.view.unlisted))
