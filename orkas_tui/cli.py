@@ -1,5 +1,9 @@
 """Command line: each command is a thin call into the core; text or ``--json`` out.
 
+``orkas-tui hook ...``, what Claude Code and Codex run after every answer, is handed to
+:mod:`orkas_tui.importers.spool` before argparse or the core is imported (a hook's time is
+added to each turn), so this module imports nothing else at its top.
+
 An error a person can act on (:class:`~orkas_tui.core.errors.OrkasError`, or the
 system's ``OSError``) is one line on stderr and exit 2. Anything else is a bug: its
 traceback is shown, with a line asking for a report, and the exit is 70 (EX_SOFTWARE).
@@ -7,21 +11,22 @@ traceback is shown, with a line asking for a report, and the exit is 70 (EX_SOFT
 
 from __future__ import annotations
 
-import argparse
 import sys
-import traceback
-from collections.abc import Sequence
 
-from orkas_tui.commands.io import add_workspace
-from orkas_tui.core.errors import OrkasError
+TYPE_CHECKING = False  # typing's own costs a hook 5 ms; type checkers read this name the same way
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
 
-EXPECTED_ERRORS: tuple[type[BaseException], ...] = (OrkasError, OSError)
 BUG_EXIT = 70  # sysexits' EX_SOFTWARE: not the user's input, orkas-tui's own fault
 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The parser; given ``argv``, only the command it names is imported (the others are listed by name)."""
+    import argparse
+
     from orkas_tui.commands import chosen_command, register_commands
+    from orkas_tui.commands.io import add_workspace
 
     parser = argparse.ArgumentParser(
         prog="orkas-tui",
@@ -42,6 +47,15 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words[:1] == ["hook"] and not {"-h", "--help"} & set(words):
+        from orkas_tui.importers.spool import main as hook
+
+        return hook(words[1:])
+    import traceback
+
+    from orkas_tui.core.errors import OrkasError
+
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     handler = getattr(args, "func", None)
@@ -55,7 +69,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
-    except EXPECTED_ERRORS as exc:
+    except (OrkasError, OSError) as exc:
         print(f"orkas-tui: {exc}", file=sys.stderr)
         return 2
     except Exception:

@@ -1,10 +1,9 @@
 """Precision and recall of the in-context correction reader on labelled real prompts (issue 30).
 
-Reads ``tests/data/corrections/real/prompts.jsonl`` (built by ``scripts/correction_corpus.py``,
-labelled by the rule in docs/rules.md) and prints, for the tuning part and the held-out
-part, precision overall and per language and recall per kind and per language, with the
-counts behind each figure. ``--misses`` lists what the reader got wrong (tuning part only:
-the held-out part is read only to measure).
+Reads ``tests/data/corrections/real/prompts.jsonl`` and ``heldout2.jsonl`` (built by
+``scripts/correction_corpus.py``, labelled by the rule in docs/rules.md) and prints, for each part, precision overall and per language and recall per kind and per language, with the
+counts behind each figure. ``--misses`` lists what the reader got wrong on the parts it may be
+tuned on (the held-out set is read only to measure).
 """
 
 from __future__ import annotations
@@ -19,12 +18,19 @@ from orkas_tui.core.observe.in_context import Context, Verdict, judge
 from orkas_tui.core.observe.origins import split_pasted
 from orkas_tui.core.read.settings import Settings
 
-CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "corrections" / "real" / "prompts.jsonl"
+REAL = Path(__file__).resolve().parents[1] / "tests" / "data" / "corrections" / "real"
+CORPUS = REAL / "prompts.jsonl"  # the first set: its tuning part, and its held-out part (opened for tuning in round 2)
+SECOND = REAL / "heldout2.jsonl"  # the second set, labelled blind: held out in round 2
+PARTS = ("tune", "held-out", "held-out-2")
+TUNING = ("tune", "held-out")  # the parts the reader may be tuned on (round 2); --misses lists only these
 KINDS = ("interrupt", "failed", "diagnosis", "redirect", "restated", "review")
 
 
-def load(path: Path = CORPUS) -> list[dict]:
-    return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
+def load(*paths: Path) -> list[dict]:
+    """Rows of the given sets (default: both), in order."""
+    return [
+        json.loads(line) for path in paths or (CORPUS, SECOND) for line in path.read_text("utf-8").splitlines() if line.strip()
+    ]
 
 
 def context_of(row: dict, by_id: dict[str, dict]) -> Context:
@@ -76,11 +82,11 @@ def table(rows: list[dict], found: list[Verdict | None]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--misses", action="store_true", help="list the tuning part's misses and false alarms")
+    parser.add_argument("--misses", action="store_true", help="list the tuning parts' misses and false alarms")
     args = parser.parse_args(argv)
     rows = load()
     found = verdicts(rows)
-    for part in ("tune", "held-out"):
+    for part in PARTS:
         mine = [(row, verdict) for row, verdict in zip(rows, found, strict=True) if row["part"] == part]
         if not any(row["label"] is not None for row, _ in mine):
             print(f"\n{part}: not labelled yet")
@@ -90,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(table([row for row, _ in mine], [verdict for _, verdict in mine])))
     if args.misses:
         for row, verdict in zip(rows, found, strict=True):
-            if row["part"] == "tune" and (row["label"] is not None) != (verdict is not None):
+            if row["part"] in TUNING and (row["label"] is not None) != (verdict is not None):
                 said = " ".join(row["agent_said"].split())[-160:]
                 print(
                     f"\n{row['id']} label={row['label']} got={verdict} before={row['before']}\n  A: {said}\n  U: {' '.join(row['text'].split())[:300]}"

@@ -8,16 +8,16 @@ from pathlib import Path
 
 from orkas_tui.commands.io import CliError, add_json, add_workspace, print_json
 from orkas_tui.core.read.workspace import AGENT_ID, AgentPaths, resolve_root
+from orkas_tui.importers import codex_hooks
 from orkas_tui.importers.hook_log import read_log
 from orkas_tui.importers.hook_settings import (
+    CLAUDE_TIMEOUTS,
+    Edit,
     claude_install,
     claude_installed,
+    claude_plugin,
     claude_settings_path,
     claude_uninstall,
-    codex_config_path,
-    codex_install,
-    codex_installed,
-    codex_uninstall,
     command_words,
     hook_words,
     link_agent,
@@ -30,13 +30,10 @@ SHOWN = 5  # runs and problems listed by ``hooks status``
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("hooks", help="install, remove or show the hooks that import each session as it ends")
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
-    install = actions.add_parser("install", help="add orkas-tui's hook to Claude Code's settings or Codex's notify")
+    install = actions.add_parser("install", help="add orkas-tui's hooks to Claude Code's settings or Codex's hooks")
     install.add_argument("format", choices=FORMATS)
     install.add_argument("--agent", metavar="ID", help="the agent the hook imports into (default: the format's name)")
     install.add_argument("--settings", metavar="PATH", help="claude-code: the settings.json (default: ~/.claude/settings.json)")
-    install.add_argument(
-        "--force", action="store_true", help="codex: replace a notify program already set (yours is kept, commented out)"
-    )
     install.add_argument("--dry-run", action="store_true", help="print the changes as a diff; write nothing")
     add_workspace(install)
     install.set_defaults(func=run_install)
@@ -69,37 +66,76 @@ def run_install(args: argparse.Namespace) -> int:
         raise CliError(f"not a valid agent id: {agent!r} (lowercase letters, digits, '-' and '_', 1-64 chars)")
     root = _root(args)
     words = hook_words(args.format, agent, _flag(root))
+    notes: list[str] = []
     if args.format == "claude-code":
-        edit = claude_install(claude_settings_path(args.settings), shlex.join(words))
+        settings = claude_settings_path(args.settings)
+        plugin = claude_plugin(settings)
+        if plugin:  # its hooks run `orkas-tui hook claude-code` already: settings hooks would run each one twice
+            edits: list[Edit] = []
+            notes.append(f"not added: plugin {plugin} is enabled in {settings} and runs the hooks already")
+            if agent != args.format:
+                notes.append(f"note: the plugin's hooks import into agent {args.format}, not {agent}")
+        else:
+            edits = [claude_install(settings, shlex.join(words))]
     else:
-        edit = codex_install(codex_config_path(), words, args.force)
+        before = codex_hooks.installed()
+        edits = codex_hooks.install(words)
+        if before["notify"]:
+            notes.append(f"migrated: orkas-tui's notify line removed from {codex_hooks.config_path()}; the hooks replace it")
+        theirs = codex_hooks.someone_elses_notify()
+        if theirs is not None:
+            notes.append(f"kept: notify = {theirs!r} in {codex_hooks.config_path()} (not orkas-tui's; Codex still runs it)")
     link = link_agent(root, agent, args.format)
     if args.dry_run:
-        print(edit.diff() + link.diff() or "nothing to change", end="" if edit.changed or link.changed else "\n")
+        diff = "".join(edit.diff() for edit in [*edits, link])
+        print(diff or "nothing to change", end="" if diff else "\n")
         return 0
     if not root.exists():
         print(f"created workspace {root}")
     AgentPaths(root / "agents" / agent).conversations.mkdir(parents=True, exist_ok=True)
-    edit.write(root / ".orkas")
+    for edit in edits:
+        edit.write(root / ".orkas")
     link.write(root / ".orkas")
-    what = "Stop and SessionEnd hooks" if args.format == "claude-code" else "notify program"
-    print(f"{'installed' if edit.changed else 'already installed'}: {what} in {edit.path}: {' '.join(words)}")
+    if edits:
+        where = _hooks_file(args.format, edits)
+        changed = any(edit.changed for edit in edits)
+        print(f"{'installed' if changed else 'already installed'}: {_events(args.format)} hooks in {where}: {' '.join(words)}")
+    for note in notes:
+        print(note)
+    if args.format == "codex" and any(edit.changed for edit in edits):
+        print("Codex runs a new or changed hook only once you trust it: open /hooks in Codex and trust these three")
     print(f"agent link: [agents.{agent}] in {link.path}" + (" added" if link.changed else " kept as it is"))
     return 0
 
 
+def _events(fmt: str) -> str:
+    names = list(CLAUDE_TIMEOUTS if fmt == "claude-code" else codex_hooks.EVENTS)
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _hooks_file(fmt: str, edits: list[Edit]) -> Path:
+    """The file the hooks are in: Codex's ``hooks.json`` when it takes them, else the one edited."""
+    return edits[-1].path if fmt == "codex" else edits[0].path
+
+
 def run_uninstall(args: argparse.Namespace) -> int:
     root = _root(args)
-    edit = (
-        claude_uninstall(claude_settings_path(args.settings))
-        if args.format == "claude-code"
-        else codex_uninstall(codex_config_path())
-    )
+    if args.format == "claude-code":
+        edits = [claude_uninstall(claude_settings_path(args.settings))]
+    else:
+        edits = codex_hooks.uninstall()
     if args.dry_run:
-        print(edit.diff() or "nothing to change", end="" if edit.changed else "\n")
+        diff = "".join(edit.diff() for edit in edits)
+        print(diff or "nothing to change", end="" if diff else "\n")
         return 0
-    edit.write(root / ".orkas" if root.exists() else edit.path.parent)
-    print(f"{'removed' if edit.changed else 'not installed'}: orkas-tui's {args.format} hook in {edit.path}")
+    for edit in edits:
+        edit.write(root / ".orkas" if root.exists() else edit.path.parent)
+        if edit.changed:
+            print(f"removed: orkas-tui's {args.format} hooks from {edit.path}")
+    if not any(edit.changed for edit in edits):
+        print(f"not installed: no orkas-tui {args.format} hooks in {', '.join(str(edit.path) for edit in edits)}")
+    if args.format == "claude-code" and (plugin := claude_plugin(claude_settings_path(args.settings))):
+        print(f"still enabled: plugin {plugin} (it runs the hooks too; /plugin uninstall {plugin} in Claude Code removes it)")
     print(f"kept: [agents.*] in {root / 'orkas.toml'} (approved changes are still exported there; delete the table to stop)")
     return 0
 
@@ -116,8 +152,12 @@ def run_status(args: argparse.Namespace) -> int:
     for fmt in FORMATS:
         item = tools[fmt]
         print(f"{fmt}: {'installed' if item['installed'] else 'not installed'} in {item['file']}")
+        for via in item["via"]:
+            print(f"  via {via}")
         for command in item["commands"]:
             print(f"  {command}")
+        for warning in item["warnings"]:
+            print(f"  ! {warning}")
         if item["installed"]:
             print(f"  agent {item['agent']} in workspace {item['workspace']}")
             for entry in item["last_runs"]:
@@ -147,15 +187,27 @@ def _more(indent: str, listed: int, total: int, what: str) -> None:
 
 
 def _status(fmt: str, root: Path, settings: str | None, shown: int | None) -> dict:
+    via, warnings = [], []
     if fmt == "claude-code":
         path = Path(claude_settings_path(settings))
         commands = claude_installed(path)
-        words = command_words(commands[0].split(": ", 1)[1]) if commands else []
+        plugin = claude_plugin(path)
+        via += ["hooks in settings.json"] if commands else []
+        via += [f"plugin {plugin}"] if plugin else []
+        if commands and plugin:
+            warnings.append("the plugin and the settings hooks both run: each hook runs twice; keep one")
+        if plugin and not commands:
+            commands = [f"{event} (plugin): orkas-tui hook claude-code" for event in CLAUDE_TIMEOUTS]
     else:
-        path = codex_config_path()
-        found = codex_installed(path)
-        words = found or []
-        commands = [" ".join(words)] if found else []
+        found = codex_hooks.installed()
+        path = codex_hooks.hooks_json_path() if found["hooks.json"] else codex_hooks.config_path()
+        commands = [*found["config.toml"], *found["hooks.json"], *(f"notify: {c}" for c in found["notify"])]
+        via += [f"hooks in {name}" for name in ("config.toml", "hooks.json") if found[name]]
+        if found["notify"]:
+            via.append("notify (an earlier install's; `orkas-tui hooks install codex` moves it to hooks)")
+        if len(via) > 1:
+            warnings.append("more than one of these runs orkas-tui's hook: each runs twice; `hooks install codex` keeps one")
+    words = command_words(commands[0].split(": ", 1)[1]) if commands else []
     agent, workspace = _option(words, "--agent") or fmt, Path(_option(words, "--workspace") or root)
     entries = [e for _, e in read_log(workspace / "agents" / agent / ".orkas")] if commands and AGENT_ID.match(agent) else []
     runs = [e for e in entries if e.get("type") == "hook_imported"]
@@ -163,7 +215,9 @@ def _status(fmt: str, root: Path, settings: str | None, shown: int | None) -> di
     return {
         "file": str(path),
         "installed": bool(commands),
+        "via": via,
         "commands": commands,
+        "warnings": warnings,
         "agent": agent if commands else None,
         "workspace": str(workspace) if commands else None,
         "last_runs": _last(runs, shown),

@@ -34,6 +34,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = actions.add_parser("show", help="one proposal with every operation")
     add_workspace(p)
     p.add_argument("id", metavar="ID")
+    p.add_argument("--diff", action="store_true", help="each operation's diff: as applied, or as approving it would write now")
+    add_now(p)
     add_json(p)
     p.set_defaults(func=run_show)
 
@@ -96,11 +98,24 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    _, proposal = load_proposal(open_workspace(args), args.id)
+    workspace = open_workspace(args)
+    _, proposal = load_proposal(workspace, args.id)
+    previews = {}
+    if args.diff:
+        from orkas_tui.core.store.op_preview import preview
+
+        paths, now = workspace.agent(proposal.agent), now_arg(args.now)
+        previews = {o.index: preview(paths, workspace.settings, proposal.id, o, now) for o in proposal.operations}
     if args.json:
-        print_json(proposal.to_json())
-    else:
-        print(render(proposal, True))
+        doc = proposal.to_json()
+        if previews:
+            doc["previews"] = {str(index): p.to_json() for index, p in previews.items()}
+        print_json(doc)
+        return 0
+    print(render(proposal, True))
+    for index, shown in previews.items():
+        print(f"\n--- operation {index}" + (f": {shown.note}" if shown.note else ""))
+        print("\n".join(shown.diff_lines()) or "(no change to any file)")
     return 0
 
 

@@ -36,6 +36,7 @@ from orkas_tui.core.summary.scan import settle_marks
 from orkas_tui.importers import claude_code, codex, not_read
 from orkas_tui.importers.repeats import ImportedRecords, SessionRecords, keys_before
 from orkas_tui.importers.skills import mark_used
+from orkas_tui.importers.spool import kill_point
 from orkas_tui.importers.writer import ConversationWriter, ImportStats, new_state
 
 FORMATS = {claude_code.NAME: claude_code, codex.NAME: codex}
@@ -260,6 +261,7 @@ class _Batch:
             for conv_path, exc in unsynced.items():  # its state stays as it was: the next import cuts back, reads again
                 self.stats.problems.append(f"{conv_path}: cannot be synced ({exc.strerror or exc})")
             ready = [item for item in self.pending if str(item.conv_path) not in unsynced]
+            kill_point("import-synced")  # the kill test's: events on disk, their states not yet
             for path, error in atomic_write_all([(item.state_path, item.state) for item in ready]):
                 self.stats.problems.append(f"{path}: cannot be written ({error.strerror or error})")
         finally:

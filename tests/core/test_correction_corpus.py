@@ -25,21 +25,21 @@ def test_the_corpus_is_large_enough_labelled_and_split_by_session() -> None:
     ids = {row["id"] for row in rows}
     assert len(ids) == len(rows)
     for row in rows:
-        assert set(row) == FIELDS, row["id"]
-        assert row["label"] in KINDS and row["part"] in ("tune", "held-out")
+        assert FIELDS <= set(row) <= FIELDS | {"note"}, row["id"]  # a labeller's note on a doubtful row
+        assert row["label"] in KINDS and row["part"] in correction_figures.PARTS
         assert row["before"] in (None, "ok", "error", "aborted", "feedback")
         assert set(row["earlier"]) <= ids
         assert "sk-ant-" not in row["text"] and "AKIA" not in row["text"]
     parts = {row["session"]: row["part"] for row in rows}
     assert all(parts[row["session"]] == row["part"] for row in rows), "a session is in both parts"
-    assert sum(row["label"] is not None for row in rows if row["part"] == "held-out") >= 50
+    assert all(sum(row["label"] is not None for row in rows if row["part"] == part) >= 50 for part in correction_figures.PARTS)
 
 
 def test_docs_publish_what_the_script_measures() -> None:
     rows = correction_figures.load()
     found = correction_figures.verdicts(rows)
     published = (REPO / "docs" / "rules.md").read_text("utf-8").split("<!-- correction-context-figures -->", 1)[1]
-    for part in ("tune", "held-out"):
+    for part in correction_figures.PARTS:
         mine = [(row, verdict) for row, verdict in zip(rows, found, strict=True) if row["part"] == part]
         table = correction_figures.table([row for row, _ in mine], [verdict for _, verdict in mine])
         precision, recall = (cell.strip() for cell in table[2].strip("|").split("|")[1:3])  # the "all" row
@@ -56,6 +56,7 @@ def test_the_script_prints_both_parts() -> None:
         assert correction_figures.main([]) == 0
     printed = out.getvalue()
     assert re.search(r"held-out: \d+ prompts from \d+ sessions", printed)
+    assert re.search(r"held-out-2: \d+ prompts from \d+ sessions", printed)
     assert "| kind: interrupt |" in printed
 
 
@@ -71,17 +72,16 @@ def test_every_gates_needles_let_through_whatever_its_pattern_finds() -> None:
     synthetic = (REPO / "tests" / "data" / "corrections" / "labelled.jsonl").read_text("utf-8").splitlines()
     texts += [json.loads(line)["text"] for line in synthetic if line.strip()]
 
+    read = [(text, text.lower(), words_of(text)) for text in texts]
     missed = [
-        (pattern.pattern[:40], text[:80])
+        (compiled.pattern.pattern[:40], text[:80])
         for gate in gates
-        for needed, fragments, pattern in gate.alternatives
-        for text in texts
-        if pattern.search(text)
-        and needed.isdisjoint(words_of(text).set)
-        and not any(fragment in text.lower() for fragment in fragments)
+        for compiled in gate.alternatives
+        for text, lowered, words in read
+        if compiled.pattern.search(text) and not compiled.admits(lowered, words.set, words.seq[0] if words.seq else "")
     ]
     assert missed == []
-    one = [re.compile("|".join(p.pattern for _, _, p in gate.alternatives), re.IGNORECASE) for gate in gates]
+    one = [re.compile("|".join(c.pattern.pattern for c in gate.alternatives), re.IGNORECASE) for gate in gates]
     for gate, alternation in zip(gates, one, strict=True):  # the leftmost match, as one alternation gives
         for text in texts:
             found, expected = gate.search(text, text.lower()), alternation.search(text)

@@ -70,3 +70,26 @@ def test_the_bundle_shows_the_reason_with_the_prompt(tmp_path: Path) -> None:
     assert code == 0, err
     said = "reported a failure after the agent's work: 'still fails', in the user's message: \"it still fails on staging\""
     assert f"user_correction (0.9, the user's message reads as a correction): {said}" in out
+
+
+def test_after_an_interruption_a_retry_a_resume_or_a_plan_is_no_correction() -> None:
+    """Real cases of the first set (relabelled in round two) and of the second: "commit" sent again
+    after it was interrupted, "continue, network should be better now", Claude Code's plan text."""
+    from orkas_tui.core.observe.corrections import matcher_for
+    from orkas_tui.core.observe.in_context import Context, judge
+    from orkas_tui.core.read.settings import Settings
+
+    matcher = matcher_for(Settings().correction_phrases)
+
+    def after_abort(text: str, earlier: tuple[str, ...] = ()) -> str | None:
+        context = Context(before="ok", prompts=0)
+        for said in earlier:
+            context.prompted(said)
+        context.ended("aborted")
+        found = judge(text, context, matcher)
+        return found.kind if found else None
+
+    assert after_abort("commit", ("commit",)) is None
+    assert after_abort("continue, network should be better now") is None
+    assert after_abort("Implement the following plan: # Plan: Fix Error Handling in main.go") is None
+    assert after_abort("commit only the docs", ("commit",)) == "interrupt"

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
 import shutil
 import subprocess
 import sys
+import time
 import tomllib
 from pathlib import Path
 
@@ -72,12 +74,47 @@ def env(home: Path) -> dict[str, str]:
 
 
 def hook(home: Path, payload: bytes | str, *args: str, agent: str = "claude-code") -> subprocess.CompletedProcess:
-    """``orkas-tui hook`` as the tools run it: Claude Code's JSON on stdin, Codex's as the last argument."""
+    """``orkas-tui hook`` as the tools run it (Claude Code's JSON on stdin, Codex's notify JSON as the last
+    argument), then the import it started detached, waited for."""
     fmt = "codex" if isinstance(payload, str) else "claude-code"
     argv = [sys.executable, "-m", "orkas_tui", "hook", fmt, "--agent", agent, *args]
     if fmt == "codex":
-        return subprocess.run([*argv, payload], capture_output=True, env=env(home), stdin=subprocess.DEVNULL, timeout=60)
-    return subprocess.run(argv, input=payload, capture_output=True, env=env(home), timeout=60)
+        done = subprocess.run([*argv, payload], capture_output=True, env=env(home), stdin=subprocess.DEVNULL, timeout=60)
+    else:
+        done = subprocess.run(argv, input=payload, capture_output=True, env=env(home), timeout=60)
+    wait_for_drain(home / ".orkas")
+    return done
+
+
+def wait_for_drain(root: Path) -> None:
+    """Until the detached import a hook started (``orkas-tui hook --drain``) is done: until neither is the
+    workspace's ``hook-drain.lock`` held (``/proc/locks``: the hook takes it before it starts the import,
+    which holds it from then on) nor an import for ``root`` runs (by its command line in ``/proc``: it lets
+    go of the lock before its last look at the spool). Taking the lock here would stop that last look."""
+    needle = f"\0--workspace\0{os.path.abspath(root)}\0".encode()
+    deadline = time.monotonic() + 60
+    while _drain_lock_held(root) or any(b"\0--drain\0" in line and needle in line for line in _command_lines()):
+        assert time.monotonic() < deadline, "the detached import still runs after 60 s"
+        time.sleep(0.01)
+
+
+def _drain_lock_held(root: Path) -> bool:
+    try:
+        inode = os.stat(root / ".orkas" / "hook-drain.lock").st_ino
+    except FileNotFoundError:
+        return False
+    with open("/proc/locks") as locks:
+        held = [line.split() for line in locks if "->" not in line]  # "->": a process waiting, not holding
+    return any(len(fields) > 5 and fields[5].rsplit(":", 1)[-1] == str(inode) for fields in held)
+
+
+def _command_lines() -> list[bytes]:
+    lines = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                lines.append(Path(entry.path, "cmdline").read_bytes())
+    return lines
 
 
 def stop_json(path: Path, event: str = "Stop") -> bytes:
@@ -159,15 +196,15 @@ def test_only_the_hooks_member_is_touched(home: Path, original: str) -> None:
     assert "hooks" not in json.loads(path.read_text()) or '"hooks"' in original
 
 
-def test_claude_settings_keep_their_indentation_and_a_link(home: Path, tmp_path: Path) -> None:
-    real = tmp_path / "dotfiles" / "settings.json"
+def test_claude_settings_keep_their_indentation_and_a_link(home: Path) -> None:
+    real = home / "dotfiles" / "settings.json"  # a dotfiles repository in the home folder: followed
     real.parent.mkdir()
     original = (json.dumps({"model": "opus", "hooks": {}}, indent=4) + "\n").encode()
     real.write_bytes(original)
     (home / ".claude" / "settings.json").symlink_to(real)
     assert main(["hooks", "install", "claude-code"]) == 0
     assert (home / ".claude" / "settings.json").is_symlink()  # the file behind it was written
-    assert real.read_text().startswith('{\n    "model": "opus",\n    "hooks": {\n        "Stop"')
+    assert real.read_text().startswith('{\n    "model": "opus",\n    "hooks": {\n        "SessionStart"')
     assert main(["hooks", "uninstall", "claude-code"]) == 0
     assert real.read_bytes() == json.dumps({"model": "opus"}, indent=4).encode() + b"\n"  # the hooks object it emptied goes
 
@@ -239,10 +276,10 @@ def test_codex_config_round_trip_keeps_comments(home: Path) -> None:
     path.write_text(CONFIG_TOML)
     assert main(["hooks", "install", "codex", "--agent", "cx"]) == 0
     text = path.read_text()
-    notify = tomllib.loads(text)["notify"]
-    assert notify[1:] == ["hook", "codex", "--agent", "cx"]
-    assert text.index("notify = ") < text.index("# my projects")  # a top-level key, before the first table
-    assert text.replace(text[text.index("notify = ") :].split("\n", 1)[0] + "\n", "") == CONFIG_TOML
+    hooks = tomllib.loads(text)["hooks"]
+    assert sorted(hooks) == ["SessionEnd", "SessionStart", "Stop"]
+    assert [g["hooks"][0]["command"].split()[1:] for g in hooks["Stop"]] == [["hook", "codex", "--agent", "cx"]]
+    assert text.startswith(CONFIG_TOML + "\n# >>> orkas-tui hooks") and "notify" not in text  # hooks, not notify
     assert main(["hooks", "install", "codex", "--agent", "cx"]) == 0
     assert path.read_text() == text
     assert main(["hooks", "uninstall", "codex"]) == 0
@@ -250,17 +287,14 @@ def test_codex_config_round_trip_keeps_comments(home: Path) -> None:
     assert '[agents.cx]\nformat = "codex"\nexport_skills = "~/.codex/skills"\n' in (home / ".orkas" / "orkas.toml").read_text()
 
 
-def test_codex_notify_of_someone_else_is_refused_unless_forced(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_codex_notify_of_someone_else_is_left_alone(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = home / ".codex" / "config.toml"
     mine = 'notify = ["python3", "/home/me/notify.py"]\n' + CONFIG_TOML
     path.write_text(mine)
-    assert main(["hooks", "install", "codex"]) == 2
-    assert "notify is already set to ['python3', '/home/me/notify.py']" in capsys.readouterr().err
-    assert path.read_text() == mine
-    assert main(["hooks", "install", "codex", "--force"]) == 0
-    forced = path.read_text()
-    assert tomllib.loads(forced)["notify"][1:3] == ["hook", "codex"]
-    assert '# orkas-tui replaced: notify = ["python3", "/home/me/notify.py"]' in forced
+    assert main(["hooks", "install", "codex"]) == 0
+    assert "kept: notify = ['python3', '/home/me/notify.py']" in capsys.readouterr().out
+    text = path.read_text()
+    assert text.startswith(mine) and tomllib.loads(text)["notify"] == ["python3", "/home/me/notify.py"]
     assert main(["hooks", "uninstall", "codex"]) == 0
     assert path.read_text() == mine
 
@@ -402,7 +436,7 @@ def test_bad_input_exits_0_imports_nothing_and_logs_one_line(home: Path, case: s
 
 def test_an_invalid_agent_is_logged_in_the_workspace(home: Path) -> None:
     done = hook(home, b"{}", agent="Not An Id")
-    assert (done.returncode, done.stdout) == (0, b"")
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
     [(_, entry)] = read_log(home / ".orkas" / ".orkas")
     assert "not a valid agent id" in entry["message"]
 
@@ -422,6 +456,7 @@ def test_two_concurrent_hooks_corrupt_nothing(home: Path, samples: Path) -> None
         proc.stdin.write(stop_json(session))  # type: ignore[union-attr]
         proc.stdin.close()  # type: ignore[union-attr]
     assert [(p.wait(60), p.stdout.read()) for p in procs] == [(0, b""), (0, b"")]  # type: ignore[union-attr]
+    wait_for_drain(home / ".orkas")
     for session in sessions:  # whatever was deferred is imported by the next hook
         assert hook(home, stop_json(session)).returncode == 0
     assert main(["import", "claude-code", "--agent", "by-import"]) == 0
@@ -554,17 +589,19 @@ def test_claude_config_dir_and_codex_home_are_followed(home: Path, samples: Path
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
     monkeypatch.setenv("CODEX_HOME", str(codex_home))
     assert main(["hooks", "install", "claude-code"]) == 0 and main(["hooks", "install", "codex"]) == 0
-    assert (config / "settings.json").is_file() and "notify = " in (codex_home / "config.toml").read_text()
+    assert (config / "settings.json").is_file() and "[[hooks.Stop]]" in (codex_home / "config.toml").read_text()
     assert 'export_skills = "~/cfg/skills"' in (home / ".orkas" / "orkas.toml").read_text()
     session = place(samples, home, SHORT)  # under ~/.claude/projects: not Claude Code's folder now
     run = {**env(home), "CLAUDE_CONFIG_DIR": str(config)}
     args = [sys.executable, "-m", "orkas_tui", "hook", "claude-code"]
     assert subprocess.run(args, input=stop_json(session), env=run, capture_output=True, timeout=60).returncode == 0
+    wait_for_drain(home / ".orkas")
     assert "outside" in log(home)[-1]["message"]
     moved = config / "projects" / "p" / session.name
     moved.parent.mkdir()
     shutil.copyfile(session, moved)
     assert subprocess.run(args, input=stop_json(moved), env=run, capture_output=True, timeout=60).returncode == 0
+    wait_for_drain(home / ".orkas")
     assert log(home)[-1]["type"] == "hook_imported" and conversations(home)
 
 

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from orkas_tui.core.read.timefmt import format_ts, parse_ts, utc_now
-from tests.importers.test_hooks import BIG, HEAVY, ROLLOUT, SHORT, env, home, place, stop_json
+from tests.importers.test_hooks import BIG, HEAVY, ROLLOUT, SHORT, env, home, place, stop_json, wait_for_drain
 from tests.modelserver import ModelServer, reply
 
 __all__ = ["home"]  # the fake-HOME fixture, shared with the hook tests
@@ -79,14 +79,22 @@ def claude_calls_its_hook(home: Path, session: Path, event: str) -> None:
         commands[0], shell=True, input=stop_json(session, event), capture_output=True, env=tool_env(home), timeout=60
     )
     assert (done.returncode, done.stdout) == (0, b""), done.stderr
+    wait_for_drain(home / ".orkas")  # the import the hook started detached
 
 
-def codex_calls_notify(home: Path, thread: str) -> None:
-    """What Codex does after a turn: run ``notify`` with the turn's JSON as one more argument."""
-    argv = tomllib.loads((home / ".codex" / "config.toml").read_text())["notify"]
-    payload = {"type": "agent-turn-complete", "thread-id": thread, "turn-id": "1", "cwd": "/tmp", "input-messages": ["go"]}
-    done = subprocess.run([*argv, json.dumps(payload)], capture_output=True, env=tool_env(home), timeout=60)
+def codex_calls_its_hook(home: Path, rollout: Path, thread: str) -> None:
+    """What Codex does after a turn: run the installed ``Stop`` command through the shell, the hook's JSON on stdin
+    (``stop.command.input``, docs/hooks.md), and nothing else."""
+    hooks = tomllib.loads((home / ".codex" / "config.toml").read_text())["hooks"]["Stop"]
+    commands = [h["command"] for group in hooks for h in group["hooks"] if "orkas-tui" in h["command"]]
+    assert len(commands) == 1, commands
+    stdin = {"session_id": thread, "turn_id": "1", "transcript_path": str(rollout), "cwd": "/tmp", "hook_event_name": "Stop"}
+    stdin |= {"model": "gpt-5-codex", "permission_mode": "default", "stop_hook_active": False, "last_assistant_message": "ok"}
+    done = subprocess.run(
+        commands[0], shell=True, input=json.dumps(stdin).encode(), capture_output=True, env=tool_env(home), timeout=60
+    )
     assert (done.returncode, done.stdout) == (0, b""), done.stderr
+    wait_for_drain(home / ".orkas")
 
 
 def configure_model(home: Path, server: ModelServer) -> None:
@@ -206,8 +214,9 @@ def test_codex_loop_closes_by_itself(home: Path, samples: Path, model: ModelServ
     thread = "019a93b9-0000-4000-8000-000000000001"
     day = home / ".codex" / "sessions" / "2025" / "11" / "17"
     day.mkdir(parents=True)
-    (day / f"rollout-2025-11-17T15-30-28-{thread}.jsonl").write_bytes((samples / ROLLOUT).read_bytes())
-    codex_calls_notify(home, thread)
+    rollout = day / f"rollout-2025-11-17T15-30-28-{thread}.jsonl"
+    rollout.write_bytes((samples / ROLLOUT).read_bytes())
+    codex_calls_its_hook(home, rollout, thread)
     wait_for_cycle(home)
     approve_the_proposal(home, "codex")
     assert SKILL["body"] in (home / ".codex" / "skills" / SLUG / "SKILL.md").read_text()
@@ -232,7 +241,7 @@ def test_codex_loop_closes_by_itself(home: Path, samples: Path, model: ModelServ
     later = home / ".codex" / "sessions" / format_ts(start)[:10].replace("-", "/") / f"rollout-later-{later_thread}.jsonl"
     later_copy(samples / ROLLOUT, later, start, invoke)
     os.utime(later, (start.timestamp() - 3600, start.timestamp() - 3600))  # quiet: its last turn settles
-    codex_calls_notify(home, later_thread)
+    codex_calls_its_hook(home, later, later_thread)
 
     rates = skill_metrics(home, "codex")[SLUG]
     turns = cli_json(home, "status", "--agent", "codex")["agents"][0]["turns"]

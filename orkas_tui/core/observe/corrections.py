@@ -21,6 +21,7 @@ from functools import lru_cache
 
 from orkas_tui.core.observe.gates import WORD, Gate
 from orkas_tui.core.observe.gates import alternative as _a
+from orkas_tui.core.observe.gates import opening as _o
 
 # The heuristic's version: caches of observations include it in their fingerprint.
 # 2: the built-in forms joined the phrase list. 3: a form quoted is the leftmost one found.
@@ -51,7 +52,7 @@ _CUE_ES = r"usa|use|en|es|era|mira|abre|edita|quiero|quer[ií]a|cambia"
 # scripts without spaces), which keeps them cheap on the observation hot path.
 FORMS = Gate(
     # English
-    _a(rf"\A\W*(?:no|nope|nah)\s*[,.;:!\u2014\u2013-]+(?=\s*(?!(?:{_NO_THEN})\b)\S)", ("no", "nope", "nah")),
+    _o(rf"\A\W*(?:no|nope|nah)\s*[,.;:!\u2014\u2013-]+(?=\s*(?!(?:{_NO_THEN})\b)\S)", ("no", "nope", "nah")),
     _a(r"\bincorrect\b", ("incorrect",)),
     _a(r"\b(?:not|isn't|is not|wasn't) (?:right|correct|accurate)\b(?! (?:now|away|yet)\b)", ("right", "correct", "accurate")),
     _a(r"\bnot (?:quite|exactly)\b(?! (?:sure|certain|clear|what)\b)", ("quite", "exactly")),
@@ -69,7 +70,7 @@ FORMS = Gate(
     _a(rf"\bnot (?:this|that|the) (?:right )?(?:{_OBJECTS_EN})\b", ("not",)),
     # Spanish
     _a(r"(?<!no )\b(?:est[aá]s?|qued[oó]) mal\b", ("mal",)),
-    _a(r"\A\W*mal\b", ("mal",)),
+    _o(r"\A\W*mal\b", ("mal",)),
     _a(r"\bno (?:es|era) (?:as[ií]|eso|correct[oa]|lo que)\b", ("es", "era")),
     _a(r"\bno es (?:el|la) \w+ correct[oa]\b", ("correcto", "correcta")),
     _a(r"\bno (?:est[aá] bien|exactamente|me refer[ií]a)\b", ("bien", "exactamente", "me")),

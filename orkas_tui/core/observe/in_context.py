@@ -18,10 +18,11 @@ from typing import NamedTuple
 from orkas_tui.core.observe.corrections import CorrectionMatcher, one_line
 from orkas_tui.core.observe.gates import WORD, Gate
 from orkas_tui.core.observe.gates import alternative as _a
+from orkas_tui.core.observe.gates import opening as _o
 from orkas_tui.core.observe.origins import split_pasted
 
 # The heuristic's version: caches of observations include it in their fingerprint.
-VERSION = 1
+VERSION = 2  # 2: round two, tuned on the whole first corpus
 
 AGENT_TAIL = 600  # what the agent said last: the tail of its last message before the prompt
 TYPED_HEAD = 600  # a correction comes first; what follows is detail
@@ -108,7 +109,7 @@ _FAILS = Gate(
        ("fail", "trace", "traceback", "panic", "unknown", "command")),
     _a(r"\bexit (?:code|status) [1-9]", ("exit",)),
     _a(r"\bisn'?t (?:really |actually )?(?:check\w*|test\w*|handl\w*|cover\w*)\b", ("isn", "isnt")),
-    _a(r"\A\W*fix\b", ("fix",)),
+    _o(r"\A\W*fix\b", ("fix",)),
     _a(r"\bnot (?:working|correct)\b|\bnot right\b(?! (?:now|away)\b)", ("not",)),
     _a(r"\blooks? (?:wrong|off|broken)\b", ("look", "looks")),
     _a(r"\bshould (?:have|be showing)\b.{0,60}\?", ("should",)),
@@ -133,6 +134,9 @@ _DISPUTES = Gate(
     _a(r"\bI thought (?:we|you)\b", ("thought",)),
     _a(r"\bI (?:just )?checked\b", ("checked",)),
     _a(r"\bmessed up\b", ("messed",)),
+    _o(r"\A\W*(?:but|and|so) (?:are (?:we|you) sure|(?:this|that|it) means|(?:there|it|this|that) (?:is|are|isn'?t|aren'?t|was|wasn'?t)"
+       r"|we (?:only|don'?t|do|didn'?t)|if\b)", ("but", "and", "so")),
+    _a(r"\bis the (?:fix|problem|issue|cause) not\b", ("fix", "problem", "issue", "cause")),
 )  # fmt: skip
 # The user turns the agent away from what it did or proposed.
 _REDIRECTS = Gate(
@@ -153,15 +157,27 @@ _REDIRECTS = Gate(
     _a(r"\bwhat I meant\b|\bthat'?s what I meant\b", ("meant",)),
     _a(r"\bgo back to\b", ("back",)),
     _a(r"\b(?:undo|revert) (?:that|this|it|the|your)\b", ("undo", "revert")),
+    _a(r"\bthere(?:'s| is| are) already\b|\bwe already have\b", ("already",)),
+    _a(r"\bis there (?:no|not an?)\b", ("there",)),
+    _a(r"\bcan'?t we (?:just|simply)\b", ("can", "cant")),
+    _o(r"\A\W*(?:do not|don'?t)\b", ("do", "don", "dont")),
+    _a(r"\b(?:might be|is|are|be|now) duplicated\b", fragments=("duplicat",)),
 )  # fmt: skip
 # A relayed code-review finding (review bots mark their severity).
 _REVIEW = Gate(_a(r"\b(?:high|medium|low|critical) severity\b", ("severity",)))
 # Not the user's words, or a new piece of work rather than a fix.
 _NOT_TYPED = ("operation stopped by hook", "implement the following plan")
 _REQUEST = Gate(
-    _a(r"\A\W*(?:(?:can|could|should|would|shall) (?:we|you|i)|is (?:it|there|the|this|that)|do we|does (?:it|this))\b",
+    _o(r"\A\W*(?:(?:can|could|should|would|shall) (?:we|you|i)|is (?:it|there|the|this|that)|do we|does (?:it|this))\b",
        ("can", "could", "should", "would", "shall", "is", "do", "does")),
+    _o(r"\A\W*(?:what (?:was|is|were|went|happened)|how (?:do|does|did|can|much|many))\b", ("what", "how")),
+    _o(r"\A\W*(?:please )?(?:add|create|implement|write|generate|document|next one)\b",
+       ("please", "add", "create", "implement", "write", "generate", "document", "next")),
+    _a(r"\b(?:genuine|quick) question\b|\b(?:also |just )?wondering\b|\bjust curious\b", ("question", "wondering", "curious")),
 )  # fmt: skip
+_RESUME = Gate(
+    _a(r"\A\W*(?:continue|go on|proceed|resume|keep going|carry on)\b", ("continue", "go", "proceed", "resume", "keep", "carry"))
+)
 _NEW_TASK = Gate(_a(r"\bnew (?:change|task|feature|thing|request)\b", ("new",)))
 # The user takes back their own words, or apologises for them: no correction of the agent.
 _OWN = Gate(
@@ -169,10 +185,10 @@ _OWN = Gate(
        ("mistaken", "wrong", "bad", "mistake", "ignore")),
 )  # fmt: skip
 _ANSWER = Gate(
-    _a(r"\A\W*(?:no|nope|nah|yes|yeah|yep|sure|ok(?:ay)?)\b", ("no", "nope", "nah", "yes", "yeah", "yep", "sure", "ok", "okay"))
+    _o(r"\A\W*(?:no|nope|nah|yes|yeah|yep|sure|ok(?:ay)?)\b", ("no", "nope", "nah", "yes", "yeah", "yep", "sure", "ok", "okay"))
 )
 _ON_PROMPT = (_FAILS, _DISPUTES, _REDIRECTS, _REVIEW, _NEW_TASK, _OWN, _REQUEST, _ANSWER)  # what a prompt is searched by
-GATES = (_DONE, *_ON_PROMPT)  # and the agent's last message, by _DONE
+GATES = (_DONE, *_ON_PROMPT, _RESUME)  # and the agent's last message, by _DONE; a resume after an interruption
 _ANY_ON_PROMPT = Gate.joined(*_ON_PROMPT)  # one look at a quiet prompt, not eight
 
 
@@ -200,29 +216,31 @@ def judge(
     lowered = head.lower()
     if words is None or len(typed) > TYPED_HEAD:
         words = words_of(head)
-    tokens = words.set
+    tokens, first = words.set, (words.seq[0] if words.seq else "")
     if context.before == "feedback":
         return Verdict("interrupt", "refused a tool use, then said what to do instead", one_line(head or text, FIRST_WORDS))
     opening, tail = typed[:OPENING], text[-TAIL:]
-    quiet = tail == opening and _ANY_ON_PROMPT.closed(lowered, tokens)  # most prompts: no gate can match
-    if not quiet and _OWN.search(head, lowered, tokens):
+    quiet = tail == opening and _ANY_ON_PROMPT.closed(lowered, tokens, first)  # most prompts: no gate can match
+    if not quiet and _OWN.search(head, lowered, tokens, first):
         return None
-    if context.before == "aborted":
-        return Verdict("interrupt", "interrupted the agent, then redirected it", one_line(head or text, FIRST_WORDS))
     if lowered.lstrip().startswith(_NOT_TYPED):
         return None
+    if context.before == "aborted":
+        if _RESUME.search(head, lowered, tokens, first) or any(words.seq == said for said, _ in context.earlier):
+            return None  # carried on, or the same words sent again: the interruption was not the agent's fault
+        return Verdict("interrupt", "interrupted the agent, then redirected it", one_line(head or text, FIRST_WORDS))
     if quiet:
         if len(typed) > SHORT:
             return None
         return _restated_or_phrased(head, words, context, matcher, typed, asked=False, request=False)
-    if (match := _REVIEW.search(head, lowered, tokens)) is not None:
+    if (match := _REVIEW.search(head, lowered, tokens, first)) is not None:
         return Verdict("review", "relayed a review finding on the agent's work", match.group(0))
     asked = _asked(context.agent)
-    request = _REQUEST.search(head, lowered, tokens) is not None  # anchored: the opening words decide
+    request = _REQUEST.search(head, lowered, tokens, first) is not None  # anchored: the opening words decide
     if (
         not request
         and (
-            match := _FAILS.search(opening, lowered[:OPENING], tokens)
+            match := _FAILS.search(opening, lowered[:OPENING], tokens, first)
             or (None if tail == opening else _FAILS.search(tail, tail.lower()))
         )
         is not None
@@ -231,11 +249,11 @@ def judge(
         return Verdict("failed", "reported a failure after the agent's work", match.group(0).strip())
     if len(typed) > SHORT:  # a spec, a long task or a relayed finding: its words describe, they do not correct
         return None
-    if _NEW_TASK.search(head, lowered, tokens):
+    if _NEW_TASK.search(head, lowered, tokens, first):
         return None
-    if (match := _DISPUTES.search(head, lowered, tokens)) is not None:
+    if (match := _DISPUTES.search(head, lowered, tokens, first)) is not None:
         return Verdict("diagnosis", "disputed what the agent said", match.group(0).strip())
-    if (match := _REDIRECTS.search(head, lowered, tokens)) is not None and not asked:
+    if (match := _REDIRECTS.search(head, lowered, tokens, first)) is not None and not asked:
         return Verdict("redirect", "redirected the agent from what it did", match.group(0).strip())
     return _restated_or_phrased(head, words, context, matcher, typed, asked, request)
 
@@ -256,7 +274,7 @@ def _restated_or_phrased(
     if (
         len(typed) <= PHRASED
         and (phrase := matcher.find(head, words.set)) is not None
-        and not (asked and _ANSWER.search(head, head.lower(), words.set) is not None)
+        and not (asked and _ANSWER.search(head, head.lower(), words.set, words.seq[0] if words.seq else "") is not None)
         and not request
     ):
         return Verdict("phrase", "", phrase)  # the reason is the phrase: "matched 'instead'"

@@ -16,6 +16,7 @@ import orjson
 from orkas_tui.core.disk.confine import OutsideWorkspace, confined, open_regular, read_json_object, register_root
 from orkas_tui.core.disk.write import atomic_write
 from orkas_tui.core.errors import OrkasError
+from orkas_tui.core.read.home import root_path
 from orkas_tui.core.read.settings import AGENT_ID, Settings, read_settings
 
 SLUG = AGENT_ID
@@ -26,13 +27,8 @@ class WorkspaceError(OrkasError, RuntimeError):
 
 
 def resolve_root(explicit: str | os.PathLike | None = None) -> Path:
-    """``--workspace`` first, then ``$ORKAS_HOME``, then ``~/.orkas``."""
-    if explicit:
-        return Path(explicit).expanduser()
-    env = os.environ.get("ORKAS_HOME")
-    if env:
-        return Path(env).expanduser()
-    return Path.home() / ".orkas"
+    """``--workspace`` first, then ``$ORKAS_HOME``, then ``~/.orkas`` (:func:`.home.root_path`)."""
+    return Path(root_path(explicit))
 
 
 class Area(StrEnum):

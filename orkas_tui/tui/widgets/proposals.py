@@ -13,7 +13,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import DataTable, Static
 from textual.widgets.data_table import RowDoesNotExist
 
-from orkas_tui.core.store.proposals import PENDING, Proposal, ProposedOp
+from orkas_tui.core.store.op_preview import preview
+from orkas_tui.core.store.proposals import APPLIED, PENDING, Proposal, ProposedOp
 from orkas_tui.tui.data import AgentView
 from orkas_tui.tui.messages import ApproveProposal, EditOperation, RejectProposal
 from orkas_tui.tui.op_diff import op_diff, op_target
@@ -34,9 +35,31 @@ def proposal_cells(p: Proposal) -> list[Cell]:
         Cell(p.id, sort=number),
         Cell(p.created_at[:16].replace("T", " "), sort=p.created_at),
         Cell(p.status, sort=(p.status != PENDING, p.status), style=STATUS_STYLE.get(p.status, "")),
-        Cell(f"{pending}/{len(p.operations)}", sort=pending, justify="right"),
+        Cell(ops_count(p), sort=pending),
         Cell(p.summary, sort=p.summary),
     ]
+
+
+def reflection_figures(usage: dict) -> str:
+    """The reflection's bundle figures; one not recorded (a proposal made elsewhere, or by an older
+    version) reads "n/a" with why, never "None"."""
+    missing = "n/a (not recorded with this proposal)"
+    tokens = usage.get("bundle_tokens")
+    redactions = usage.get("redactions")
+    return (
+        f"bundle {f'{tokens:,} tokens' if isinstance(tokens, int) else missing}"
+        f" · redactions {redactions if isinstance(redactions, int) else missing}"
+    )
+
+
+def ops_count(p: Proposal) -> str:
+    """What the operations count says it counts: "1 of 2 pending", "2 of 2 applied"."""
+    total = len(p.operations)
+    pending = sum(1 for o in p.operations if o.status == PENDING)
+    if pending:
+        return f"{pending} of {total} pending"
+    applied = sum(1 for o in p.operations if o.status == APPLIED)
+    return f"{applied} of {total} applied"
 
 
 def op_cells(o: ProposedOp) -> list[Cell]:
@@ -159,7 +182,7 @@ class ProposalsPane(Vertical):
         usage = proposal.reflection or {}
         if usage.get("model"):
             summary.append(
-                f"\n{usage.get('model')} · bundle {usage.get('bundle_tokens')} tokens · {usage.get('redactions')} redactions",
+                f"\n{usage.get('model')} · {reflection_figures(usage)}",
                 style="dim",
             )
         self.query_one("#proposal-summary", Static).update(summary)
@@ -185,7 +208,10 @@ class ProposalsPane(Vertical):
         data = self.app.data.agents.get(self.view.id)
         if data is None:
             return
-        diff = op_diff(op.op, data.store, data.notes)
+        proposal = self.current()
+        if proposal is None:
+            return
+        diff = op_diff(preview(data.paths, data.workspace.settings, proposal.id, op, self.app.clock()))
         if op.quarantine is not None:
             diff = Text.assemble(quarantine_text(op), diff)
         self.app.call_from_thread(self._set_diff, op, diff)
