@@ -130,6 +130,7 @@ def test_a_lesson_from_one_repository_lands_in_its_skills_folder_with_a_clean_gi
 
     assert outcome.status == "applied", outcome.message
     assert "kubectl config current-context" in exported_in(alpha).read_text("utf-8")
+    assert exported_in(worktree).read_text("utf-8") == exported_in(alpha).read_text("utf-8")  # seen from the worktree too
     assert not (home / ".claude" / "skills" / SLUG).exists()
     assert git(alpha, "status", "--porcelain") == "" and git(worktree, "status", "--porcelain") == ""
     exclude = (alpha / ".git" / "info" / "exclude").read_text("utf-8")
@@ -139,7 +140,7 @@ def test_a_lesson_from_one_repository_lands_in_its_skills_folder_with_a_clean_gi
 
 
 def test_the_same_lesson_learned_in_a_second_repository_goes_global_and_the_old_copy_is_listed(root, home, repos):
-    alpha, beta, _worktree = repos
+    alpha, beta, worktree = repos
     ws = open_ws(root, extra=LINK)
     paths = ws.agent("coder")
     record_places(paths, {"c1": str(alpha), "c2": str(beta)})
@@ -153,12 +154,13 @@ def test_the_same_lesson_learned_in_a_second_repository_goes_global_and_the_old_
     _, second = approve(ws, "coder.p2", NOW + timedelta(minutes=1))
 
     assert "before any kubectl" in exported_in(home).read_text("utf-8")
-    assert second.export is not None and len(second.export.elsewhere) == 1
+    assert second.export is not None and len(second.export.elsewhere) == 2  # alpha's copy and its worktree's
     assert (
         f"now exported to ~/.claude/skills/{SLUG}/SKILL.md" in second.export.elsewhere[0]
         and "learned in 2 repositories" in second.export.elsewhere[0]
     )
-    assert exported_in(alpha).exists()  # listed, never deleted
+    assert exported_in(alpha).exists() and exported_in(worktree).exists()  # listed, never deleted
+    assert [e.get("elsewhere") for e in events_of(paths, "skill_exported")] == [None, 2]
 
 
 def test_a_person_s_choice_wins_and_learned_goes_back(root, home, repos, capsys):
@@ -222,7 +224,7 @@ def test_a_skills_folder_linking_out_of_the_repository_is_refused(root, home, re
 
 
 def test_earlier_global_exports_are_listed_for_the_person_never_moved(root, home, repos, capsys):
-    alpha, _beta, _worktree = repos
+    alpha, _beta, worktree = repos
     ws = open_ws(root)
     paths = ws.agent("coder")
     create_proposal(paths, ws.settings, "one", [CREATE], NOW, {}, {"u1": user("check the context first", "c9")})
@@ -234,7 +236,7 @@ def test_earlier_global_exports_are_listed_for_the_person_never_moved(root, home
     code, out, _ = run_cli(capsys, "export", "claude-code", "coder", str(dest), "--workspace", str(root), "--json")
 
     doc = json.loads(out)
-    assert code == 0 and doc["written"] == [str(exported_in(alpha))]
+    assert code == 0 and doc["written"] == [str(exported_in(alpha)), str(exported_in(worktree))]
     assert len(doc["elsewhere"]) == 1 and doc["elsewhere"][0].startswith(
         f"~/.claude/skills/{SLUG}/SKILL.md: left by an earlier export"
     )
@@ -245,7 +247,7 @@ def test_earlier_global_exports_are_listed_for_the_person_never_moved(root, home
 
 
 def test_a_person_who_commits_the_scoped_skills_gets_no_exclude_line(root, home, repos):
-    alpha, _beta, _worktree = repos
+    alpha, _beta, worktree = repos
     ws = open_ws(root, extra="[export]\ncommit_scoped_skills = true\n")
     paths = ws.agent("coder")
     record_places(paths, {"c1": str(alpha)})
@@ -255,13 +257,14 @@ def test_a_person_who_commits_the_scoped_skills_gets_no_exclude_line(root, home,
 
     result = export_agent(paths, ws.settings, "codex", home / ".codex" / "skills")
 
-    assert result.written == [str(alpha / ".agents" / "skills" / SLUG / "SKILL.md")] and not result.excluded
+    written = [str(tree / ".agents" / "skills" / SLUG / "SKILL.md") for tree in (alpha, worktree)]
+    assert result.written == written and not result.excluded
     assert (alpha / ".git" / "info" / "exclude").read_bytes() == before
     assert git(alpha, "status", "--porcelain") == "?? .agents/\n"
     ws = open_ws(root)  # the person stops committing them: the next export excludes what it wrote before
     again = export_agent(paths, ws.settings, "codex", home / ".codex" / "skills")
     assert again.unchanged == result.written and again.excluded == [str(alpha / ".git" / "info" / "exclude")]
-    assert git(alpha, "status", "--porcelain") == ""
+    assert git(alpha, "status", "--porcelain") == "" == git(worktree, "status", "--porcelain")
 
 
 def test_a_hand_edit_in_the_repository_is_left_alone_and_flagged(root, home, repos):
@@ -300,3 +303,19 @@ def test_a_damaged_scopes_file_is_refused_with_one_line_and_never_replaced(root,
         f"orkas-tui: {scopes}: cannot be read (not JSON); fix or delete it, nothing was written"
     ]
     assert scopes.read_text("utf-8").endswith('"glo')
+
+
+def test_a_worktree_removed_since_is_left_out_quietly(root, home, repos):
+    alpha, _beta, worktree = repos
+    ws = open_ws(root)
+    paths = ws.agent("coder")
+    record_places(paths, {"c1": str(worktree)})
+    create_proposal(paths, ws.settings, "one", [CREATE], NOW, {}, {"u1": user("check the context first", "c1")})
+    approve(ws, "coder.p1", NOW)
+    dest = home / ".claude" / "skills"
+    assert export_agent(paths, ws.settings, "claude-code", dest).written == [str(exported_in(alpha)), str(exported_in(worktree))]
+    shutil.rmtree(worktree)
+
+    result = export_agent(paths, ws.settings, "claude-code", dest)
+
+    assert result.unchanged == [str(exported_in(alpha))] and not result.elsewhere and not result.stale and not result.problems

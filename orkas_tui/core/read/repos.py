@@ -30,6 +30,19 @@ class Repository:
     def exclude(self) -> Path:
         return self.git_dir / "info" / "exclude"
 
+    def worktrees(self) -> list[Path]:
+        """The linked worktrees on this machine (each ``<git_dir>/worktrees/<name>/gitdir`` names one's ``.git``
+        file), sorted: an agent started in one reads the skills of that worktree, not the main tree's."""
+        found = []
+        for record in sorted((self.git_dir / "worktrees").glob("*/gitdir")):
+            try:
+                marker = Path(record.read_text("utf-8").strip())
+                if marker.name == ".git" and marker.is_file() and repository_of(marker.parent) == self:
+                    found.append(marker.parent)
+            except (OSError, UnicodeDecodeError):
+                continue
+        return found
+
 
 def repository_of(folder: Path | str) -> Repository | None:
     """The repository ``folder`` is in (it need not exist any more: its ancestors are looked at),

@@ -235,25 +235,26 @@ def _export_locked(
     into: dict[Repository, list[Path]] = {}
     for skill in skills:
         place = place_of(scopes[skill.slug], skill.slug, target, dest)
+        result.refused += [f"{skill.slug}: {why}" for why in place.refusals]
         if place.path is None:
             (result.refused if place.refused else result.waiting).append(f"{skill.slug}: {place.why}")
             continue
-        path = place.path
-        current.add(str(path))
+        current.update(str(path) for path in place.paths)
         text = render_skill(skill)
         if refused := guard.scan(text, "skill"):  # again here: a hand edit or an imported skill never passed the answer's check
             result.refused.append(f"{skill.slug}: {refused}")
             continue
         if place.root is not None:
             result.scoped.append(f"{skill.slug}: {display_path(place.root)} ({scopes[skill.slug].why})")
-        source = _imported_from(imported, path, version_of(text.encode("utf-8")))
-        try:
-            _write_skill(path, text, state, force, result, lock_dir, source, at)
-        except OutsideWorkspace:  # a link swapped in since the check above
-            result.refused.append(f"{skill.slug}: {path.parent} links outside its repository; not written")
-            continue
-        if place.repo is not None and (str(path) in result.written or (str(path) in result.unchanged and source is None)):
-            into.setdefault(place.repo, []).append(path)  # ours, not a file of the repository the skill came from
+        for path in place.paths:
+            source = _imported_from(imported, path, version_of(text.encode("utf-8")))
+            try:
+                _write_skill(path, text, state, force, result, lock_dir, source, at)
+            except OutsideWorkspace:  # a link swapped in since the check above
+                result.refused.append(f"{skill.slug}: {path.parent} links outside its repository; not written")
+                continue
+            if place.repo is not None and (str(path) in result.written or (str(path) in result.unchanged and source is None)):
+                into.setdefault(place.repo, []).append(path)  # ours, not a file of the repository the skill came from
     if not settings.commit_scoped_skills:
         for repo, written in into.items():
             try:
@@ -270,6 +271,8 @@ def _export_locked(
         slug = path.parent.name
         if slug not in slugs:
             result.stale.append(p)
+            continue
+        if not path.parent.parent.parent.parent.is_dir():  # a worktree removed since: nothing left to move
             continue
         now_at = place_of(scopes[slug], slug, target, dest).path
         keep = GLOBAL if path.is_relative_to(dest) else f"{REPO} {path.parents[3]}"  # <repo>/.claude/skills/<slug>/SKILL.md
@@ -425,20 +428,22 @@ def hand_edited(paths: AgentPaths, link: AgentLink, skills: Iterable[Skill]) -> 
     scopes = all_scopes(paths, [skill.slug for skill in skills])
     found = {}
     for skill in skills:
-        path = place_of(scopes[skill.slug], skill.slug, link.format, dest).path
-        if path is None:
-            continue  # waits: nothing exported to be edited
-        try:
-            version = read_versioned(path)[1]
-        except OSError:
-            continue  # not a regular file: the export reports it
-        rendered = version_of(render_skill(skill).encode("utf-8"))
-        if (
-            decide(version, rendered, recorded_version(state.get(str(path))), _imported_from(imported, path, rendered))
-            == CONFLICT
-        ):
-            found[skill.slug] = str(path)
+        for path in place_of(scopes[skill.slug], skill.slug, link.format, dest).paths:  # none: it waits
+            if _edited_there(path, skill, state, imported):
+                found[skill.slug] = str(path)
+                break
     return found
+
+
+def _edited_there(path: Path, skill: Skill, state: dict, imported: dict) -> bool:
+    """Whether the ``SKILL.md`` at ``path`` was edited by hand since the last export wrote it."""
+    try:
+        version = read_versioned(path)[1]
+    except OSError:
+        return False  # not a regular file: the export reports it
+    rendered = version_of(render_skill(skill).encode("utf-8"))
+    recorded = recorded_version(state.get(str(path)))
+    return decide(version, rendered, recorded, _imported_from(imported, path, rendered)) == CONFLICT
 
 
 @dataclass(frozen=True)
@@ -451,12 +456,19 @@ class Place:
     repo: Repository | None = None
     why: str = ""
     refused: bool = False
+    copies: tuple[Path, ...] = ()  # the same file in each linked worktree of the repository
+    refusals: tuple[str, ...] = ()  # why a worktree's copy is not written (its folder links out of it)
+
+    @property
+    def paths(self) -> tuple[Path, ...]:
+        return ((self.path,) if self.path is not None else ()) + self.copies
 
 
 def place_of(scope: Scope, slug: str, target: str, dest: Path) -> Place:
     """A global skill goes to ``dest``; a repository's into that repository's skills folder for ``target``
-    (:data:`PROJECT_SKILLS`), unless ``dest`` is that folder already. A repository not on this machine:
-    the skill waits. A skills folder that links out of its repository is refused: no write leaves it."""
+    (:data:`PROJECT_SKILLS`), unless ``dest`` is that folder already, and into each of its linked worktrees
+    (an agent started in one reads that worktree's folder). A repository not on this machine: the skill
+    waits. A skills folder that links out of its repository or worktree is refused: no write leaves it."""
     if scope.root is None:
         return Place(dest / slug / "SKILL.md")
     folder = scope.root.joinpath(*PROJECT_SKILLS[target])
@@ -464,18 +476,35 @@ def place_of(scope: Scope, slug: str, target: str, dest: Path) -> Place:
         return Place(dest / slug / "SKILL.md", scope.root)
     if not scope.root.is_dir():
         return Place(None, why=f"its repository {display_path(scope.root)} is not on this machine ({scope.why})")
+    if refusal := _links_out(scope.root, folder / slug):
+        return Place(None, why=refusal, refused=True)
     real_root = Path(os.path.realpath(scope.root))
-    if not Path(os.path.realpath(folder / slug)).is_relative_to(real_root):
-        return Place(None, why=f"{folder / slug} links outside its repository {scope.root}; not written", refused=True)
-    register_root(scope.root)  # every read and write below it is confined to it (core/disk/confine.py)
     repo = repository_of(scope.root)
-    return Place(folder / slug / "SKILL.md", scope.root, repo if repo is not None and repo.root == real_root else None)
+    repo = repo if repo is not None and repo.root == real_root else None
+    copies, refusals = [], []
+    for worktree in repo.worktrees() if repo is not None else []:
+        copy = worktree.joinpath(*PROJECT_SKILLS[target], slug, "SKILL.md")
+        if refusal := _links_out(worktree, copy.parent):
+            refusals.append(refusal)
+        else:
+            copies.append(copy)
+    return Place(folder / slug / "SKILL.md", scope.root, repo, copies=tuple(copies), refusals=tuple(refusals))
+
+
+def _links_out(root: Path, folder: Path) -> str | None:
+    """Why ``folder`` is refused (it really lies outside ``root``: a link), or ``None``; from now on every read and
+    write below ``root`` is confined to it (:func:`~orkas_tui.core.disk.confine.register_root`)."""
+    if not Path(os.path.realpath(folder)).is_relative_to(Path(os.path.realpath(root))):
+        return f"{folder} links outside its repository {root}; not written"
+    register_root(root)
+    return None
 
 
 def exclude(repo: Repository, written: list[Path], lock_dir: Path) -> bool:
-    """Add each written path to the repository's ``.git/info/exclude`` (``/.claude/skills/x/SKILL.md``), once:
-    lines already there are not added again and nothing else in the file changes. ``True``: lines were added."""
-    lines = ["/" + path.relative_to(repo.root).as_posix() for path in written]
+    """Add each written path to the repository's ``.git/info/exclude`` (``/.claude/skills/x/SKILL.md``, relative
+    to the main tree or worktree it is in: one line covers them all), once: lines already there are not added
+    again and nothing else in the file changes. ``True``: lines were added."""
+    lines = ["/" + "/".join(path.parts[-4:]) for path in written]  # <tree>/.claude/skills/<slug>/SKILL.md
     data, version = read_versioned(repo.exclude)
     text = (data or b"").decode("utf-8", "surrogateescape")
     have = set(text.splitlines())
