@@ -157,14 +157,14 @@ def test_the_agents_corrections_and_real_errors_per_real_turn_before_and_after(r
     add_turn(root, "a", start - 1 * H)  # the conversation's task (its first prompt: never a correction), out of the window
     add_turn(root, "a", start, user=CORRECTION)
     add_turn(root, "a", start + 0.5 * H, user=CORRECTION, status="aborted")  # aborted: not a real turn
-    add_turn(root, "a", start + 1 * H, user=CORRECTION)
+    add_turn(root, "a", start + 1 * H, user="no, only the docs folder")  # after the interruption (the same words: a retry)
     add_turn(root, "a", start + 2 * H, errors=[{"error": "exit status 2"}, {"error": "exit status 2"}])
     add_turn(root, "a", start + 2.5 * H, status="error", end={"error": "ETIMEDOUT registry"})  # ended transient
     add_turn(root, "a", start + 3 * H, errors=[{"error": "ETIMEDOUT registry"}])  # a transient error: real, 0 errors
     change = note_at(root, start + 3.5 * H)  # a self-note change: measured on the agent too
     add_turn(root, "a", start + 4 * H)
     add_turn(root, "a", start + 5 * H, status="aborted")
-    add_turn(root, "a", start + 6 * H)
+    add_turn(root, "a", start + 6 * H, user="no, only the API docs")  # after the interruption, new words
     effect = change_effects([change], scan_of(root).turns(), 4)[change.id]
     assert effect.skill is None and effect.agent.window.status == "too few turns yet" and effect.agent.after is None
     assert (effect.agent.before.turns, effect.agent.before.corrections, effect.agent.before.real_errors) == (4, 2, 2)

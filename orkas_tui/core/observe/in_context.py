@@ -226,8 +226,8 @@ def judge(
     if lowered.lstrip().startswith(_NOT_TYPED):
         return None
     if context.before == "aborted":
-        if _RESUME.search(head, lowered, tokens, first) or any(words.seq == said for said, _ in context.earlier):
-            return None  # carried on, or the same words sent again: the interruption was not the agent's fault
+        if _RESUME.search(head, lowered, tokens, first) or (context.earlier and words.seq == context.earlier[-1].seq):
+            return None  # carried on, or the interrupted prompt sent again: the interruption was not the agent's fault
         return Verdict("interrupt", "interrupted the agent, then redirected it", one_line(head or text, FIRST_WORDS))
     if quiet:
         if len(typed) > SHORT:
