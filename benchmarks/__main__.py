@@ -299,14 +299,15 @@ def main(argv: list[str] | None = None) -> int:
         rows += _scale_rows(_child_json(["-m", "benchmarks.claude_scale", "--sizes", args.scale]), interpreter)
 
     if not args.no_tui:
+        rows.append(_demo_paint_row())
         paint = _child_json(["-m", "benchmarks.tui", "paint", str(ws)])
         rows.append(
             (
-                "TUI first paint (warm cache)",
-                f"{_s(paint['paint_s'])} (all in {_s(paint['complete_s'])})",
+                "TUI first paint (warm cache), from the process's start",
+                f"{_s(paint['from_start_s'])} (make_app to frame {_s(paint['paint_s'])}; all in {_s(paint['complete_s'])})",
                 "import of the app (textual)",
                 _s(paint["import_s"]),
-                f"target < 1 s: {'met' if paint['paint_s'] < 1 else 'MISSED'}",
+                f"target <= 2 s: {'met' if paint['from_start_s'] <= 2 else 'MISSED'}",
             )
         )
         rows.append(_app_rss_row(paint, f"the app, every agent read ({_shape(params)})"))
@@ -479,6 +480,24 @@ def _cold_rows(label: str, cold: dict) -> list[tuple[str, str, str, str, str]]:
             )
         )
     return rows
+
+
+def _demo_paint_row() -> tuple[str, str, str, str, str]:
+    """First paint of the demo workspace, from the process's start: what ``orkas-tui --demo`` shows a newcomer."""
+    from orkas_tui.demo.workspace import write_demo
+
+    root = cache_root() / "run" / "demo"
+    shutil.rmtree(root, ignore_errors=True)
+    write_demo(root)
+    _child_json(["-m", "benchmarks.tui", "paint", str(root)])  # the summary cache, as a second start finds it
+    paint = _child_json(["-m", "benchmarks.tui", "paint", str(root)])
+    return (
+        "TUI first paint of the demo, from the process's start",
+        f"{_s(paint['from_start_s'])} (make_app to frame {_s(paint['paint_s'])})",
+        "import of the app (textual)",
+        _s(paint["import_s"]),
+        f"target <= 1 s: {'met' if paint['from_start_s'] <= 1 else 'MISSED'}",
+    )
 
 
 def _child_json(args: list[str]) -> dict:

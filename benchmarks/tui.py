@@ -1,7 +1,7 @@
 """TUI figures, run in a child process: first paint, and live latency of appended turns.
 
 Prints one JSON object. ``paint``: seconds from ``make_app`` until the Turns tab
-shows rows (a screenful comes first), until every agent, the queue and every turn row
+shows rows (a screenful comes first), and from the process's start until then, until every agent, the queue and every turn row
 are in, the import time of the app, and the process's peak RSS once every agent is read. ``live``: for each appended turn,
 seconds from the ``write`` until the Turns tab holds its row; ``live-idle``: the same with
 the app's collector doing nothing.
@@ -29,6 +29,19 @@ from orkas_tui.tui.collector import Collector  # noqa: E402
 from orkas_tui.tui.widgets.turns import TurnsPane  # noqa: E402
 
 IMPORTED = time.perf_counter() - _T0
+
+
+def _since_process_start() -> float | None:
+    """Seconds since this process started (the kernel's start time, to 10 ms; Linux only): what a person
+    waits from pressing enter, the interpreter's start and every import included."""
+    try:
+        fields = Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()
+        started = int(fields[19]) / os.sysconf("SC_CLK_TCK")
+        return float(Path("/proc/uptime").read_text().split()[0]) - started
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 SIZE = (160, 48)
 
 
@@ -47,10 +60,13 @@ async def paint(root: Path) -> dict:
     painted: list[float] = []
     display = app._display  # called with each composed frame (written out unless headless)
 
+    from_start: list[float | None] = []
+
     def spy(screen, update) -> None:
         display(screen, update)
         if update is not None and not painted and app.query_one(TurnsPane).table.row_count:
             painted.append(time.perf_counter())
+            from_start.append(_since_process_start())
 
     app._display = spy
     async with app.run_test(size=SIZE):
@@ -61,7 +77,14 @@ async def paint(root: Path) -> dict:
         complete = time.perf_counter() - start
         rows = table.row_count
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kB on Linux
-    return {"import_s": IMPORTED, "paint_s": painted[0] - start, "complete_s": complete, "rows": rows, "rss_mb": peak_mb}
+    return {
+        "import_s": IMPORTED,
+        "paint_s": painted[0] - start,
+        "from_start_s": from_start[0],
+        "complete_s": complete,
+        "rows": rows,
+        "rss_mb": peak_mb,
+    }
 
 
 class _NoCollector(Collector):

@@ -19,6 +19,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "reflect": ("reflect", "register", "reflect on one agent now (or show exactly what would be sent)"),
     "cycle": ("reflect", "register", "run one scheduled cycle over the selected agents"),
     "daemon": ("reflect", "register", "run cycles on the schedule until stopped, logging each decision"),
+    "service": ("service", "register", "install, remove or show the user service that keeps the daemon running"),
     "proposals": ("proposals", "register", "list, show, approve, reject or edit reflection proposals"),
     "history": ("history", "register", "every change applied to an agent's skills and notes"),
     "revert": ("history", "register", "undo one applied change (refused if the file changed since)"),

@@ -41,6 +41,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     uninstall.add_argument("format", choices=FORMATS)
     uninstall.add_argument("--settings", metavar="PATH", help="claude-code: the settings.json (default: ~/.claude/settings.json)")
     uninstall.add_argument("--dry-run", action="store_true", help="print the change as a diff; write nothing")
+    uninstall.add_argument(
+        "--purge",
+        action="store_true",
+        help="also remove the SKILL.md files and notes block exported for this format that nobody changed since",
+    )
     add_workspace(uninstall)
     uninstall.set_defaults(func=run_uninstall)
     status = actions.add_parser("status", help="what is installed where, and the last hook runs and problems")
@@ -127,7 +132,7 @@ def run_uninstall(args: argparse.Namespace) -> int:
     if args.dry_run:
         diff = "".join(edit.diff() for edit in edits)
         print(diff or "nothing to change", end="" if diff else "\n")
-        return 0
+        return _purge(root, args.format, dry_run=True) if args.purge else 0
     for edit in edits:
         edit.write(root / ".orkas" if root.exists() else edit.path.parent)
         if edit.changed:
@@ -136,7 +141,25 @@ def run_uninstall(args: argparse.Namespace) -> int:
         print(f"not installed: no orkas-tui {args.format} hooks in {', '.join(str(edit.path) for edit in edits)}")
     if args.format == "claude-code" and (plugin := claude_plugin(claude_settings_path(args.settings))):
         print(f"still enabled: plugin {plugin} (it runs the hooks too; /plugin uninstall {plugin} in Claude Code removes it)")
+    if args.purge:
+        _purge(root, args.format, dry_run=False)
     print(f"kept: [agents.*] in {root / 'orkas.toml'} (approved changes are still exported there; delete the table to stop)")
+    return 0
+
+
+def _purge(root: Path, fmt: str, dry_run: bool) -> int:
+    """``--purge``: what orkas-tui exported for ``fmt`` and nobody changed since goes; the rest is listed."""
+    from orkas_tui.core.read.workspace import Workspace
+    from orkas_tui.core.store.purge import purge_workspace
+
+    if not (root / "agents").is_dir():
+        return 0
+    results = purge_workspace(Workspace(root), fmt, dry_run)
+    for agent, result in results.items():
+        for line in result.lines(dry_run):
+            print(f"{agent}: {line}")
+    if not results:
+        print(f"nothing exported for {fmt} to remove")
     return 0
 
 

@@ -7,12 +7,14 @@ import signal
 import sys
 import threading
 
-from orkas_tui.commands.io import add_json, add_now, add_workspace, now_arg, open_workspace, print_json
+from orkas_tui.commands.io import CliError, add_json, add_now, add_workspace, now_arg, open_workspace, print_json
 from orkas_tui.commands.status import queue_phrase
 from orkas_tui.core.read.timefmt import format_ts, utc_now
 from orkas_tui.core.reflect.cycle import CycleReport, run_cycle
-from orkas_tui.core.reflect.queue import workspace_queue
-from orkas_tui.core.reflect.reflection import REFLECTED, Outcome, Prepared, Progress, prepare, reflect
+from orkas_tui.core.reflect.keepers import daemon_lock
+from orkas_tui.core.reflect.queue import last_cycle_at, next_cycle_at
+from orkas_tui.core.reflect.reflection import OVER_BUDGET_STATUS, REFLECTED, Outcome, Prepared, Progress, prepare, reflect
+from orkas_tui.core.reflect.spend import cost_text, over_budget
 
 EXIT_TRANSIENT = 3
 EXIT_FAILED = 1
@@ -24,6 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_workspace(parser)
     parser.add_argument("agent", metavar="AGENT")
     parser.add_argument("--dry-run", action="store_true", help="print the messages, token count and redactions; send nothing")
+    parser.add_argument("--force", action="store_true", help="send even when today's spend has reached [model] daily_budget_usd")
     add_now(parser)
     add_json(parser)
     parser.set_defaults(func=run_reflect)
@@ -54,7 +57,7 @@ def progress_to_stderr(progress: Progress) -> None:
 def exit_code(outcome: Outcome) -> int:
     if outcome.status in (*REFLECTED, "nothing_new"):
         return 0
-    if outcome.status == "not_configured":
+    if outcome.status in ("not_configured", OVER_BUDGET_STATUS):
         return EXIT_NOT_CONFIGURED
     return EXIT_TRANSIENT if outcome.status == "transient_failure" else EXIT_FAILED
 
@@ -82,8 +85,7 @@ def render_outcome(outcome: Outcome) -> str:
     for bad in outcome.invalid:
         line += f"\n  invalid operation {bad['index']}: {bad['reason']}"
     if outcome.prompt_tokens is not None:
-        cost = "unknown" if outcome.cost_usd is None else f"${outcome.cost_usd:.4f}"
-        line += f"\n  tokens: {outcome.prompt_tokens} in, {outcome.completion_tokens} out; cost {cost}"
+        line += f"\n  tokens: {outcome.prompt_tokens} in, {outcome.completion_tokens} out; cost: {cost_text(outcome.cost_usd)}"
         if outcome.asks > 1:
             line += f" (both answers: the first did not fit the schema: {outcome.first_error})"
     return line
@@ -99,7 +101,7 @@ def run_reflect(args: argparse.Namespace) -> int:
         else:
             print(render_dry_run(prepared))
         return 0
-    outcome = reflect(workspace, args.agent, now_arg(args.now), None if args.json else progress_to_stderr)
+    outcome = reflect(workspace, args.agent, now_arg(args.now), None if args.json else progress_to_stderr, force=args.force)
     if args.json:
         print_json(outcome.to_json())
     elif outcome.status in REFLECTED:
@@ -133,17 +135,32 @@ def run_daemon(args: argparse.Namespace) -> int:
         from orkas_tui.commands.service import install_service
 
         return install_service(workspace.root.expanduser().absolute(), args.dry_run)
+    try:
+        with daemon_lock(workspace):  # the queue's proof that something runs the schedule
+            return _daemon_loop(workspace, args)
+    except BlockingIOError:
+        raise CliError(f"a daemon already runs for {workspace.root} (it holds {workspace.private / 'daemon.lock'})") from None
+
+
+def _daemon_loop(workspace, args: argparse.Namespace) -> int:
     stop = threading.Event()
     previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGTERM, signal.SIGINT)}
     print(f"daemon: workspace {workspace.root}; cycle every {workspace.settings.schedule.cycle_interval}", flush=True)
     try:
-        cycles = 0
+        cycles, waiting = 0, None
         while not stop.is_set():
             now = utc_now()
-            plan = workspace_queue(workspace, now)
-            if now < plan.next_cycle_at:
-                stop.wait(min((plan.next_cycle_at - now).total_seconds(), args.poll))
+            due = next_cycle_at(last_cycle_at(workspace), now, workspace.settings.schedule.cycle_interval)
+            if now < due:
+                stop.wait(min((due - now).total_seconds(), args.poll))
                 continue
+            if reason := over_budget(workspace, now):  # as the hooks do: the cycle waits, it is not spent on nobody
+                if reason != waiting:
+                    print(f"{format_ts(now)} cycle due, not started: {reason}", flush=True)
+                waiting = reason
+                stop.wait(args.poll)
+                continue
+            waiting = None
             log = lambda p: print(f"{format_ts(utc_now())} [{p.agent}] {p.stage}: {p.message}", flush=True)  # noqa: E731
             print(f"{format_ts(now)} " + render_cycle(run_cycle(workspace, now, log, stop)), flush=True)
             cycles += 1

@@ -11,7 +11,9 @@ from orkas_tui.core.observe.skill_metrics import NO_USE
 from orkas_tui.core.read.not_read import read_not_read
 from orkas_tui.core.read.timefmt import format_ts
 from orkas_tui.core.read.workspace import Area
+from orkas_tui.core.reflect.keepers import keepers
 from orkas_tui.core.reflect.queue import last_cycle_at, plan_for
+from orkas_tui.core.reflect.spend import spending, workspace_usage
 from orkas_tui.core.reflect.verdict import judged, verdict
 from orkas_tui.core.store.changes import recover_workspace
 from orkas_tui.core.store.history import list_changes
@@ -23,6 +25,8 @@ from orkas_tui.core.summary.scan import collector_paused, refreshed, usable_cpus
 from orkas_tui.core.textfmt import rate, table
 
 RECENT_TURNS = 10
+RECENT_REFLECTIONS = 10  # each agent's newest reflections in status --json
+RECENT_REFLECTIONS_SHOWN = 3  # in the text status
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -74,11 +78,15 @@ def workspace_status(
         settings,
         jobs,
     )
+    usage = workspace_usage(workspace)
+    spent = spending(workspace, now, usage)
     plan = plan_for(
         [(p, last, scan.activity()) for (p, _, last, _), scan in zip(listed, scans, strict=True)],
         now,
         settings,
         last_cycle_at(workspace),
+        spent,
+        keepers(workspace),
     )
     rows = []
     for (paths, notes, last, survey), scan in zip(listed, scans, strict=True):
@@ -97,12 +105,18 @@ def workspace_status(
         row["not_read"] = read_not_read(paths)  # what imports could not read: unknown kinds, malformed lines
         if (decision := plan.decision(paths.id)) is not None:  # every agent is planned
             row["queue"] = decision.to_json()
+        # each reflection's tokens and cost, newest first (events.jsonl keeps them all)
+        row["reflections"] = [u.to_json() for u in reversed(usage.get(paths.id, [])[-RECENT_REFLECTIONS:])]
         rows.append(row)
+    plan_doc = plan.to_json()
     return {
         "workspace": str(workspace.root),
         "now": format_ts(now),
         "threshold": settings.threshold,
-        "next_cycle_at": format_ts(plan.next_cycle_at),
+        "next_cycle_at": plan_doc["next_cycle_at"],
+        "cycle_due_at": plan_doc["cycle_due_at"],
+        "run_by": plan_doc["run_by"],
+        "spending": plan_doc["spending"],
         "agents": rows,
     }
 
@@ -127,6 +141,9 @@ def run_status(args: argparse.Namespace) -> int:
 
 def render_status(doc: dict, recent: int | None) -> str:
     out = [f"workspace {doc['workspace']}   now {doc['now']}   threshold {doc['threshold']}"]
+    out.append(f"reflections cost: {doc['spending']['text']}" + _over(doc["spending"]))
+    run_by = doc["run_by"]
+    out.append(f"next cycle: {doc['next_cycle_at']}, run by {run_by['text']}" if doc["next_cycle_at"] else run_by["text"])
     if not doc["agents"]:
         out.append("no agents yet (agents/<id>/ folders)")
     for agent in doc["agents"]:
@@ -152,6 +169,8 @@ def render_status(doc: dict, recent: int | None) -> str:
             )
         if "queue" in agent:
             out.append("queue: " + queue_phrase(agent["queue"]))
+        for usage in agent["reflections"][:RECENT_REFLECTIONS_SHOWN]:
+            out.append(f"reflection {usage['ts']} {usage['status']}: {usage['text']}")
         shown = turns if recent is None else turns[:recent]
         if shown:
             rows = [
@@ -204,6 +223,10 @@ def render_status(doc: dict, recent: int | None) -> str:
         for problem in agent.get("problems", []):
             out.append(f"! {problem}")
     return "\n".join(out)
+
+
+def _over(spent: dict) -> str:
+    return f"; {spent['over_budget']}" if spent["over_budget"] else ""
 
 
 def queue_phrase(decision: dict) -> str:

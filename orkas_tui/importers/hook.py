@@ -412,6 +412,10 @@ def _start_cycle(workspace: Workspace) -> str | None:
     now = utc_now()
     if now < next_cycle_at(last_cycle_at(workspace), now, workspace.settings.schedule.cycle_interval):
         return None
+    from orkas_tui.core.reflect.spend import over_budget
+
+    if reason := over_budget(workspace, now):
+        return reason  # the cycle would select nobody: the hook log says why none started
     workspace.private.mkdir(parents=True, exist_ok=True)
     fd = os.open(confined(workspace.private / "cycle.lock"), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
     try:

@@ -15,7 +15,7 @@ from pathlib import Path
 import orjson
 
 from orkas_tui.core.disk.confine import open_regular
-from orkas_tui.core.disk.write import append_bytes
+from orkas_tui.core.disk.write import append_bytes, atomic_write
 from orkas_tui.core.read.timefmt import format_ts, utc_now
 
 LOG_NAME = "hooks.log"
@@ -64,3 +64,27 @@ def read_log(private: Path) -> list[tuple[int, dict]]:
             entries.append((offset, value))
         offset += len(raw)
     return entries
+
+
+SEEN_NAME = "hooks.seen"  # when a person last looked at the agent's Events tab: problems after it are news
+
+
+def seen_at(private: Path) -> str | None:
+    """The time the log was last looked at (RFC 3339), or ``None``: never."""
+    try:
+        with open_regular(private / SEEN_NAME) as handle:
+            text = handle.read(64).decode("ascii", "replace").strip()
+    except OSError:
+        return None
+    return text or None
+
+
+def mark_seen(private: Path, at: str) -> None:
+    atomic_write(private / SEEN_NAME, at + "\n")
+
+
+def problems_since(entries: list[tuple[int, dict]], seen: str | None) -> int:
+    """The hook problems logged after ``seen`` (all of them when never seen)."""
+    return sum(
+        1 for _, entry in entries if entry.get("type") == "hook_problem" and (seen is None or str(entry.get("ts") or "") > seen)
+    )

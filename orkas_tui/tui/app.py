@@ -40,6 +40,7 @@ from orkas_tui.core.store.proposals import PROPOSALS, ProposalError
 from orkas_tui.core.store.scopes import GLOBAL, LEARNED, REPO, ScopeError
 from orkas_tui.core.store.skills import BrokenSkill, SkillError
 from orkas_tui.core.store.user_edits import delete_skill, edit_skill, save_note, save_skill_text
+from orkas_tui.importers.hook_log import mark_seen
 from orkas_tui.tui import messages
 from orkas_tui.tui.collector import YOUNG_S, Collector
 from orkas_tui.tui.data import AgentView, WorkspaceData
@@ -94,6 +95,9 @@ def style_paths() -> list[str | PurePath]:
 def _bindings(declared: Iterable[BindingType]) -> list[Binding]:
     """A class's bindings as declared: each one a :class:`Binding` (a tuple has no id to rebind)."""
     return [b for b in declared if isinstance(b, Binding)]
+
+
+PRELOAD_AFTER_S = 3.0  # after the first full paint: the model client's import would compete with it
 
 
 class OrkasApp(App[None]):
@@ -189,15 +193,14 @@ class OrkasApp(App[None]):
                 timeout=20,
             )
         self.load(None)
-        if self.preload:
-            self.preload_model_client()
         if self.watching:
             self.watch_files()
             self.set_interval(TICK_S, lambda: self.load({}))  # ages and the countdown move on
 
     @work(thread=True, group="preload")
     def preload_model_client(self) -> None:
-        """litellm takes seconds to import: do it now, in the background, so the first reflection starts at once."""
+        """litellm takes seconds to import: do it in the background once the app has painted and settled (not
+        during its first paint, which it would slow), so the first reflection starts at once."""
         from orkas_tui.core.reflect.llm import preload
 
         preload()
@@ -402,9 +405,14 @@ class OrkasApp(App[None]):
         """The queue's decisions: the Queue tab and the sidebar's badges."""
         if self.torn_down():
             return
+        spent_before = self.plan.spent if self.plan else None
         self.plan = plan
         self.query_one(QueuePane).show(plan, self.settings, self.now())
+        if plan.spent != spent_before and self.agent in self.views:  # the header's totals
+            self.show_agent(self.views[self.agent], frozenset())
         self.show_sidebar(())
+        if not self.loaded and self.preload and plan.not_configured is None:  # a model to reach: warm its client
+            self.set_timer(PRELOAD_AFTER_S, self.preload_model_client)  # once the first screens are drawn and idle
         self.loaded = True
         self._show_empty_state()
 
@@ -470,6 +478,7 @@ class OrkasApp(App[None]):
         self.agent = agent
         self.collector.changed(thaw=True)  # the rows of the agent left behind are garbage now
         self.show_agent(self.views[agent])
+        self._events_looked_at()
 
     def show_agent(self, view: AgentView, areas: frozenset[Area] = AGENT_AREAS) -> None:
         """Show an agent; after a refresh, only the panes fed by the re-read ``areas`` are redone."""
@@ -482,6 +491,11 @@ class OrkasApp(App[None]):
             header.append(f" · {view.meta.description}")
         triggering = sum(1 for t in view.turns if t.summary.triggers)
         header.append(f"\n{len(view.turns)} turns · {triggering} triggering · {len(view.skills)} skills", style="dim")
+        spent = self.plan.spent if self.plan is not None else None
+        if spent is not None and (spent.month.reflections or spent.budget_usd is not None):  # every agent's, one total
+            header.append(f" · cost today {spent.today.text()}, this month {spent.month.text()}", style="dim")
+            if spent.over:
+                header.append(" (over today's budget)", style="bold red")
         if view.malformed:
             header.append(f" · ⚠ {view.malformed} malformed lines skipped", style="yellow")
         if unread := view.not_read.get("records"):  # records of kinds the importers do not know: never read as work
@@ -519,6 +533,29 @@ class OrkasApp(App[None]):
     @on(Sidebar.AgentSelected)
     def _agent_selected(self, event: Sidebar.AgentSelected) -> None:
         self.select_agent(event.agent)
+
+    @on(TabbedContent.TabActivated, "#tabs")
+    def _tab_shown(self) -> None:
+        self._events_looked_at()
+
+    def _events_looked_at(self) -> None:
+        """The Events tab of an agent with hook problems not looked at yet is on screen: they are seen now."""
+        view = self.views.get(self.agent) if self.agent else None
+        if view is not None and view.hook_problems and self.query_one(TabbedContent).active == "events":
+            newest = max(str(entry.get("ts") or "") for _, entry in view.hook_log)  # what is on screen, by the log's clock
+            self._mark_hooks_seen(view.id, newest)
+
+    @work(thread=True, group="save")
+    def _mark_hooks_seen(self, agent: str, at: str) -> None:
+        data = self.data.agents.get(agent)
+        if data is None:
+            return
+        try:
+            mark_seen(data.paths.private, at)
+        except OSError as exc:
+            self.call_from_thread(self.notify, f"cannot note that the hook problems were seen: {exc}", severity="warning")
+            return
+        self.call_from_thread(self.reload_agent, agent, Area.PRIVATE)
 
     # actions --------------------------------------------------------------
 

@@ -19,7 +19,9 @@ from orkas_tui.core.read.not_read import read_not_read
 from orkas_tui.core.read.tail import JsonlTail
 from orkas_tui.core.read.workspace import AGENT_AREAS, AgentMeta, AgentPaths, Area, Workspace, read_agent_meta
 from orkas_tui.core.reflect.effects import Effect
+from orkas_tui.core.reflect.keepers import keepers
 from orkas_tui.core.reflect.queue import QueuePlan, Standing, last_cycle_at, plan_for
+from orkas_tui.core.reflect.spend import Usage, read_usage, totals
 from orkas_tui.core.reflect.verdict import Verdict, judged, verdict
 from orkas_tui.core.store.export import hand_edited, unlisted, way_out
 from orkas_tui.core.store.history import Change, list_changes
@@ -30,7 +32,7 @@ from orkas_tui.core.store.skills import BrokenSkill, Skill, SkillStore
 from orkas_tui.core.summary.report import Activity, SkillRow, last_reflection
 from orkas_tui.core.summary.scan import AgentScan
 from orkas_tui.core.summary.turn import Turn
-from orkas_tui.importers.hook_log import read_log
+from orkas_tui.importers.hook_log import problems_since, read_log, seen_at
 
 EVENTS_KEPT = 2_000
 
@@ -55,6 +57,7 @@ class AgentView:
     hand_edited: dict[str, str] = field(default_factory=dict)  # slug -> its exported SKILL.md, edited by hand since
     unlisted: dict[str, str] = field(default_factory=dict)  # slug -> why the linked agent's export leaves it out
     verdicts: dict[str, Verdict] = field(default_factory=dict)  # slug -> what its rates say, over which turns
+    hook_problems: int = 0  # hook problems logged since the person last looked at the Events tab
     export_fix: str = ""  # how a person resolves one (the agent's export link)
     scopes: dict[str, Scope] = field(default_factory=dict)  # slug -> where its export goes (core/store/scopes.py)
     areas: frozenset[Area] = field(default_factory=frozenset)
@@ -89,6 +92,7 @@ class AgentData:
         self._export_fix = ""
         self._scopes: dict[str, Scope] = {}
         self._hook_log: list[tuple[int, dict]] = []
+        self._hook_seen: str | None = None
         self._not_read: dict = {}
 
     @property
@@ -121,6 +125,7 @@ class AgentData:
             self._proposals = list_proposals(self.paths)
             self._changes = list_changes(self.paths)
             self._hook_log = read_log(self.paths.private)
+            self._hook_seen = seen_at(self.paths.private)
             self._not_read = read_not_read(self.paths)
         if areas & {Area.SKILLS, Area.PRIVATE}:  # an export, or a skill changed since: read where it was exported
             link = self.workspace.settings.agents.get(self.id)
@@ -142,6 +147,7 @@ class AgentData:
             broken_skills=dict(self._broken),
             events=list(self._events),
             hook_log=list(self._hook_log),
+            hook_problems=problems_since(self._hook_log, self._hook_seen),
             notes=dict(self._notes),
             prompt=prompt_block(self.notes, self._skills),
             proposals=list(self._proposals),
@@ -168,6 +174,7 @@ class WorkspaceData:
         self.agents: dict[str, AgentData] = {}
         self.lock = threading.RLock()
         self._activity: dict[str, tuple[datetime | None, Activity]] = {}  # the queue's view of each agent
+        self._usage: dict[str, list[Usage]] = {}  # each agent's reflections' cost, read again when its events change
 
     def sync_agents(self) -> list[str]:
         """Pick up agents that appeared or went away; return the ones that went away."""
@@ -176,6 +183,7 @@ class WorkspaceData:
         for agent_id in gone:
             del self.agents[agent_id]
             self._activity.pop(agent_id, None)
+            self._usage.pop(agent_id, None)
         for agent_id in ids:
             if agent_id not in self.agents:
                 self.agents[agent_id] = AgentData(self.workspace.agent(agent_id), self.workspace)
@@ -198,6 +206,8 @@ class WorkspaceData:
     def load(self, agent_id: str, areas: frozenset[Area]) -> AgentView:
         """Re-read one agent's areas; the queue weighs its activity again at the next :meth:`plan`."""
         self._activity.pop(agent_id, None)
+        if Area.EVENTS in areas:
+            self._usage.pop(agent_id, None)
         return self.agents[agent_id].load(areas)
 
     def save_caches(self) -> None:
@@ -217,5 +227,9 @@ class WorkspaceData:
             if agent_id not in self._activity:
                 last = last_reflection(data.scan.paths)
                 self._activity[agent_id] = (last, data.scan.activity())
+            if agent_id not in self._usage:
+                self._usage[agent_id] = read_usage(data.scan.paths)
             standings.append((data.scan.paths, *self._activity[agent_id]))
-        return plan_for(standings, now, self.workspace.settings, last_cycle_at(self.workspace))
+        settings = self.workspace.settings
+        spent = totals((u for found in self._usage.values() for u in found), now, settings.model.daily_budget_usd)
+        return plan_for(standings, now, settings, last_cycle_at(self.workspace), spent, keepers(self.workspace))

@@ -16,28 +16,16 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from orkas_tui.core.read.workspace import Area
-from orkas_tui.core.reflect.cycle import run_cycle
 from orkas_tui.core.reflect.model_setup import not_configured
-from orkas_tui.core.reflect.reflection import (
-    APPLYING,
-    BUNDLE,
-    DONE,
-    NOTHING_NEW,
-    RETRYING,
-    VALIDATING,
-    WAITING,
-    Outcome,
-    Prepared,
-    Progress,
-    prepare,
-    reflect,
-)
+from orkas_tui.core.reflect.spend import over_budget
+from orkas_tui.core.reflect.stages import APPLYING, BUNDLE, DONE, NOTHING_NEW, RETRYING, VALIDATING, WAITING, Progress
 from orkas_tui.tui.screens.confirm import Choose
 from orkas_tui.tui.screens.text_view import TextView
 from orkas_tui.tui.widgets.proposals import ProposalsPane
 from orkas_tui.tui.widgets.queue import QueuePane
 
 if TYPE_CHECKING:
+    from orkas_tui.core.reflect.reflection import Outcome, Prepared
     from orkas_tui.tui.app import OrkasApp
 
 STAGE_STYLE = {
@@ -193,14 +181,17 @@ class Reflections:
         self.app.run_worker(lambda: self._prepare_then_ask(agent), thread=True, group="prepare")
 
     def _prepare_then_ask(self, agent: str) -> None:
+        from orkas_tui.core.reflect.reflection import prepare  # in the worker: the app starts without it
+
         try:
             prepared = prepare(self.app.workspace, agent)
         except (OSError, ValueError) as exc:
             self.app.call_from_thread(self.app.notify, f"cannot build the bundle: {exc}", severity="error")
             return
-        self.app.call_from_thread(self._ask_send, agent, prepared)
+        self.app.call_from_thread(self._ask_send, agent, prepared, over_budget(self.app.workspace, self.app.now()))
 
-    def _ask_send(self, agent: str, prepared: Prepared) -> None:
+    def _ask_send(self, agent: str, prepared: Prepared, over: str | None = None) -> None:
+        """Ask before sending; over today's budget the question says so and the choice is "Send anyway"."""
         if not prepared.bundle.conversations:  # nothing to send: say so rather than offer an empty bundle
             self.app.notify(f"{agent}: {NOTHING_NEW}", title="Reflection", timeout=10)
             return
@@ -214,20 +205,25 @@ class Reflections:
             f"turn(s) first, then {len(prepared.bundle.conversations)} conversation(s); "
             f"it is sent to {model}. Nothing else leaves this machine."
         )
+        if over:
+            question += f"\n\nThe workspace is {over}: the schedule waits. Send this one anyway?"
 
         def answer(choice: str | None) -> None:
             if choice == "send":
-                self._run(agent, lambda cancel: [self._reflect(agent, cancel)])
+                self._run(agent, lambda cancel: [self._reflect(agent, cancel, force=over is not None)])
             elif choice == "bundle":
                 self.app.push_screen(
                     TextView(f"Bundle for {agent}: exactly what would be sent (esc to go back)", bundle_text(prepared)),
-                    lambda _: self._ask_send(agent, prepared),
+                    lambda _: self._ask_send(agent, prepared, over),
                 )
 
-        self.app.push_screen(Choose(question, [("cancel", "Cancel"), ("bundle", "Show bundle"), ("send", "Send")]), answer)
+        send = "Send anyway" if over else "Send"
+        self.app.push_screen(Choose(question, [("cancel", "Cancel"), ("bundle", "Show bundle"), ("send", send)]), answer)
 
-    def _reflect(self, agent: str, cancel: threading.Event) -> Outcome:
-        return reflect(self.app.workspace, agent, self.app.now(), on_progress=self._report, cancel=cancel)
+    def _reflect(self, agent: str, cancel: threading.Event, force: bool = False) -> Outcome:
+        from orkas_tui.core.reflect.reflection import reflect
+
+        return reflect(self.app.workspace, agent, self.app.now(), on_progress=self._report, cancel=cancel, force=force)
 
     def _run(self, first: str, call: Callable[[threading.Event], list[Outcome]]) -> None:
         """Run ``call`` in a thread worker (one at a time), with the activity shown and x to cancel it."""
@@ -269,6 +265,8 @@ class Reflections:
         )
 
     def _cycle(self, cancel: threading.Event) -> list[Outcome]:
+        from orkas_tui.core.reflect.cycle import run_cycle
+
         report = run_cycle(self.app.workspace, self.app.now(), on_progress=self._report, cancel=cancel)
         self.app.call_from_thread(self.app.load, {})
         return report.outcomes
@@ -288,6 +286,8 @@ class Reflections:
             self.app.run_worker(lambda: self._show_bundle(agent), thread=True, group="prepare")
 
     def _show_bundle(self, agent: str) -> None:
+        from orkas_tui.core.reflect.reflection import prepare
+
         prepared = prepare(self.app.workspace, agent)
         title = (
             f"Bundle for {agent}: {prepared.bundle.tokens:,} tokens, {prepared.prompt.redactions} redaction(s), "

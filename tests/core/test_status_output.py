@@ -15,9 +15,10 @@ from orkas_tui.commands.status import RECENT_TURNS, render_status
 from orkas_tui.core.observe.signals import score_turn
 from orkas_tui.core.observe.skill_metrics import SkillMetrics, skill_metrics
 from orkas_tui.core.read.not_read import read_not_read
-from orkas_tui.core.read.timefmt import format_ts, parse_ts
+from orkas_tui.core.read.timefmt import parse_ts
 from orkas_tui.core.read.workspace import AgentPaths, Workspace, write_state
 from orkas_tui.core.reflect.queue import workspace_queue
+from orkas_tui.core.reflect.spend import read_usage
 from orkas_tui.core.reflect.verdict import judged, verdict
 from orkas_tui.core.store.history import list_changes
 from orkas_tui.core.store.notes import SelfNotes
@@ -74,12 +75,16 @@ def reference(ws: Path) -> str:
         doc = compose_status(
             scan.paths, SelfNotes(scan.paths, scan.settings), fields, rows, problems, last_reflection(scan.paths)
         )
-        agents.append({**doc, "not_read": read_not_read(scan.paths), "queue": plan.decision(scan.id).to_json()})
+        reflections = [u.to_json() for u in reversed(read_usage(scan.paths)[-10:])]
+        agents.append(
+            {**doc, "not_read": read_not_read(scan.paths), "queue": plan.decision(scan.id).to_json(), "reflections": reflections}
+        )
+    queue = plan.to_json()
     doc = {
         "workspace": str(workspace.root),
         "now": NOW,
         "threshold": workspace.settings.threshold,
-        "next_cycle_at": format_ts(plan.next_cycle_at),
+        **{key: queue[key] for key in ("next_cycle_at", "cycle_due_at", "run_by", "spending")},
         "agents": agents,
     }
     return orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode() + "\n"

@@ -137,14 +137,14 @@ def test_plan_queue_is_a_pure_function_of_scans_and_now(root):
     assert tree() == before
 
 
-def test_next_cycle_at_follows_the_last_cycle(root):
+def test_the_cycle_is_due_by_the_last_cycle(root):
     ws = configure(root)
-    assert workspace_queue(ws, NOW).next_cycle_at == NOW
+    assert workspace_queue(ws, NOW).cycle_due_at == NOW
     record_cycle(ws, NOW - H)
     plan = workspace_queue(ws, NOW)
     assert plan.last_cycle_at == NOW - H
-    assert plan.next_cycle_at == NOW - H + timedelta(hours=12, minutes=30)
-    assert workspace_queue(ws, NOW + 2 * D).next_cycle_at == NOW + 2 * D  # overdue: now
+    assert plan.cycle_due_at == NOW - H + timedelta(hours=12, minutes=30)
+    assert workspace_queue(ws, NOW + 2 * D).cycle_due_at == NOW + 2 * D  # overdue: now
 
 
 def test_queue_cli_json_and_text(root, capsys):
@@ -153,7 +153,8 @@ def test_queue_cli_json_and_text(root, capsys):
     set_reflected(root, "cool", NOW - H)
     add_turn(root, "cool", NOW - timedelta(minutes=5))
     doc = run_json(capsys, "queue", "--workspace", str(root), "--now", format_ts(NOW))
-    assert doc["next_cycle_at"] == "2026-11-30T09:00:00Z"
+    assert doc["cycle_due_at"] == "2026-11-30T09:00:00Z"
+    assert doc["next_cycle_at"] is None  # no hooks and no daemon: nothing will run it
     rows = {a["id"]: a for a in doc["agents"]}
     assert set(rows["hot"]) >= {
         "id",

@@ -324,7 +324,7 @@ def test_cycle_reflects_on_the_selected_agents_and_records_the_cycle(coder, serv
     assert all(o["status"] == "nothing_to_save" for o in doc["outcomes"])
     queue = json.loads(run_cli(capsys, "queue", "--json", "--workspace", str(coder), "--now", format_ts(NOW))[1])
     assert queue["last_cycle_at"] == format_ts(NOW)
-    assert queue["next_cycle_at"] == "2026-11-30T21:30:00Z"
+    assert queue["cycle_due_at"] == "2026-11-30T21:30:00Z"
 
 
 def test_daemon_runs_a_cycle_and_logs_each_decision(root, server, capsys):

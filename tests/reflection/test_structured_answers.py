@@ -171,7 +171,7 @@ def test_the_cli_says_both_answers_were_counted(root, server, capsys) -> None:
     workspace(root, server, PLAIN_MODEL)
     code, out, err = run_cli(capsys, "reflect", "a1", "--workspace", str(root), "--now", "2026-11-30T09:00:00Z")
     assert code == 0, err
-    assert "tokens: 2400 in, 160 out; cost unknown (both answers: the first did not fit the schema: operation 0" in out
+    assert "tokens: 2400 in, 160 out; cost: price unknown (both answers: the first did not fit the schema: operation 0" in out
 
 
 def test_a_cancel_before_the_second_ask_is_honoured(root, server) -> None:

@@ -209,3 +209,33 @@ async def test_enter_on_an_event_shows_it_whole(app_factory, demo_ws: Path) -> N
         assert "END-OF-MESSAGE" in app.screen.text and '"tool": "claude-code"' in app.screen.text
         await pilot.press("escape")
         await _wait_for(pilot, lambda: not isinstance(app.screen, TextView))
+
+
+async def test_hook_problems_not_looked_at_are_badged_until_the_events_tab_is_seen(app_factory, demo_ws: Path) -> None:
+    """Two hook problems logged for ops: its sidebar row says ✗2 from any tab; opening its Events tab
+    marks them seen (the badge goes, and stays gone on the next start); a later problem badges again."""
+    from orkas_tui.core.read.workspace import AgentPaths
+    from orkas_tui.importers.hook_log import append_log
+    from orkas_tui.tui.widgets.sidebar import Sidebar
+
+    private = AgentPaths(demo_ws / "agents" / "ops").private
+    for message in ("input is not JSON", "no transcript_path"):
+        append_log(private, "problem", tool="claude-code", message=message)
+
+    def agent_cell(app) -> str:
+        return str(app.query_one(Sidebar).get_cell("ops", "agent"))
+
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_agent(pilot, "coder")
+        await _wait_for(pilot, lambda: agent_cell(app).startswith("✗2 "))
+        await open_agent(pilot, "ops")
+        await pilot.press("6")
+        await _wait_for(pilot, lambda: not agent_cell(app).startswith("✗"))
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_agent(pilot, "coder")
+        assert not agent_cell(app).startswith("✗")
+        append_log(private, "problem", tool="claude-code", message="a third")
+        app.reload_agent("ops", Area.PRIVATE)
+        await _wait_for(pilot, lambda: agent_cell(app).startswith("✗1 "))

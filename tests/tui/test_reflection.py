@@ -220,9 +220,13 @@ async def test_a_slow_model_shows_stage_spinner_and_elapsed_seconds_and_x_cancel
             assert app.views["coder"].proposals == [] or all(p.summary != "late" for p in app.views["coder"].proposals)
 
 
-async def test_the_model_client_is_imported_in_the_background_at_start(app_factory) -> None:
+async def test_the_model_client_is_imported_in_the_background_after_the_first_paint(app_factory, demo_ws: Path) -> None:
+    """With a model to reach, its client is warmed once the first screens are drawn, not during them."""
+    (demo_ws / "orkas.toml").write_text('[model]\nname = "openai/test-model"\napi_base = "http://127.0.0.1:9/v1"\n')
     app = app_factory(preload=True)
     async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert not app.model_client_ready  # the first paint did not wait for it, nor share the process with it
         for _ in range(400):  # seconds in a fresh process, at once when another test imported it
             if app.model_client_ready:
                 break

@@ -241,6 +241,8 @@ class ModelSettings(msgspec.Struct, frozen=True):
     timeout_s: Annotated[float, Meta(ge=0.1, le=86_400.0)] = 120.0
     max_retries: Annotated[int, Meta(ge=0, le=20)] = 2
     retry_backoff_s: Annotated[float, Meta(ge=0.0, le=3_600.0)] = 2.0
+    # the most reflections may spend in one local day, in US dollars (litellm's price map); None: no cap
+    daily_budget_usd: Annotated[float, Meta(ge=0.0, le=1_000_000.0)] | None = None
 
 
 class AgentLink(msgspec.Struct, frozen=True):
@@ -329,6 +331,7 @@ LAYOUT: dict[str, str] = {
     "model.timeout_s": "model.timeout_s",
     "model.max_retries": "model.max_retries",
     "model.retry_backoff_s": "model.retry_backoff_s",
+    "model.daily_budget_usd": "model.daily_budget_usd",
     "reflection.auto_apply": "auto_apply",
     "reflection.effect_window": "effect_window",
     "export.listing_chars_claude_code": "listing_chars_claude_code",
@@ -551,7 +554,8 @@ def _refused(error: msgspec.ValidationError, value: Any, kind: Any) -> tuple[lis
     if message.startswith("Invalid enum value"):
         return steps, f"must be one of {', '.join(get_args(_bare(kind)))}, not {_show(value)}"
     if _OUT_OF_RANGE.match(message):
-        low, high = next((arg.ge, arg.le) for arg in get_args(kind)[1:] if isinstance(arg, msgspec.Meta))
+        bounded = next(arg for arg in (kind, *get_args(kind)) if get_origin(arg) is Annotated)  # also under ``| None``
+        low, high = next((arg.ge, arg.le) for arg in get_args(bounded)[1:] if isinstance(arg, msgspec.Meta))
         assert low is not None and high is not None  # every number here has both bounds
         return steps, f"{_show(value)} is out of range (allowed {_number(low)} to {_number(high)})"
     return steps, message  # _decode's own words

@@ -72,6 +72,12 @@ def model_summary(settings: Settings) -> list[tuple[str, str]]:
         ("API base", m.api_base or "the provider's default"),
         ("API key", key),
         ("Time-out, retries", f"{m.timeout_s:g} s, {m.max_retries} retries ({m.retry_backoff_s:g} s back-off, doubling)"),
+        (
+            "Daily budget",
+            "none: [model] daily_budget_usd sets one"
+            if m.daily_budget_usd is None
+            else f"${m.daily_budget_usd:g} a day (your local day), priced by litellm's price map; cycles wait beyond it",
+        ),
     ]
 
 

@@ -5,7 +5,13 @@ last reflection and its activity since), the moment ``now`` and the time of the 
 reads each agent's back-off state but writes nothing, so the CLI, the daemon and the
 TUI all show the same decision. Every agent left out gets exactly one reason, the first that applies in
 the spec's order: ``no changes``, ``cooling down (until ...)``, ``no trigger``,
-``over the per-cycle cap``.
+``over the per-cycle cap``; a back-off after failures comes before ``no trigger``, and
+``over today's budget`` (``[model] daily_budget_usd`` spent, ``spend.py``) before the cap:
+every agent that would be selected waits with it.
+
+The plan promises a next cycle (``next_cycle_at``) only when something will run it
+(``keepers.py``: the daemon, or hooks); otherwise it is ``None`` and the plan says what
+to install. The schedule's own clock stays in ``cycle_due_at``.
 """
 
 from __future__ import annotations
@@ -22,7 +28,9 @@ from orkas_tui.core.disk.write import atomic_write
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.timefmt import format_ts, later, parse_ts
 from orkas_tui.core.read.workspace import AgentPaths, Workspace, read_state
+from orkas_tui.core.reflect.keepers import Keepers, keepers
 from orkas_tui.core.reflect.model_setup import not_configured
+from orkas_tui.core.reflect.spend import Spending, spending
 from orkas_tui.core.summary.report import Activity, last_reflection
 from orkas_tui.core.summary.scan import AgentScan, refreshed
 
@@ -103,9 +111,16 @@ class QueuePlan:
 
     now: datetime
     last_cycle_at: datetime | None
-    next_cycle_at: datetime
+    cycle_due_at: datetime  # what the schedule's clock says, whether or not anything will run it
     decisions: list[QueueDecision]
     not_configured: str | None = None  # what to set before any reflection can run (no model, or its key)
+    keepers: Keepers | None = None  # what will run the next cycle; None: not looked at (a bare plan)
+    spent: Spending | None = None  # today's and this month's reflections, and the daily budget
+
+    @property
+    def next_cycle_at(self) -> datetime | None:
+        """When the next cycle runs: ``None`` when nothing will run it (no daemon, no hooks)."""
+        return None if self.keepers is not None and not self.keepers.any else self.cycle_due_at
 
     @property
     def selected(self) -> list[QueueDecision]:
@@ -118,8 +133,11 @@ class QueuePlan:
         return {
             "now": format_ts(self.now),
             "last_cycle_at": _ts(self.last_cycle_at),
-            "next_cycle_at": format_ts(self.next_cycle_at),
+            "next_cycle_at": _ts(self.next_cycle_at),
+            "cycle_due_at": format_ts(self.cycle_due_at),
+            "run_by": self.keepers.to_json() if self.keepers is not None else None,
             "not_configured": self.not_configured,
+            "spending": self.spent.to_json() if self.spent is not None else None,
             "agents": [d.to_json() for d in self.decisions],
         }
 
@@ -170,14 +188,30 @@ def standing(scan: AgentScan) -> Standing:
     return scan.paths, last, scan.activity()
 
 
-def plan_queue(scans: Iterable[AgentScan], now: datetime, settings: Settings, last_cycle_at: datetime | None = None) -> QueuePlan:
+def plan_queue(
+    scans: Iterable[AgentScan],
+    now: datetime,
+    settings: Settings,
+    last_cycle_at: datetime | None = None,
+    spent: Spending | None = None,
+    run_by: Keepers | None = None,
+) -> QueuePlan:
     """Decide the next cycle for one workspace's refreshed scans under its ``settings``."""
-    return plan_for([standing(scan) for scan in scans], now, settings, last_cycle_at)
+    return plan_for([standing(scan) for scan in scans], now, settings, last_cycle_at, spent, run_by)
 
 
-def plan_for(agents: Iterable[Standing], now: datetime, settings: Settings, last_cycle_at: datetime | None = None) -> QueuePlan:
+def plan_for(
+    agents: Iterable[Standing],
+    now: datetime,
+    settings: Settings,
+    last_cycle_at: datetime | None = None,
+    spent: Spending | None = None,
+    run_by: Keepers | None = None,
+) -> QueuePlan:
     """The next cycle from each agent's standing: the one plan the CLI's ``status`` and ``queue``,
-    the daemon and the app all show (each reads the activity its own way, then calls this)."""
+    the daemon and the app all show (each reads the activity its own way, then calls this).
+    ``spent`` holds the agents that are due to the daily budget; ``run_by`` says whether a next
+    cycle will come at all (see :class:`QueuePlan`)."""
     schedule = settings.schedule
     candidates = sorted(
         (_candidate(p.id, last, activity, now, settings, failure_backoff(p, settings)) for p, last, activity in agents),
@@ -198,6 +232,10 @@ def plan_for(agents: Iterable[Standing], now: datetime, settings: Settings, last
             eligible.append(f)
     never = datetime.min.replace(tzinfo=now.tzinfo)
     eligible.sort(key=lambda f: (not f.forced, -f.trigger_score, f.last or never, f.id))
+    over = spent.over_reason() if spent is not None else None
+    if over is not None:  # every agent that is due waits for tomorrow's budget
+        reasons.update((f.id, over) for f in eligible)
+        eligible = []
     chosen = eligible[: schedule.max_agents_per_cycle]
     for f in eligible[schedule.max_agents_per_cycle :]:
         reasons[f.id] = OVER_CAP
@@ -218,7 +256,13 @@ def plan_for(agents: Iterable[Standing], now: datetime, settings: Settings, last
     ]
     decisions.sort(key=lambda d: (d.rank is None, d.rank or 0, d.id))
     return QueuePlan(
-        now, last_cycle_at, next_cycle_at(last_cycle_at, now, schedule.cycle_interval), decisions, not_configured(settings)
+        now,
+        last_cycle_at,
+        next_cycle_at(last_cycle_at, now, schedule.cycle_interval),
+        decisions,
+        not_configured(settings),
+        run_by,
+        spent,
     )
 
 
@@ -247,6 +291,7 @@ def refreshed_scans(workspace: Workspace) -> list[AgentScan]:
 
 
 def workspace_queue(workspace: Workspace, now: datetime, scans: Iterable[AgentScan] | None = None) -> QueuePlan:
-    """:func:`plan_queue` with the workspace's last cycle; reads the agents when no scans are given."""
+    """:func:`plan_queue` with the workspace's last cycle, today's spend and what runs the schedule;
+    reads the agents when no scans are given."""
     chosen = refreshed_scans(workspace) if scans is None else scans
-    return plan_queue(chosen, now, workspace.settings, last_cycle_at(workspace))
+    return plan_queue(chosen, now, workspace.settings, last_cycle_at(workspace), spending(workspace, now), keepers(workspace))

@@ -26,6 +26,9 @@ Outcomes and what they write:
   nothing is sent, no cooldown starts.
 - ``not_configured``: no model or no key is set: nothing is sent, and it is no failure
   (no back-off); the message says what to set and where.
+- ``over_budget``: today's reflections cost ``[model] daily_budget_usd`` already
+  (``spend.py``); nothing is sent unless forced (``reflect --force``, or the app's "send
+  anyway"), and it is no failure.
 
 A reflection that happened writes each conversation's read mark (how far the bundle read
 it) with its outcome, so the next one carries only turns no reflection has seen.
@@ -34,7 +37,6 @@ it) with its outcome, so the next one carries only turns no reflection has seen.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -54,6 +56,18 @@ from orkas_tui.core.reflect.llm import (
 )
 from orkas_tui.core.reflect.model_setup import NotConfigured
 from orkas_tui.core.reflect.prompt import Prompt, build_prompt
+from orkas_tui.core.reflect.spend import over_budget
+from orkas_tui.core.reflect.stages import (
+    APPLYING,
+    BUNDLE,
+    DONE,
+    NOTHING_NEW,
+    RETRYING,
+    VALIDATING,
+    WAITING,
+    Progress,
+    ProgressFn,
+)
 from orkas_tui.core.store.answer import response_format
 from orkas_tui.core.store.changes import AUTO_APPLY_REMOVALS, apply_pending, recover_agent
 from orkas_tui.core.store.guard import MAX_REPLY_CHARS
@@ -64,27 +78,14 @@ from orkas_tui.core.store.system_events import log_event
 from orkas_tui.core.summary.report import MARKS, last_reflection
 from orkas_tui.core.summary.scan import AgentScan
 
-BUNDLE, WAITING, RETRYING, VALIDATING, APPLYING, DONE = "bundle", "waiting", "retrying", "validating", "applying", "done"
 REFLECTED = ("proposed", "applied", "nothing_to_save")
-NOTHING_NEW = "nothing new since the last reflection: every turn was read by one already (read marks); nothing sent"
+OVER_BUDGET_STATUS = "over_budget"
 ECHO_CHARS = 8_000  # how much of an answer that did not fit is quoted back when asking again
 FOLLOW_UP = """\
 Your answer cannot be used: it does not fit the answer format.
 {errors}
 Answer again with ONE JSON object in the format the instructions give, \
 {{"summary": "...", "operations": [...]}}, and nothing else."""
-
-
-@dataclass(frozen=True)
-class Progress:
-    """One step of a running reflection, for a progress line or a log."""
-
-    agent: str
-    stage: str
-    message: str
-
-
-ProgressFn = Callable[[Progress], None]
 
 
 @dataclass(frozen=True)
@@ -230,11 +231,15 @@ def reflect(
     on_progress: ProgressFn | None = None,
     cancel: threading.Event | None = None,
     scan: AgentScan | None = None,
+    force: bool = False,
 ) -> Outcome:
-    """Run one reflection now; never raises for model or reply problems (see the outcome)."""
+    """Run one reflection now; never raises for model or reply problems (see the outcome).
+    Refused (``over_budget``) when today's spend reached the daily budget, unless ``force``."""
     paths = workspace.agent(agent_id)
     if unsafe := paths.unsafe_paths():
         return Outcome(agent_id, "failed", f"{unsafe[0]}; no reflection")
+    if not force and (reason := over_budget(workspace, now)):
+        return Outcome(agent_id, OVER_BUDGET_STATUS, f"{reason}; nothing sent (reflect --force sends it anyway)")
     try:
         with file_lock(paths.private / "reflect.lock", blocking=False):
             return _reflect_locked(workspace, paths, now, on_progress or (lambda _p: None), cancel, scan)

@@ -22,6 +22,9 @@ SETTINGS_TEMPLATE = """\
 # A local OpenAI-compatible server (Ollama, llama.cpp, vLLM) needs no key:
 # name = "openai/llama3"
 # api_base = "http://127.0.0.1:11434/v1"
+# The most reflections may cost in one day (your local day), in US dollars, priced with
+# litellm's price map; once spent, cycles wait until midnight (`reflect --force` still sends).
+# daily_budget_usd = 0.50
 
 [reflection]
 auto_apply = false  # every change waits in Proposals for you

@@ -19,7 +19,6 @@ from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.workspace import AgentPaths
 from orkas_tui.core.store.history import HistoryError, list_changes
 from orkas_tui.core.store.journal import target_path
-from orkas_tui.core.store.operations import plan_operation
 from orkas_tui.core.store.proposals import APPLIED, ProposedOp
 
 
@@ -59,6 +58,8 @@ def preview(paths: AgentPaths, settings: Settings, proposal_id: str, op: Propose
             return Preview((), "n/a: applied, but its history entry is missing")
         files = tuple(_file(paths, c.kind, c.target, c.before, c.after) for c in changes)
         return Preview(files, f"as applied ({', '.join(c.id for c in changes)}, {changes[0].at})")
+    from orkas_tui.core.store.operations import plan_operation  # the answer's models (pydantic): not at start-up
+
     try:
         steps = plan_operation(paths, settings, op.op, now, "preview")
     except (OrkasError, ValueError, OSError) as exc:

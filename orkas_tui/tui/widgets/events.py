@@ -12,6 +12,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable
 
+from orkas_tui.core.reflect.spend import USAGE_FIELDS, usage_of
 from orkas_tui.tui.cells import clock_time
 from orkas_tui.tui.data import EVENTS_KEPT, AgentView
 from orkas_tui.tui.messages import ShowText
@@ -22,9 +23,14 @@ HIDDEN = ("ts", "type", "source")
 
 
 def event_cells(offset: int, event: dict, now: datetime, log: int = 0) -> list[Cell]:
-    """``log``: 0 for ``events.jsonl``, 1 for the hook log; rows sort by time, then file, then offset."""
-    details = {k: v for k, v in event.items() if k not in HIDDEN}
+    """``log``: 0 for ``events.jsonl``, 1 for the hook log; rows sort by time, then file, then offset.
+    A reflection's details open with its cost and tokens (``price unknown`` when litellm has no price)."""
+    usage = usage_of("", event) if log == 0 else None
+    hidden = (*HIDDEN, *USAGE_FIELDS) if usage is not None else HIDDEN
+    details = {k: v for k, v in event.items() if k not in hidden}
     text = " ".join(f"{k}={v if isinstance(v, str) else orjson.dumps(v).decode()}" for k, v in details.items())
+    if usage is not None:
+        text = f"{usage.text()} · {text}"
     kind = str(event.get("type"))
     return [
         Cell(clock_time(event.get("ts"), now), sort=(str(event.get("ts") or ""), log, offset)),

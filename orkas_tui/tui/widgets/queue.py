@@ -13,6 +13,7 @@ from textual.widgets import Static
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.timefmt import format_age, format_duration
 from orkas_tui.core.reflect.queue import BACKING_OFF, COOLING, OVER_CAP, QueueDecision, QueuePlan
+from orkas_tui.core.reflect.spend import OVER_BUDGET
 from orkas_tui.tui.cells import age, clock_time
 from orkas_tui.tui.widgets.keyed_table import Cell, KeyedTable
 
@@ -46,6 +47,8 @@ def badge(decision: QueueDecision | None, now: datetime) -> Text:
         return Text(f"cool {when}", style="cyan")
     if decision.reason and decision.reason.startswith(BACKING_OFF):  # after failures: the Queue tab says why, till when
         return Text("backoff", style="red")
+    if decision.reason and decision.reason.startswith(OVER_BUDGET):  # due, but today's budget is spent
+        return Text("budget", style="red")
     return Text(SHORT_REASONS.get(decision.reason or "", decision.reason or ""), style="dim")
 
 
@@ -67,11 +70,24 @@ def decision_cells(d: QueueDecision, now: datetime) -> list[Cell]:
 
 def schedule_text(plan: QueuePlan, settings: Settings, now: datetime) -> Text:
     s = settings.schedule
-    wait = plan.next_cycle_at - now
+    wait = plan.cycle_due_at - now
+    due = "now (due)" if wait.total_seconds() <= 0 else f"in {format_duration(wait)}"
     text = Text()
-    text.append("Next cycle ", style="bold")
-    text.append("now (due)" if wait.total_seconds() <= 0 else f"in {format_duration(wait)}", style="bold yellow")
+    if plan.next_cycle_at is None:  # nothing will run it: say what to install, promise no time
+        text.append("No next cycle: ", style="bold red")
+        text.append(plan.keepers.text() if plan.keepers is not None else "nothing runs the schedule", style="red")
+        text.append(f"\nBy the schedule a cycle is due {due.removesuffix(' (due)')}", style="dim")
+    else:
+        text.append("Next cycle ", style="bold")
+        text.append(due, style="bold yellow")
+        if plan.keepers is not None:
+            text.append(f", run by {plan.keepers.text()}", style="dim")
     text.append(f"  ·  last cycle {age(plan.last_cycle_at, now)} ago" if plan.last_cycle_at else "  ·  no cycle has run yet")
+    if plan.spent is not None:
+        text.append("\nReflections cost ", style="bold")
+        text.append(plan.spent.text())
+        if over := plan.spent.over_reason():
+            text.append(f"\n{over[0].upper()}{over[1:]}: the agents that are due wait for tomorrow", style="bold red")
     text.append(
         f"\nEvery {format_duration(s.cycle_interval)} · cooldown {format_duration(s.cooldown)} · "
         f"forced after {format_duration(s.force_after)} · at most {s.max_agents_per_cycle} agents a cycle · "

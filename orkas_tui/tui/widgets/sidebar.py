@@ -1,5 +1,5 @@
 """The agents sidebar: one row per agent with its queue badge, last reflection age,
-skill count and a malformed-line warning."""
+skill count, the hook problems not looked at yet and a malformed-line warning."""
 
 from __future__ import annotations
 
@@ -22,6 +22,8 @@ DROP = ["skills", "reflected"]  # a narrow sidebar keeps the agent and its statu
 
 def agent_cells(view: AgentView, badge: Text, now: datetime) -> list[Cell]:
     agent = Cell(sort=view.id)
+    if view.hook_problems:  # hooks failed since the Events tab was last looked at: first, as a narrow sidebar cuts the name
+        agent.append(f"✗{view.hook_problems} ", style="bold red")
     if view.malformed:  # malformed lines skipped: first, so a narrow sidebar cuts the name, not the warning
         agent.append(f"⚠{view.malformed} ", style="yellow")
     agent.append(view.id, style="bold")
