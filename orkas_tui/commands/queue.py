@@ -21,12 +21,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 def render_queue(plan: QueuePlan) -> str:
     doc = plan.to_json()
     out = [f"now {doc['now']}   last cycle {doc['last_cycle_at'] or 'never'}   next cycle {doc['next_cycle_at'] or 'none'}"]
-    if plan.keepers is not None:
-        out.append(f"run by {plan.keepers.text()}" if plan.keepers.any else f"{plan.keepers.text()} (due {doc['cycle_due_at']})")
+    if plan.next_cycle_at is not None and plan.keepers is not None:
+        out.append(f"run by {plan.keepers.text()}")
+    elif plan.next_cycle_at is None:
+        out.append(f"no next cycle: {plan.why_no_cycle} (by the schedule, due {doc['cycle_due_at']})")
     if plan.spent is not None:
         out.append(f"reflections cost {plan.spent.text()}" + (f"; {over}" if (over := plan.spent.over_reason()) else ""))
-    if plan.not_configured:
-        out.append(f"reflection is not configured: {plan.not_configured}")
     if not doc["agents"]:
         return "\n".join([*out, "no agents yet"])
     rows = [

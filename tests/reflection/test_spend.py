@@ -39,6 +39,11 @@ def use(root: Path, server: ModelServer, model: str = PRICED, budget: float | No
     return Workspace(root)
 
 
+def reachable(root: Path) -> None:
+    """A model the workspace can reflect with (a local server needs no key): without one no cycle is promised."""
+    (root / "orkas.toml").write_text('[model]\nname = "openai/test-model"\napi_base = "http://127.0.0.1:9/v1"\n', "utf-8")
+
+
 def due(root: Path, agent: str) -> None:
     set_reflected(root, agent, NOW - timedelta(days=2))
     trigger_turn(root, agent, NOW - timedelta(hours=5))
@@ -142,6 +147,7 @@ def test_a_cycle_stops_reflecting_once_the_budget_is_spent(root: Path, server) -
 
 def test_the_queue_promises_a_next_cycle_only_when_hooks_will_run_it(root: Path, capsys) -> None:
     due(root, "coder")
+    reachable(root)
     queue = run_json(capsys, "queue", "--workspace", str(root), "--now", format_ts(NOW))
     assert queue["next_cycle_at"] is None and queue["cycle_due_at"] == format_ts(NOW)
     assert queue["run_by"]["text"] == NOTHING
@@ -160,6 +166,7 @@ def test_the_queue_promises_a_next_cycle_only_when_hooks_will_run_it(root: Path,
 
 
 def test_a_hook_for_another_workspace_or_someone_elses_command_promises_nothing(root: Path, tmp_path: Path, capsys) -> None:
+    reachable(root)
     settings = Path.home() / ".claude" / "settings.json"
     settings.parent.mkdir(parents=True)
     other = tmp_path / "elsewhere"
@@ -179,6 +186,7 @@ def test_a_hook_for_another_workspace_or_someone_elses_command_promises_nothing(
 
 
 def test_a_running_daemon_holds_its_lock_and_the_queue_names_it(root: Path, capsys) -> None:
+    reachable(root)
     ws = Workspace(root)
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     command = [sys.executable, "-m", "orkas_tui", "daemon", "--workspace", str(root), "--poll", "0.2"]
@@ -220,6 +228,7 @@ def test_a_hook_starts_no_cycle_over_the_budget(root: Path, server) -> None:
 def test_a_hook_or_the_plugin_without_workspace_serves_the_home_workspace(capsys) -> None:
     home_ws = Path.home() / ".orkas"
     (home_ws / "agents").mkdir(parents=True)
+    reachable(home_ws)
     settings = Path.home() / ".claude" / "settings.json"
     settings.parent.mkdir(parents=True)
     deep = "[" * 1000 + "]" * 1000  # JSON nested deeper than Python's recursion limit lets a naive walk go
@@ -232,6 +241,7 @@ def test_a_hook_or_the_plugin_without_workspace_serves_the_home_workspace(capsys
     assert queue["run_by"]["hooks"] == ["claude-code hooks (~/.claude/settings.json)"] and queue["next_cycle_at"]
     elsewhere = Path.home() / "other-ws"
     (elsewhere / "agents").mkdir(parents=True)  # a hook with no --workspace does not serve another workspace
+    reachable(elsewhere)
     assert run_json(capsys, "queue", "--workspace", str(elsewhere), "--now", format_ts(NOW))["next_cycle_at"] is None
 
 
@@ -247,6 +257,7 @@ def test_a_reflection_event_that_names_no_model_called_none() -> None:
 
 
 def test_codex_hooks_as_installed_promise_the_next_cycle(root: Path, capsys) -> None:
+    reachable(root)
     (Path.home() / ".codex").mkdir(parents=True, exist_ok=True)
     code, _, err = run_cli(capsys, "hooks", "install", "codex", "--agent", "codex", "--workspace", str(root))
     assert code == 0, err
@@ -255,3 +266,15 @@ def test_codex_hooks_as_installed_promise_the_next_cycle(root: Path, capsys) -> 
     code, _, err = run_cli(capsys, "hooks", "uninstall", "codex", "--workspace", str(root))
     assert code == 0, err
     assert run_json(capsys, "queue", "--workspace", str(root), "--now", format_ts(NOW))["next_cycle_at"] is None
+
+
+def test_hooks_with_no_model_to_reflect_with_promise_no_cycle(root: Path, capsys) -> None:
+    """Without a model the hooks only import: the queue promises no cycle and says what to set."""
+    due(root, "coder")
+    code, _, err = run_cli(capsys, "hooks", "install", "claude-code", "--agent", "coder", "--workspace", str(root))
+    assert code == 0, err
+    (root / "orkas.toml").write_text("", "utf-8")  # no [model]
+    queue = run_json(capsys, "queue", "--workspace", str(root), "--now", format_ts(NOW))
+    assert queue["next_cycle_at"] is None and queue["run_by"]["hooks"] == ["claude-code hooks (~/.claude/settings.json)"]
+    _, out, _ = run_cli(capsys, "queue", "--workspace", str(root), "--now", format_ts(NOW))
+    assert "no next cycle: reflection is not configured: no model is set" in out

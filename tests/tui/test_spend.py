@@ -44,6 +44,7 @@ async def reflect_now(app, pilot) -> None:
 
 
 async def test_the_queue_promises_a_next_cycle_only_once_hooks_are_installed(app_factory, demo_ws: Path) -> None:
+    (demo_ws / "orkas.toml").write_text('[model]\nname = "openai/test-model"\napi_base = "http://127.0.0.1:9/v1"\n')
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
         await open_agent(pilot, "coder")

@@ -10,8 +10,8 @@ the spec's order: ``no changes``, ``cooling down (until ...)``, ``no trigger``,
 every agent that would be selected waits with it.
 
 The plan promises a next cycle (``next_cycle_at``) only when something will run it
-(``keepers.py``: the daemon, or hooks); otherwise it is ``None`` and the plan says what
-to install. The schedule's own clock stays in ``cycle_due_at``.
+(``keepers.py``: the daemon, or hooks) and a model is configured for it to reflect with;
+otherwise it is ``None`` and the plan says why and what to do (``why_no_cycle``). The schedule's own clock stays in ``cycle_due_at``.
 """
 
 from __future__ import annotations
@@ -119,8 +119,23 @@ class QueuePlan:
 
     @property
     def next_cycle_at(self) -> datetime | None:
-        """When the next cycle runs: ``None`` when nothing will run it (no daemon, no hooks)."""
-        return None if self.keepers is not None and not self.keepers.any else self.cycle_due_at
+        """When the next cycle runs: ``None`` when nothing will run it (no daemon, no hooks) or it would
+        reflect on nothing (no model configured: the hooks then only import)."""
+        if self.not_configured is not None or (self.keepers is not None and not self.keepers.any):
+            return None
+        return self.cycle_due_at
+
+    @property
+    def why_no_cycle(self) -> str:
+        """Why :attr:`next_cycle_at` is ``None``, and what to do ("" when a cycle is promised)."""
+        if self.next_cycle_at is not None:
+            return ""
+        reasons = []
+        if self.keepers is not None and not self.keepers.any:
+            reasons.append(self.keepers.text())
+        if self.not_configured is not None:
+            reasons.append(f"reflection is not configured: {self.not_configured}")
+        return "; and ".join(reasons)
 
     @property
     def selected(self) -> list[QueueDecision]:

@@ -75,7 +75,7 @@ def schedule_text(plan: QueuePlan, settings: Settings, now: datetime) -> Text:
     text = Text()
     if plan.next_cycle_at is None:  # nothing will run it: say what to install, promise no time
         text.append("No next cycle: ", style="bold red")
-        text.append(plan.keepers.text() if plan.keepers is not None else "nothing runs the schedule", style="red")
+        text.append(plan.why_no_cycle, style="red")
         text.append(f"\nBy the schedule a cycle is due {due.removesuffix(' (due)')}", style="dim")
     else:
         text.append("Next cycle ", style="bold")
