@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "revert": ("history", "register", "undo one applied change (refused if the file changed since)"),
     "import": ("transcripts", "register", "import Claude Code or Codex sessions as an agent's conversations"),
     "export": ("transcripts", "register_export", "write an agent's skills and self notes where Claude Code or Codex reads them"),
+    "skills": ("skills", "register", "each skill and its scope: one repository, or global"),
     "hooks": ("hooks", "register", "install, remove or show the hooks that import each session as it ends"),
     "hook": ("hook", "register", "run by Claude Code's hooks and Codex's notify: import the session that just ran"),
 }

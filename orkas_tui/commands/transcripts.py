@@ -13,6 +13,8 @@ from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.timefmt import utc_now
 from orkas_tui.core.read.workspace import AGENT_ID, AgentPaths, Workspace, resolve_root
 from orkas_tui.core.store.export import ExportError, export_agent, listing_entry, plan_listing
+from orkas_tui.core.store.first_run import display_path
+from orkas_tui.core.store.scopes import all_scopes
 from orkas_tui.core.store.skills import SkillStore
 from orkas_tui.core.store.standing import SkillStanding
 from orkas_tui.importers.run import DEFAULT_SETTLE, FORMATS, default_sources, discover, import_files, refusal, select
@@ -227,19 +229,23 @@ def _print_plan(paths: AgentPaths, settings: Settings, target: str, as_json: boo
     budget = settings.listing_chars(target)
     kept, omitted = plan_listing(skills, budget, found)
     used = sum(listing_entry(skill) for skill in kept)
+    scopes = all_scopes(paths, [skill.slug for skill in kept])
+    into = {slug: scope.root for slug, scope in scopes.items() if scope.root is not None}
     if as_json:
         print_json(
             {
                 "budget": budget,
                 "used": used,
                 "exported": [skill.slug for skill in kept],
+                "into_repositories": {slug: str(root) for slug, root in into.items()},
                 "omitted": [f"{skill.slug}: {why}" for skill, why in omitted],
                 "problems": problems,
             }
         )
         return 0
     print(f"{len(kept)} skills fit the {target} listing ({used} of {budget} characters; [export] listing_chars_* in orkas.toml)")
-    print("\n".join([f"+ {skill.slug}" for skill in kept] + [f"- {skill.slug}: {why}" for skill, why in omitted]))
+    lines = [f"+ {skill.slug}" + (f" (into {display_path(into[skill.slug])})" if skill.slug in into else "") for skill in kept]
+    print("\n".join(lines + [f"- {skill.slug}: {why}" for skill, why in omitted]))
     for problem in problems:
         print(f"! {problem}")
     return 0

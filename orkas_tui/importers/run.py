@@ -31,6 +31,7 @@ from orkas_tui.core.observe.corrections import CorrectionMatcher, matcher_for
 from orkas_tui.core.observe.transient import TransientRule
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.workspace import AgentPaths
+from orkas_tui.core.store.scopes import ScopeError, record_places
 from orkas_tui.core.summary.scan import settle_marks
 from orkas_tui.importers import claude_code, codex, not_read
 from orkas_tui.importers.repeats import ImportedRecords, SessionRecords, keys_before
@@ -149,6 +150,7 @@ def import_files(
         settle,
         clock,
         ImportedRecords(paths.private / "imports"),
+        {},
     )
     stats = ImportStats()
     with _Batch(paths, stats, deadline) as batch:
@@ -167,6 +169,12 @@ def import_files(
     if stats.last_read:
         stats.problems += mark_used(paths, settings, stats.last_read)
     try:
+        record_places(paths, context.places)  # where each session ran: the scope of what is learned from it
+    except ScopeError as exc:
+        stats.problems.append(str(exc))
+    except OSError as exc:
+        stats.problems.append(f"{paths.private / 'places.json'}: cannot be written ({exc.strerror or exc})")
+    try:
         not_read.record(paths, stats)
     except OSError as exc:
         stats.problems.append(f"{paths.private / not_read.FILE}: cannot be written ({exc.strerror or exc})")
@@ -181,6 +189,7 @@ class _Context:
     settle: float
     clock: Callable[[], float]
     imported: ImportedRecords
+    places: dict[str, str]  # conversation -> the folder its session ran in, as the transcript says
 
 
 @dataclass(frozen=True)
@@ -318,6 +327,8 @@ def _import_locked(
         writer.end_turn(writer.state["last_ts"])
     if writer.open:
         stats.running.append(str(path))
+    if isinstance(writer.state.get("cwd"), str) and writer.state["cwd"]:
+        context.places[conv] = writer.state["cwd"]
     record["offset"] += end
     record["source"] = str(path)
     if checker is not None:

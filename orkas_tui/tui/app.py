@@ -32,10 +32,12 @@ from orkas_tui.core.read.timefmt import utc_now
 from orkas_tui.core.read.workspace import AGENT_AREAS, Area, Workspace
 from orkas_tui.core.reflect.queue import QueuePlan
 from orkas_tui.core.store.changes import approve, edit_operation, recover_workspace, reject, revert_change
+from orkas_tui.core.store.export import rescope
 from orkas_tui.core.store.first_run import display_path, next_steps
 from orkas_tui.core.store.history import HistoryError
 from orkas_tui.core.store.notes import NOTES, NoteError
 from orkas_tui.core.store.proposals import PROPOSALS, ProposalError
+from orkas_tui.core.store.scopes import GLOBAL, LEARNED, REPO, ScopeError
 from orkas_tui.core.store.skills import BrokenSkill, SkillError
 from orkas_tui.core.store.user_edits import delete_skill, edit_skill, save_note, save_skill_text
 from orkas_tui.importers.hook_log import mark_seen
@@ -740,6 +742,39 @@ class OrkasApp(App[None]):
         self.notify(f"{slug} deleted", title="Skill")
         for editor in self._skill_editors(agent, slug):
             editor.dismiss(None)
+
+    @on(messages.ChangeScope)
+    def _change_scope(self, event: messages.ChangeScope) -> None:
+        """Ask where the skill belongs: global, one of the repositories it was learned in, or as its lessons say."""
+        now = event.scope.label if event.scope.root is None else display_path(event.scope.root)
+        answers = [("global", "Global")]
+        answers += [(f"repo{i}", f"Only {root.name}") for i, root in enumerate(event.scope.learned[:3])]
+        answers += [("learned", "As learned"), ("cancel", "Cancel")]
+        question = (
+            f"Where is {event.slug} exported? Now: {now} ({event.scope.why}).\n"
+            "A copy an earlier export left elsewhere is listed by the export, never moved."
+        )
+
+        def answered(answer: str | None) -> None:
+            if answer in (None, "cancel"):
+                return
+            root = event.scope.learned[int(answer[4:])] if answer.startswith(REPO) else None
+            choice = REPO if root is not None else GLOBAL if answer == "global" else LEARNED
+            self.run_worker(lambda: self._set_scope(event.agent, event.slug, choice, root), thread=True, group="skill-io")
+
+        self.push_screen(Choose(question, answers), answered)
+
+    def _set_scope(self, agent: str, slug: str, choice: str, root: Path | None) -> None:
+        paths = self.data.agents[agent].paths
+        try:
+            scope, export = rescope(paths, self.workspace.settings, slug, choice, root, self.now())
+        except (ScopeError, OSError) as exc:
+            self.call_from_thread(self.notify, str(exc), title="Scope not changed", severity="error", timeout=10)
+            return
+        exported, look = export_notice(export)
+        message = f"{slug}: {scope.label} ({scope.why})" + (f"; {exported}" if exported else "")
+        self.call_from_thread(self.notify, message, title="Scope", severity="warning" if look else "information")
+        self.call_from_thread(self.reload_agent, agent, Area.SKILLS, Area.PRIVATE, Area.EVENTS)
 
     @on(messages.RevertChange)
     def _revert_change(self, event: messages.RevertChange) -> None:

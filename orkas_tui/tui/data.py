@@ -27,6 +27,7 @@ from orkas_tui.core.store.export import hand_edited, unlisted, way_out
 from orkas_tui.core.store.history import Change, list_changes
 from orkas_tui.core.store.notes import NOTES, Note, SelfNotes, prompt_block
 from orkas_tui.core.store.proposals import Proposal, list_proposals
+from orkas_tui.core.store.scopes import Scope, all_scopes
 from orkas_tui.core.store.skills import BrokenSkill, Skill, SkillStore
 from orkas_tui.core.summary.report import Activity, SkillRow, last_reflection
 from orkas_tui.core.summary.scan import AgentScan
@@ -58,6 +59,7 @@ class AgentView:
     verdicts: dict[str, Verdict] = field(default_factory=dict)  # slug -> what its rates say, over which turns
     hook_problems: int = 0  # hook problems logged since the person last looked at the Events tab
     export_fix: str = ""  # how a person resolves one (the agent's export link)
+    scopes: dict[str, Scope] = field(default_factory=dict)  # slug -> where its export goes (core/store/scopes.py)
     areas: frozenset[Area] = field(default_factory=frozenset)
     touched: frozenset[tuple[str, int]] | None = None  # (conversation, seq) of the turns this load changed; None: any
     not_read: dict = field(default_factory=dict)  # what imports could not read (core/read/not_read.py)
@@ -88,6 +90,7 @@ class AgentData:
         self._unlisted: dict[str, str] = {}
         self._judged_by: dict[str, Effect] = {}  # slug -> the effect of its latest change in force
         self._export_fix = ""
+        self._scopes: dict[str, Scope] = {}
         self._hook_log: list[tuple[int, dict]] = []
         self._hook_seen: str | None = None
         self._not_read: dict = {}
@@ -129,6 +132,7 @@ class AgentData:
             self._hand_edited = hand_edited(self.paths, link, self._skills) if link else {}
             self._unlisted = unlisted(self.paths, link, self._skills, self.workspace.settings) if link else {}
             self._export_fix = way_out(self.id, link) if link else ""
+            self._scopes = all_scopes(self.paths, [skill.slug for skill in self._skills])
         if areas & {Area.CONVERSATIONS, Area.PRIVATE}:  # new turns, or a change applied or reverted
             self._judged_by = judged(self.scan, self._changes)
         use = self.scan.skill_use()
@@ -155,6 +159,7 @@ class AgentData:
                 for s in self._skills
             },
             export_fix=self._export_fix,
+            scopes=dict(self._scopes),
             areas=areas,
             touched=touched,
             not_read=dict(self._not_read),

@@ -17,7 +17,11 @@ def export_notice(result: ExportResult | None) -> tuple[str, bool]:
         parts.append(f"{len(result.conflicts)} SKILL.md edited by hand left alone (flagged in the Skills tab)")
     if result.omitted:
         parts.append(f"{len(result.omitted)} left out of the listing (over its budget; flagged in the Skills tab)")
+    if result.waiting:
+        parts.append(f"{len(result.waiting)} wait for a repository not on this machine")
+    if result.elsewhere:
+        parts.append(f"{len(result.elsewhere)} earlier copy(ies) left where they were, not moved (`orkas-tui export` lists them)")
     if result.stale:
         parts.append(f"{len(result.stale)} of a deleted skill kept")
     parts += result.problems
-    return ", ".join(parts), bool(result.conflicts or result.problems)
+    return ", ".join(parts), bool(result.conflicts or result.problems or result.waiting or result.refused or result.elsewhere)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from textual.message import Message
 
 from orkas_tui.core.store.proposals import Proposal
+from orkas_tui.core.store.scopes import Scope
 
 
 class ShowText(Message):
@@ -69,6 +70,14 @@ class DeleteSkill(Message):
     def __init__(self, agent: str, slug: str, expected: str | None) -> None:
         super().__init__()
         self.agent, self.slug, self.expected = agent, slug, expected
+
+
+class ChangeScope(Message):
+    """Ask a person where a skill belongs (global, one of the repositories it was learned in, or as learned), then set it."""
+
+    def __init__(self, agent: str, slug: str, scope: Scope) -> None:
+        super().__init__()
+        self.agent, self.slug, self.scope = agent, slug, scope
 
 
 class ApproveProposal(Message):

@@ -67,6 +67,7 @@ def test_a_proposal_is_written_with_its_status_last(workspace: Workspace) -> Non
                 "changes": ["a1.c1"],
                 "decided_at": AT,
                 "quarantine": None,
+                "cwds": None,
             }
         ],
         "reflection": {},

@@ -87,6 +87,7 @@ def test_a_skill_imported_from_a_repository_never_goes_to_the_global_folder(tmp_
     result = export_agent(paths, Settings(), "claude-code", dest)
 
     assert [Path(p).parent.name for p in result.written] == ["tests"] and not (dest / "lint").exists()
-    assert result.scoped == [f"lint: imported from {repo_skill.parent.parent}"]
+    home = repo_skill.parent.parent.parent.parent
+    assert result.waiting == [f"lint: its repository {home} is not on this machine (imported from {home})"]
     into_repo = export_agent(paths, Settings(), "claude-code", repo_skill.parent.parent)  # its own repository: fine
     assert any(Path(p).parent.name == "lint" for p in into_repo.written + into_repo.unchanged)

@@ -281,6 +281,8 @@ class Settings(msgspec.Struct, frozen=True):
     # characters of skill names and descriptions each agent lists to its model; beyond them it drops skills
     listing_chars_claude_code: Annotated[int, Meta(ge=100, le=1_000_000)] = 8_000
     listing_chars_codex: Annotated[int, Meta(ge=100, le=1_000_000)] = 8_000
+    # a skill scoped to a repository is exported into it; unless true, its paths go in .git/info/exclude
+    commit_scoped_skills: bool = False
     schedule: ScheduleSettings = msgspec.field(default_factory=ScheduleSettings)
     bundle: BundleSettings = msgspec.field(default_factory=BundleSettings)
     model: ModelSettings = msgspec.field(default_factory=ModelSettings)
@@ -334,6 +336,7 @@ LAYOUT: dict[str, str] = {
     "reflection.effect_window": "effect_window",
     "export.listing_chars_claude_code": "listing_chars_claude_code",
     "export.listing_chars_codex": "listing_chars_codex",
+    "export.commit_scoped_skills": "commit_scoped_skills",
 }
 KEY_OF = {field: key for key, field in LAYOUT.items() if not field.startswith("+")}  # a refused field's key in the file
 FREE_TABLES = {"keys"}  # any key name: each value is a key binding

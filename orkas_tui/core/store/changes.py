@@ -47,6 +47,7 @@ from orkas_tui.core.store.proposals import (
     load_proposal,
 )
 from orkas_tui.core.store.records import RecordId
+from orkas_tui.core.store.scopes import ScopeError, learn, repositories_of
 from orkas_tui.core.store.skills import SkillError, parse_skill
 from orkas_tui.core.store.system_events import log_event
 
@@ -161,6 +162,8 @@ def _finish(paths: AgentPaths, record: dict, proposal: Proposal | None = None) -
     changes = []
     if apply:
         changes = [_recorded(paths, record, step, at) for step in steps]
+        if item is not None and item.cwds:
+            _learn(paths, steps, item.cwds, at)
         if proposal is not None and item is not None:
             item.status, item.reason, item.decided_at, item.changes = APPLIED, None, record["at"], [c.id for c in changes]
             PROPOSALS.save(paths, proposal)
@@ -173,6 +176,18 @@ def _finish(paths: AgentPaths, record: dict, proposal: Proposal | None = None) -
             log_event(paths, step.event["type"], at, **{k: v for k, v in step.event.items() if k != "type"})
     journal.clear(paths)
     return changes
+
+
+def _learn(paths: AgentPaths, steps: list[journal.Step], cwds: list[str], at: datetime) -> None:
+    """Record where the lesson of each skill this operation created or patched was learned (its scope).
+    A scopes file that cannot be read is left as it is and the apply goes on: the events say what was not recorded."""
+    repositories = repositories_of(cwds)
+    for step in steps:
+        if step.kind == "skill" and step.action in ("create_skill", "patch_skill"):
+            try:
+                learn(paths, step.target, repositories)
+            except ScopeError as exc:
+                log_event(paths, "scope_not_recorded", at, skill=step.target, repositories=repositories, problem=str(exc))
 
 
 def _recorded(paths: AgentPaths, record: dict, step: journal.Step, at: datetime) -> Change:

@@ -10,6 +10,12 @@ written, are kept in the agent's ``.orkas/exports/<target>.json``. Nothing but
 locks live in the workspace. A ``SKILL.md`` the skill was imported from, unchanged
 on both sides since, is the same skill already there: left as it is.
 
+A skill scoped to one repository (:mod:`orkas_tui.core.store.scopes`) goes into that
+repository's skills folder instead of ``DEST`` (:func:`place_of`), its path added to the
+repository's ``.git/info/exclude`` so ``git status`` stays clean (:func:`exclude`), unless
+``[export] commit_scoped_skills``. A copy an earlier export left where the skill no longer
+goes is listed (``elsewhere``), never moved or deleted.
+
 It lives in the core so that every applied change of an agent linked in
 ``orkas.toml`` (``[agents.<id>] export_skills``) is exported at once:
 :func:`export_linked`, called by the store after an apply, a revert or a person's edit.
@@ -17,6 +23,7 @@ It lives in the core so that every applied change of an agent linked in
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -24,20 +31,25 @@ from pathlib import Path
 
 import orjson
 
-from orkas_tui.core.disk.confine import read_versioned, version_of
+from orkas_tui.core.disk.confine import OutsideWorkspace, read_versioned, register_root, version_of
 from orkas_tui.core.disk.write import ConflictError, atomic_write, file_lock
 from orkas_tui.core.errors import OrkasError
+from orkas_tui.core.read.repos import Repository, repository_of
 from orkas_tui.core.read.settings import AgentLink, Settings
 from orkas_tui.core.read.timefmt import format_ts, utc_now
 from orkas_tui.core.read.workspace import AgentPaths
 from orkas_tui.core.store import standing
 from orkas_tui.core.store.first_run import display_path
 from orkas_tui.core.store.notes import NOTES, TITLES, SelfNotes
+from orkas_tui.core.store.scopes import GLOBAL, REPO, Scope, ScopeError, all_scopes, choose, damaged
 from orkas_tui.core.store.skills import Skill, SkillStore
 from orkas_tui.core.store.standing import UNKNOWN, SkillStanding, rank_key, reason
 from orkas_tui.core.store.system_events import log_event
 
 MEMORY_FILES = {"claude-code": "CLAUDE.md", "codex": "AGENTS.md"}
+# a repository's skills folder each agent reads: Claude Code's project skills; Codex's repository skills
+# (codex-rs/core-skills/src/loader.rs: ``.agents/skills`` in each folder from the project root to the cwd)
+PROJECT_SKILLS = {"claude-code": (".claude", "skills"), "codex": (".agents", "skills")}
 DESCRIPTION_LIMIT = 500
 EXPORTED = "skill_exported"  # the system event an export after an applied change leaves in events.jsonl
 UNCHANGED, WRITE, CONFLICT = "unchanged", "write", "conflict"
@@ -55,8 +67,11 @@ class ExportResult:
     stale: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)  # "slug: why": skills and notes the scan kept out of the agent's files
-    scoped: list[str] = field(default_factory=list)  # "slug: why": skills imported from a repository, kept to its scope
+    scoped: list[str] = field(default_factory=list)  # "slug: repository (why)": skills exported into their repository
     omitted: list[str] = field(default_factory=list)  # "slug: why": skills left out to keep the listing in the agent's budget
+    waiting: list[str] = field(default_factory=list)  # "slug: why": a repository's skills not exported (it is gone)
+    elsewhere: list[str] = field(default_factory=list)  # "path: why": an earlier export's copy of a skill now exported elsewhere
+    excluded: list[str] = field(default_factory=list)  # the .git/info/exclude files lines were added to
     memory: str = ""
     memory_status: str = ""
 
@@ -74,8 +89,10 @@ class ExportResult:
             )
         out += [f"! {path} was edited since the last export; left as is ({fix})" for path in self.conflicts]
         out += [f"! refused, not exported: {why}" for why in self.refused]
-        out += [f"- kept in its repository's scope, not exported here: {why}" for why in self.scoped]
+        out += [f"- into its repository, not the global folder: {why}" for why in self.scoped]
         out += [f"- left out: {why}" for why in self.omitted]
+        out += [f"! waits, not exported: {why}" for why in self.waiting]
+        out += [f"- {why}" for why in self.elsewhere]
         out += [f"- {path}: its skill no longer exists; not deleted" for path in self.stale]
         return out + [f"! {problem}" for problem in self.problems]
 
@@ -203,28 +220,67 @@ def _export_locked(
     lock_dir = paths.private / "exports"
     state_path = lock_dir / f"{target}.json"
     state = load_state(state_path)
-    skills, result.problems = SkillStore(paths, settings).load_all()
+    every, result.problems = SkillStore(paths, settings).load_all()
     imported = load_state(paths.private / "imports" / "skills.json")
-    skills, omitted = plan_listing(skills, settings.listing_chars(target), standing.load(paths))
+    scopes = all_scopes(paths, [skill.slug for skill in every])
+    if problem := damaged(paths):
+        result.problems.append(problem)
+    skills, omitted = plan_listing(every, settings.listing_chars(target), standing.load(paths))
     current = set()
     for skill, why in omitted:
-        path = dest / skill.slug / "SKILL.md"
+        path = place_of(scopes[skill.slug], skill.slug, target, dest).path or dest / skill.slug / "SKILL.md"
         current.add(str(path))  # not stale: its skill exists
         earlier = f"; {path} from an earlier export is still listed: delete it to free its place" if str(path) in state else ""
         result.omitted.append(f"{skill.slug}: {why}{earlier}")
+    into: dict[Repository, list[Path]] = {}
     for skill in skills:
-        path = dest / skill.slug / "SKILL.md"
-        current.add(str(path))
+        place = place_of(scopes[skill.slug], skill.slug, target, dest)
+        result.refused += [f"{skill.slug}: {why}" for why in place.refusals]
+        if place.path is None:
+            (result.refused if place.refused else result.waiting).append(f"{skill.slug}: {place.why}")
+            continue
+        current.update(str(path) for path in place.paths)
         text = render_skill(skill)
         if refused := guard.scan(text, "skill"):  # again here: a hand edit or an imported skill never passed the answer's check
             result.refused.append(f"{skill.slug}: {refused}")
             continue
-        if (home := foreign_scope(imported, skill.slug, dest)) is not None:
-            result.scoped.append(f"{skill.slug}: imported from {display_path(home)}")
+        if place.root is not None:
+            result.scoped.append(f"{skill.slug}: {display_path(place.root)} ({scopes[skill.slug].why})")
+        for path in place.paths:
+            source = _imported_from(imported, path, version_of(text.encode("utf-8")))
+            try:
+                _write_skill(path, text, state, force, result, lock_dir, source, at)
+            except OutsideWorkspace:  # a link swapped in since the check above
+                result.refused.append(f"{skill.slug}: {path.parent} links outside its repository; not written")
+                continue
+            if place.repo is not None and (str(path) in result.written or (str(path) in result.unchanged and source is None)):
+                into.setdefault(place.repo, []).append(path)  # ours, not a file of the repository the skill came from
+    if not settings.commit_scoped_skills:
+        for repo, written in into.items():
+            try:
+                if exclude(repo, written, lock_dir):
+                    result.excluded.append(str(repo.exclude))
+            except (ConflictError, OSError) as exc:
+                result.problems.append(f"{repo.exclude}: cannot be written ({exc}); git status shows the exported skills")
+    slugs = {skill.slug: skill for skill in every}
+    for p in sorted(set(state) - current):
+        path = Path(p)
+        ours = path.is_relative_to(dest) or path.parent.parent.parts[-2:] == PROJECT_SKILLS[target]
+        if not ours:
             continue
-        source = _imported_from(imported, path, version_of(text.encode("utf-8")))
-        _write_skill(path, text, state, force, result, lock_dir, source, at)
-    result.stale = sorted(p for p in state if p not in current and Path(p).is_relative_to(dest))
+        slug = path.parent.name
+        if slug not in slugs:
+            result.stale.append(p)
+            continue
+        if not path.parent.parent.parent.parent.is_dir():  # a worktree removed since: nothing left to move
+            continue
+        now_at = place_of(scopes[slug], slug, target, dest).path
+        keep = GLOBAL if path.is_relative_to(dest) else f"{REPO} {path.parents[3]}"  # <repo>/.claude/skills/<slug>/SKILL.md
+        result.elsewhere.append(
+            f"{display_path(path)}: left by an earlier export; {slug} is now exported to "
+            f"{display_path(now_at) if now_at else 'nowhere yet'} ({scopes[slug].why}); not moved: delete it to move "
+            f"the skill, or keep it where it was with `orkas-tui skills scope {paths.id} {slug} {keep}`"
+        )
     memory = (memory or memory_path(target, dest)).expanduser()
     result.memory = str(memory)
     data, version = read_versioned(memory)
@@ -322,10 +378,23 @@ def _log_export(paths: AgentPaths, link: AgentLink, result: ExportResult, now: d
         written=[Path(p).parent.name for p in result.written] or None,
         conflicts=[Path(p).parent.name for p in result.conflicts] or None,
         stale=len(result.stale) or None,
+        waiting=[why.split(":", 1)[0] for why in result.waiting] or None,
+        elsewhere=len(result.elsewhere) or None,
         problems=result.problems or None,
         memory=result.memory or None,
         memory_status=result.memory_status or None,
     )
+
+
+def rescope(
+    paths: AgentPaths, settings: Settings, slug: str, choice: str, repository: Path | None, now: datetime
+) -> tuple[Scope, ExportResult | None]:
+    """A person sets where a skill belongs (:func:`~orkas_tui.core.store.scopes.choose`), and a linked agent is
+    exported at once: the skill is written where it now goes; a copy left where it was is listed, not moved."""
+    if not paths.skill(slug).is_file():
+        raise ScopeError(f"agent {paths.id} has no skill {slug!r}")
+    scope = choose(paths, slug, choice, repository)
+    return scope, export_linked(paths, settings, now)
 
 
 def way_out(agent: str, link: AgentLink) -> str:
@@ -355,31 +424,97 @@ def hand_edited(paths: AgentPaths, link: AgentLink, skills: Iterable[Skill]) -> 
     dest = link.export_skills.expanduser().resolve()
     state = load_state(paths.private / "exports" / f"{link.format}.json")
     imported = load_state(paths.private / "imports" / "skills.json")
+    skills = list(skills)
+    scopes = all_scopes(paths, [skill.slug for skill in skills])
     found = {}
     for skill in skills:
-        path = dest / skill.slug / "SKILL.md"
-        try:
-            version = read_versioned(path)[1]
-        except OSError:
-            continue  # not a regular file: the export reports it
-        rendered = version_of(render_skill(skill).encode("utf-8"))
-        if (
-            decide(version, rendered, recorded_version(state.get(str(path))), _imported_from(imported, path, rendered))
-            == CONFLICT
-        ):
-            found[skill.slug] = str(path)
+        for path in place_of(scopes[skill.slug], skill.slug, link.format, dest).paths:  # none: it waits
+            if _edited_there(path, skill, state, imported):
+                found[skill.slug] = str(path)
+                break
     return found
 
 
-def foreign_scope(imported: dict, slug: str, dest: Path) -> Path | None:
-    """The repository skills folder a skill was imported from, when it came only from such folders and
-    ``dest`` is none of them: a lesson of one repository is never written into another scope (the
-    user's global folder, say). ``None``: the skill is the workspace's own, or came from ``dest``."""
-    folders = {Path(key).parent.parent for key in imported if Path(key).parent.name == slug}
-    if not folders or dest in folders or any(dest.is_relative_to(folder.parent) for folder in folders):
-        return None
-    projects = [f for f in folders if f.name == "skills" and f.parent.name == ".claude" and f.parent.parent != Path.home()]
-    return projects[0] if len(projects) == len(folders) else None
+def _edited_there(path: Path, skill: Skill, state: dict, imported: dict) -> bool:
+    """Whether the ``SKILL.md`` at ``path`` was edited by hand since the last export wrote it."""
+    try:
+        version = read_versioned(path)[1]
+    except OSError:
+        return False  # not a regular file: the export reports it
+    rendered = version_of(render_skill(skill).encode("utf-8"))
+    recorded = recorded_version(state.get(str(path)))
+    return decide(version, rendered, recorded, _imported_from(imported, path, rendered)) == CONFLICT
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where an export writes one skill (``path``; ``None``: it waits, or is ``refused``, with ``why``);
+    ``root``: the repository folder it goes into, ``repo``: its git repository (whose ``info/exclude`` lists it)."""
+
+    path: Path | None
+    root: Path | None = None
+    repo: Repository | None = None
+    why: str = ""
+    refused: bool = False
+    copies: tuple[Path, ...] = ()  # the same file in each linked worktree of the repository
+    refusals: tuple[str, ...] = ()  # why a worktree's copy is not written (its folder links out of it)
+
+    @property
+    def paths(self) -> tuple[Path, ...]:
+        return ((self.path,) if self.path is not None else ()) + self.copies
+
+
+def place_of(scope: Scope, slug: str, target: str, dest: Path) -> Place:
+    """A global skill goes to ``dest``; a repository's into that repository's skills folder for ``target``
+    (:data:`PROJECT_SKILLS`), unless ``dest`` is that folder already, and into each of its linked worktrees
+    (an agent started in one reads that worktree's folder). A repository not on this machine: the skill
+    waits. A skills folder that links out of its repository or worktree is refused: no write leaves it."""
+    if scope.root is None:
+        return Place(dest / slug / "SKILL.md")
+    folder = scope.root.joinpath(*PROJECT_SKILLS[target])
+    if folder == dest:
+        return Place(dest / slug / "SKILL.md", scope.root)
+    if not scope.root.is_dir():
+        return Place(None, why=f"its repository {display_path(scope.root)} is not on this machine ({scope.why})")
+    if refusal := _links_out(scope.root, folder / slug):
+        return Place(None, why=refusal, refused=True)
+    real_root = Path(os.path.realpath(scope.root))
+    repo = repository_of(scope.root)
+    repo = repo if repo is not None and repo.root == real_root else None
+    copies, refusals = [], []
+    for worktree in repo.worktrees() if repo is not None else []:
+        copy = worktree.joinpath(*PROJECT_SKILLS[target], slug, "SKILL.md")
+        if refusal := _links_out(worktree, copy.parent):
+            refusals.append(refusal)
+        else:
+            copies.append(copy)
+    return Place(folder / slug / "SKILL.md", scope.root, repo, copies=tuple(copies), refusals=tuple(refusals))
+
+
+def _links_out(root: Path, folder: Path) -> str | None:
+    """Why ``folder`` is refused (it really lies outside ``root``: a link), or ``None``; from now on every read and
+    write below ``root`` is confined to it (:func:`~orkas_tui.core.disk.confine.register_root`)."""
+    if not Path(os.path.realpath(folder)).is_relative_to(Path(os.path.realpath(root))):
+        return f"{folder} links outside its repository {root}; not written"
+    register_root(root)
+    return None
+
+
+def exclude(repo: Repository, written: list[Path], lock_dir: Path) -> bool:
+    """Add each written path to the repository's ``.git/info/exclude`` (``/.claude/skills/x/SKILL.md``, relative
+    to the main tree or worktree it is in: one line covers them all), once: lines already there are not added
+    again and nothing else in the file changes. ``True``: lines were added."""
+    lines = ["/" + "/".join(path.parts[-4:]) for path in written]  # <tree>/.claude/skills/<slug>/SKILL.md
+    data, version = read_versioned(repo.exclude)
+    text = (data or b"").decode("utf-8", "surrogateescape")
+    have = set(text.splitlines())
+    new = [line for line in dict.fromkeys(lines) if line not in have]
+    if not new:
+        return False
+    glue = "" if not text or text.endswith("\n") else "\n"
+    updated = text + glue + "\n".join(new) + "\n"
+    atomic_write(repo.exclude, updated.encode("utf-8", "surrogateescape"), expected=version, lock_dir=lock_dir)
+    return True
 
 
 def _imported_from(imported: dict, path: Path, content: str) -> str | None:

@@ -25,6 +25,7 @@ from orkas_tui.core.read.workspace import AgentPaths
 from orkas_tui.core.store.journal import apply_lock
 from orkas_tui.core.store.provenance import Quarantine, Source, cited, judge
 from orkas_tui.core.store.records import Record, RecordId, RecordStore
+from orkas_tui.core.store.scopes import load_places
 
 PENDING, APPLIED, REJECTED, INVALID = "pending", "applied", "rejected", "invalid"
 LEGACY_APPLYING = "applying"  # written before the journal existed; read as pending
@@ -42,6 +43,7 @@ class ProposedOp(msgspec.Struct, kw_only=True):
     changes: list[str] = msgspec.field(default_factory=list)
     decided_at: str | None = None
     quarantine: Quarantine | None = None
+    cwds: list[str] | None = None  # the folders the sessions of its sources ran in ("": unknown); None: not known
 
     @property
     def held(self) -> bool:
@@ -100,6 +102,7 @@ def create_proposal(
     from orkas_tui.core.store.operations import check_operations, normalized
 
     problems = check_operations(operations, paths, settings)
+    places = load_places(paths) if sources is not None else {}
     ops = []
     for i, (op, problem) in enumerate(zip(operations, problems, strict=True)):
         held = None
@@ -112,6 +115,7 @@ def create_proposal(
                 status=INVALID if problem else PENDING,
                 reason=problem,
                 quarantine=held,
+                cwds=None if sources is None or not isinstance(op, dict) else _cwds(op, sources, places),
             )
         )
     with apply_lock(paths):
@@ -126,6 +130,12 @@ def create_proposal(
         )
         PROPOSALS.save(paths, proposal)
     return proposal
+
+
+def _cwds(op: Mapping[str, object], sources: Mapping[str, Source], places: Mapping[str, str]) -> list[str]:
+    """The folders the conversations an operation cites ran in, once each (``""``: a conversation with no known folder)."""
+    conversations = {sources[c].conversation for c in cited(op) if c in sources and sources[c].conversation}
+    return sorted({places.get(str(conv), "") for conv in conversations})
 
 
 list_proposals = PROPOSALS.list  # every readable proposal of one agent, oldest first

@@ -90,6 +90,7 @@ class KeyedTable(DataTable):
         self._drop = drop if drop is not None else [k for k in reversed(keys[1:]) if k not in self._flex]
         self.sort_spec = sort
         self.cursor_key: str | None = None
+        self._concealed: frozenset[str] = frozenset()
 
     def on_mount(self) -> None:
         for key, label in self._columns:
@@ -109,7 +110,19 @@ class KeyedTable(DataTable):
         self.fit_columns()
 
     def hidden_columns(self) -> list[str]:
-        return [key for c in self.columns.values() if isinstance(c, FitColumn) and c.hidden and (key := c.key.value) is not None]
+        """The columns hidden to fit the width (not those :meth:`conceal` hides)."""
+        return [
+            key
+            for c in self.columns.values()
+            if isinstance(c, FitColumn) and c.hidden and (key := c.key.value) is not None and key not in self._concealed
+        ]
+
+    def conceal(self, keys: Iterable[str]) -> None:
+        """Hide these columns whatever the width (a column with nothing to tell), showing any concealed before."""
+        concealed = frozenset(keys)
+        if concealed != self._concealed:
+            self._concealed = concealed
+            self.fit_columns()
 
     def fit_columns(self) -> None:
         """Shrink the flex columns, then hide columns in ``drop`` order, until the table fits its width.
@@ -135,7 +148,7 @@ class KeyedTable(DataTable):
 
         flex = [key for key in self._flex if key in columns]
         smallest = {key: min(natural(key), max(self._flex_min, label(key))) for key in flex}
-        hidden: set[str] = set()
+        hidden: set[str] = set(self._concealed & columns.keys())
 
         def needed() -> int:
             return sum((smallest[k] if k in smallest else natural(k)) + pad for k in columns if k not in hidden)

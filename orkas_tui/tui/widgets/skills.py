@@ -19,16 +19,18 @@ from textual.widgets import DataTable, Input, Static
 
 from orkas_tui.core.reflect.verdict import TOO_NEW
 from orkas_tui.core.store.first_run import display_path
+from orkas_tui.core.store.scopes import GLOBAL
 from orkas_tui.core.summary.report import SkillRow
 from orkas_tui.tui.cells import age, rate_text
 from orkas_tui.tui.data import AgentView
-from orkas_tui.tui.messages import OpenSkill
+from orkas_tui.tui.messages import ChangeScope, OpenSkill
 from orkas_tui.tui.skill_flags import SHORT, skill_flags, warns
 from orkas_tui.tui.widgets.keyed_table import Cell, KeyedTable
 
 COLUMNS = [
     ("name", "Skill"),
     ("flag", "Flag"),
+    ("scope", "Scope"),
     ("impressions", "Impr"),
     ("invocations", "Inv"),
     ("invocation_rate", "Inv%"),
@@ -46,6 +48,8 @@ def skill_cells(row: SkillRow, now: datetime, view: AgentView) -> list[Cell]:
     s, m = row.skill, row.metrics
     reasons = skill_flags(s.slug, view.verdicts.get(s.slug), view.hand_edited, view.unlisted)
     style = "yellow" if warns(reasons) else "dim"
+    scope = view.scopes.get(s.slug)
+    where = scope.label if scope is not None else GLOBAL
 
     def rate_cell(value: float | None) -> Cell:
         return Cell.of(rate_text(value), sort=value if value is not None else -1.0)
@@ -53,6 +57,7 @@ def skill_cells(row: SkillRow, now: datetime, view: AgentView) -> list[Cell]:
     return [
         Cell(s.slug, sort=s.slug, style="yellow" if warns(reasons) else ""),
         Cell(("⚑ " if warns(reasons) else "") + ", ".join(SHORT.get(r, r) for r in reasons), sort=len(reasons), style=style),
+        Cell(where, sort=where, style="dim" if where == GLOBAL else "cyan"),
         Cell(str(m.impressions), sort=m.impressions, justify="right"),
         Cell(str(m.invocations), sort=m.invocations, justify="right"),
         rate_cell(m.invocation_rate),
@@ -66,13 +71,16 @@ def skill_cells(row: SkillRow, now: datetime, view: AgentView) -> list[Cell]:
 
 def skill_detail(row: SkillRow, view: AgentView) -> Text:
     """The line under the table: what a narrow Skill or Flag cell leaves out, the turns the verdict was
-    made on (the columns count every turn, as the spec's metrics do), and the way out of a hand edit."""
+    made on (the columns count every turn, as the spec's metrics do), the skill's scope, and the way out of a hand edit."""
     s, hand_edited, unlisted = row.skill, view.hand_edited, view.unlisted
     judged = view.verdicts.get(s.slug)
+    scope = view.scopes.get(s.slug)
     text = Text()
     text.append(s.slug, style="bold")
     if s.name and s.name != s.slug:
         text.append(f" ({s.name})")
+    if scope is not None and scope.root is not None:  # first: a third line would be cut
+        text.append(f" · only in {display_path(scope.root)} ({scope.why}; g changes it)", style="cyan")
     if s.description:
         text.append(f" · {s.description}", style="dim")
     if judged is not None:
@@ -99,6 +107,7 @@ def broken_cells(slug: str) -> list[Cell]:
     return [
         Cell(slug, sort=slug, style="bold red"),
         Cell("⚠ broken", sort=99, style="red"),
+        Cell("", sort=""),
         *[Cell("", sort=-1) for _ in range(6)],
         Cell("", sort=""),
         Cell("", sort=""),
@@ -120,6 +129,7 @@ class SkillsPane(Vertical):
         Binding("slash", "filter", "Filter", id="skills_filter"),
         Binding("s", "cycle_sort", "Sort", id="skills_sort"),
         Binding("o", "open", "Open", id="skills_open"),
+        Binding("g", "scope", "Scope", id="skills_scope"),
     ]
 
     def __init__(self, **kwargs) -> None:
@@ -146,6 +156,7 @@ class SkillsPane(Vertical):
                 "last_used",
                 "ineffective_rate",
                 "invocation_rate",
+                "scope",
                 "flag",
             ],
         )
@@ -177,6 +188,8 @@ class SkillsPane(Vertical):
         }
         rows.update({slug: broken_cells(slug) for slug in self.view.broken_skills if not needle or needle in slug})
         self.table.sync(rows)
+        # "global" on every row tells nothing: the column shows once a lesson came from a repository
+        self.table.conceal(() if any(s.root or s.learned for s in self.view.scopes.values()) else ("scope",))
         self._show_detail()
         flagged = sum(
             warns(skill_flags(row.skill.slug, self.view.verdicts.get(row.skill.slug), self.view.hand_edited, self.view.unlisted))
@@ -232,6 +245,11 @@ class SkillsPane(Vertical):
         column, _ = self.table.sort_spec
         self.table.sort_by(SORTABLE[(SORTABLE.index(column) + 1) % len(SORTABLE)])
         self._sync()
+
+    def action_scope(self) -> None:
+        key = self.table.current_key()
+        if key and self.view is not None and key in self.view.scopes:
+            self.post_message(ChangeScope(self.view.id, key, self.view.scopes[key]))
 
     def action_open(self) -> None:
         key = self.table.current_key()
