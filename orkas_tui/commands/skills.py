@@ -34,20 +34,33 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run_list(args: argparse.Namespace) -> int:
     workspace = open_workspace(args)
     agents = [args.agent] if args.agent else workspace.agent_ids()
-    doc = {}
+    listed = {}
     for agent in agents:
         paths = workspace.agent(agent)
         skills = SkillStore(paths, workspace.settings).load_all()[0]
         scopes = all_scopes(paths, [skill.slug for skill in skills])
-        doc[agent] = [{"slug": skill.slug, "name": skill.name, **scopes[skill.slug].to_json()} for skill in skills]
+        listed[agent] = [(skill, scopes[skill.slug]) for skill in skills]
     if args.json:
-        print_json(doc)
+        print_json(
+            {
+                agent: [{"slug": skill.slug, "name": skill.name, **scope.to_json()} for skill, scope in rows]
+                for agent, rows in listed.items()
+            }
+        )
         return 0
-    for agent, rows in doc.items():
+    for agent, rows in listed.items():
         print(f"{agent}: {len(rows)} skills")
         if rows:
-            cells = [(r["slug"], display_path(Path(r["repository"])) if r["repository"] else GLOBAL, r["why"]) for r in rows]
-            print(table(("skill", "scope", "why"), cells))
+            cells = [
+                (
+                    skill.slug,
+                    display_path(scope.root) if scope.root is not None else GLOBAL,
+                    ", ".join(scope.paths) or "every file",
+                    scope.why,
+                )
+                for skill, scope in rows
+            ]
+            print(table(("skill", "scope", "files", "why"), cells))
     return 0
 
 

@@ -68,6 +68,7 @@ def test_a_proposal_is_written_with_its_status_last(workspace: Workspace) -> Non
                 "decided_at": AT,
                 "quarantine": None,
                 "cwds": None,
+                "files": None,
             }
         ],
         "reflection": {},

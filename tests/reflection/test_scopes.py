@@ -319,3 +319,77 @@ def test_a_worktree_removed_since_is_left_out_quietly(root, home, repos):
     result = export_agent(paths, ws.settings, "claude-code", dest)
 
     assert result.unchanged == [str(exported_in(alpha))] and not result.elsewhere and not result.stale and not result.problems
+
+
+def _edits(turn: str, at, prompt: str, files: list[str]) -> list[dict]:
+    """A turn: the typed prompt, then one Edit of each file (absolute paths, as Claude Code writes them)."""
+    stamp = at.strftime("%Y-%m-%dT%H:%M:%SZ")
+    events = [
+        {"ts": stamp, "type": "turn_start", "turn": turn, "skills_indexed": []},
+        {"ts": stamp, "type": "user", "text": prompt},
+    ]
+    for i, file in enumerate(files):
+        events.append({"ts": stamp, "type": "tool_call", "id": f"{turn}-{i}", "name": "Edit", "args": {"file_path": file}})
+        events.append({"ts": stamp, "type": "tool_result", "id": f"{turn}-{i}", "ok": True})
+    events.append({"ts": stamp, "type": "assistant", "text": "Done."})
+    return [*events, {"ts": stamp, "type": "turn_end", "turn": turn, "status": "ok"}]
+
+
+def test_a_lesson_about_one_folder_loads_only_for_its_files(root, home, repos, server):
+    """The agent edited two files under src/api/ after the prompt the lesson rests on (the session ran in a
+    worktree): the skill exported into the repository carries Claude Code's `paths: ["src/api/**"]`."""
+    from tests.reflection.conftest import CORRECTION, add_events
+
+    alpha, _beta, worktree = repos
+    set_reflected(root, "coder", NOW - timedelta(days=2))
+    api = worktree / "src" / "api"
+    add_events(root, "coder", "c1", _edits("t1", NOW - timedelta(hours=6), "add the health route", [str(api / "health.py")]))
+    corrected = [str(api / "v2" / "routes.py"), str(api / "health.py")]
+    add_events(root, "coder", "c1", _edits("t2", NOW - timedelta(hours=5), CORRECTION, corrected))
+    ws = open_ws(root, server, auto_apply=True, extra=LINK)
+    record_places(ws.agent("coder"), {"c1": str(worktree)})
+    server.steps = [reply({"summary": "kube", "operations": [{**CREATE, "sources": ["$USER"]}]})]
+
+    outcome = reflect(ws, "coder", NOW)
+
+    assert outcome.status == "applied", outcome.message
+    text = exported_in(alpha).read_text("utf-8")
+    assert 'paths: ["src/api/**"]' in text.split("---")[1]  # in the front matter
+    assert git(alpha, "status", "--porcelain") == ""
+    assert (
+        hand_edited(ws.agent("coder"), ws.settings.agents["coder"], SkillStore(ws.agent("coder"), ws.settings).load_all()[0])
+        == {}
+    )
+
+
+def test_a_lesson_about_files_elsewhere_or_none_widens_the_skill_to_every_file(root, home, repos):
+    alpha, _beta, _worktree = repos
+    ws = open_ws(root, extra=LINK)
+    paths = ws.agent("coder")
+    record_places(paths, {"c1": str(alpha)})
+
+    def prompt(text: str, edited: tuple[str, ...]) -> dict:
+        return {"u1": Source(id="u1", origin="user", text=text, conversation="c1", edited=edited)}
+
+    create_proposal(paths, ws.settings, "one", [CREATE], NOW, {}, prompt("check it", ("src/api/a.py", "src/api/b.py")))
+    approve(ws, "coder.p1", NOW)
+    assert 'paths: ["src/api/**"]' in exported_in(alpha).read_text("utf-8")
+    patch = {"op": "patch_skill", "sources": ["u1"], "skill": SLUG, "find": "before a kubectl", "replace": "before any kubectl"}
+    create_proposal(paths, ws.settings, "two", [patch], NOW, {}, prompt("same for the docs", (str(alpha / "docs" / "x.md"),)))
+    approve(ws, "coder.p2", NOW + timedelta(minutes=1))
+    text = exported_in(alpha).read_text("utf-8")
+    assert "before any kubectl" in text and "paths:" not in text  # src/api and docs share only the top: every file
+    create_proposal(paths, ws.settings, "three", [{**patch, "find": "any", "replace": "every"}], NOW, {}, prompt("and", ()))
+    approve(ws, "coder.p3", NOW + timedelta(minutes=2))
+    assert "paths:" not in exported_in(alpha).read_text("utf-8")
+
+
+def test_one_edited_file_is_too_little_to_narrow_a_skill(root, home, repos):
+    alpha, _beta, _worktree = repos
+    ws = open_ws(root, extra=LINK)
+    paths = ws.agent("coder")
+    record_places(paths, {"c1": str(alpha)})
+    sources = {"u1": Source(id="u1", origin="user", text="check it", conversation="c1", edited=("src/api/a.py",))}
+    create_proposal(paths, ws.settings, "one", [CREATE], NOW, {}, sources)
+    approve(ws, "coder.p1", NOW)
+    assert "paths:" not in exported_in(alpha).read_text("utf-8")

@@ -78,3 +78,12 @@ def _linked(worktree: Path, marker: Path) -> Repository | None:
     if common.name == ".git" and common.is_dir():
         return Repository(common.parent, common)
     return Repository(worktree, common)  # a bare repository: no main working tree to export into
+
+
+def worktree_top(path: Path | str) -> Path | None:
+    """The working tree ``path`` lies in (the nearest folder above it holding ``.git``, a folder or a worktree's
+    file), or ``None``: what a file's repository-relative path is taken from."""
+    for folder in Path(path).expanduser().parents:
+        if (folder / ".git").exists():
+            return folder
+    return None

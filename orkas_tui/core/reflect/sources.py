@@ -12,6 +12,7 @@ against (:mod:`orkas_tui.core.store.provenance`).
 from __future__ import annotations
 
 from orkas_tui.core.observe.origins import LETTERS, Origin, split_pasted
+from orkas_tui.core.observe.touched import edited_files
 from orkas_tui.core.store.provenance import Source
 from orkas_tui.core.store.redact import Redactor
 from orkas_tui.core.summary.transcript import Step, describe
@@ -70,14 +71,32 @@ class SourceIds:
 
     def sent(self, tags: list[str]) -> dict[str, Source]:
         """The sources behind ``tags`` (the tags of the lines the bundle kept), their text redacted."""
+        edited = self._edited_after()
         out: dict[str, Source] = {}
         for tag in tags:
             for id_ in self.ids[tag]:
                 if id_ not in out:
-                    out[id_] = self._source(id_)
+                    out[id_] = self._source(id_, edited.get(id_, ()))
         return out
 
-    def _source(self, id_: str) -> Source:
+    def _edited_after(self) -> dict[str, tuple[str, ...]]:
+        """For each typed prompt, the files the agent's calls shown after it edited, up to the next prompt of
+        its conversation: what a lesson resting on that prompt is about (:mod:`~orkas_tui.core.observe.touched`)."""
+        shown: dict[str, list[tuple[int, str, Step]]] = {}
+        for id_, (conversation, step, _text) in self.steps.items():
+            if step is not None and id_[0] != "p":
+                shown.setdefault(conversation, []).append((step.offset, id_, step))
+        edited: dict[str, list[str]] = {}
+        for steps in shown.values():
+            prompt = None
+            for _offset, id_, step in sorted(steps, key=lambda s: s[0]):
+                if step.origin is Origin.USER:
+                    prompt = id_
+                elif prompt is not None and step.event.type == "tool_call":
+                    edited.setdefault(prompt, []).extend(edited_files(step.event.name, step.event.args))
+        return {id_: tuple(dict.fromkeys(files)) for id_, files in edited.items() if files}
+
+    def _source(self, id_: str, edited: tuple[str, ...] = ()) -> Source:
         conversation, step, text = self.steps[id_]
         if step is None:
             return Source(id=id_, origin=Origin.SYSTEM, text=self.redact(text))
@@ -85,7 +104,7 @@ class SourceIds:
         if id_[0] == "p":
             return Source(id=id_, origin=Origin.PASTED, text=self.redact(pasted), conversation=conversation)
         if step.origin is Origin.USER:
-            return Source(id=id_, origin=Origin.USER, text=self.redact(typed), conversation=conversation)
+            return Source(id=id_, origin=Origin.USER, text=self.redact(typed), conversation=conversation, edited=edited)
         said = describe(step)
         body = said.text if said.output is None else f"{said.text}\n{said.output}"
         if len(body) > 2 * SOURCE_CHARS:  # the bundle sends at most a cut of it: a 20 MB output is not scanned whole

@@ -163,7 +163,7 @@ def _finish(paths: AgentPaths, record: dict, proposal: Proposal | None = None) -
     if apply:
         changes = [_recorded(paths, record, step, at) for step in steps]
         if item is not None and item.cwds:
-            _learn(paths, steps, item.cwds, at)
+            _learn(paths, steps, item.cwds, item.files or [], at)
         if proposal is not None and item is not None:
             item.status, item.reason, item.decided_at, item.changes = APPLIED, None, record["at"], [c.id for c in changes]
             PROPOSALS.save(paths, proposal)
@@ -178,14 +178,15 @@ def _finish(paths: AgentPaths, record: dict, proposal: Proposal | None = None) -
     return changes
 
 
-def _learn(paths: AgentPaths, steps: list[journal.Step], cwds: list[str], at: datetime) -> None:
-    """Record where the lesson of each skill this operation created or patched was learned (its scope).
-    A scopes file that cannot be read is left as it is and the apply goes on: the events say what was not recorded."""
+def _learn(paths: AgentPaths, steps: list[journal.Step], cwds: list[str], files: list[str], at: datetime) -> None:
+    """Record where the lesson of each skill this operation created or patched was learned (its scope), and
+    the files its evidence is about. A scopes file that cannot be read is left as it is and the apply goes on:
+    the events say what was not recorded."""
     repositories = repositories_of(cwds)
     for step in steps:
         if step.kind == "skill" and step.action in ("create_skill", "patch_skill"):
             try:
-                learn(paths, step.target, repositories)
+                learn(paths, step.target, repositories, files)
             except ScopeError as exc:
                 log_event(paths, "scope_not_recorded", at, skill=step.target, repositories=repositories, problem=str(exc))
 

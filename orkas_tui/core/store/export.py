@@ -118,11 +118,14 @@ def rendered_description(skill: Skill) -> str:
     return (head[:word].rstrip(",;:") if word >= DESCRIPTION_LIMIT // 2 else head) + "…"
 
 
-def render_skill(skill: Skill) -> str:
-    """Front matter both agents accept: a hyphenated name, a one-line description of at most 500 characters."""
+def render_skill(skill: Skill, globs: tuple[str, ...] = ()) -> str:
+    """Front matter both agents accept: a hyphenated name, a one-line description of at most 500 characters;
+    for Claude Code, ``paths`` when the skill is about certain files of its repository (``globs``: it then
+    loads only when the agent works with files that match)."""
     description = rendered_description(skill)
     name = skill.slug.replace("_", "-")
-    head = f"---\nname: {orjson.dumps(name).decode()}\ndescription: {orjson.dumps(description).decode()}\n---\n\n"
+    where = f"paths: {orjson.dumps(list(globs)).decode()}\n" if globs else ""
+    head = f"---\nname: {orjson.dumps(name).decode()}\ndescription: {orjson.dumps(description).decode()}\n{where}---\n\n"
     body = skill.body if skill.body.endswith("\n") else skill.body + "\n"
     return head + f"# {skill.name}\n\n" + body
 
@@ -240,7 +243,7 @@ def _export_locked(
             (result.refused if place.refused else result.waiting).append(f"{skill.slug}: {place.why}")
             continue
         current.update(str(path) for path in place.paths)
-        text = render_skill(skill)
+        text = render_skill(skill, globs_of(scopes[skill.slug], target, place))
         if refused := guard.scan(text, "skill"):  # again here: a hand edit or an imported skill never passed the answer's check
             result.refused.append(f"{skill.slug}: {refused}")
             continue
@@ -428,22 +431,28 @@ def hand_edited(paths: AgentPaths, link: AgentLink, skills: Iterable[Skill]) -> 
     scopes = all_scopes(paths, [skill.slug for skill in skills])
     found = {}
     for skill in skills:
-        for path in place_of(scopes[skill.slug], skill.slug, link.format, dest).paths:  # none: it waits
-            if _edited_there(path, skill, state, imported):
+        place = place_of(scopes[skill.slug], skill.slug, link.format, dest)
+        for path in place.paths:  # none: it waits
+            if _edited_there(path, skill, state, imported, globs_of(scopes[skill.slug], link.format, place)):
                 found[skill.slug] = str(path)
                 break
     return found
 
 
-def _edited_there(path: Path, skill: Skill, state: dict, imported: dict) -> bool:
+def _edited_there(path: Path, skill: Skill, state: dict, imported: dict, globs: tuple[str, ...]) -> bool:
     """Whether the ``SKILL.md`` at ``path`` was edited by hand since the last export wrote it."""
     try:
         version = read_versioned(path)[1]
     except OSError:
         return False  # not a regular file: the export reports it
-    rendered = version_of(render_skill(skill).encode("utf-8"))
+    rendered = version_of(render_skill(skill, globs).encode("utf-8"))
     recorded = recorded_version(state.get(str(path)))
     return decide(version, rendered, recorded, _imported_from(imported, path, rendered)) == CONFLICT
+
+
+def globs_of(scope: Scope, target: str, place: Place) -> tuple[str, ...]:
+    """The ``paths`` an exported skill carries: Claude Code's, in the repository its lessons' files are in."""
+    return scope.paths if target == "claude-code" and place.root is not None and place.root == scope.root else ()
 
 
 @dataclass(frozen=True)

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
+from pathlib import Path, PurePath
 from typing import Any
 
 import msgspec
 
 from orkas_tui.core.errors import OrkasError
+from orkas_tui.core.read.repos import worktree_top
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.timefmt import format_ts
 from orkas_tui.core.read.workspace import AgentPaths
@@ -44,6 +46,7 @@ class ProposedOp(msgspec.Struct, kw_only=True):
     decided_at: str | None = None
     quarantine: Quarantine | None = None
     cwds: list[str] | None = None  # the folders the sessions of its sources ran in ("": unknown); None: not known
+    files: list[str] | None = None  # the files the agent edited after the prompts it cites (absolute when known)
 
     @property
     def held(self) -> bool:
@@ -116,6 +119,7 @@ def create_proposal(
                 reason=problem,
                 quarantine=held,
                 cwds=None if sources is None or not isinstance(op, dict) else _cwds(op, sources, places),
+                files=None if sources is None or not isinstance(op, dict) else _files(op, sources, places),
             )
         )
     with apply_lock(paths):
@@ -136,6 +140,25 @@ def _cwds(op: Mapping[str, object], sources: Mapping[str, Source], places: Mappi
     """The folders the conversations an operation cites ran in, once each (``""``: a conversation with no known folder)."""
     conversations = {sources[c].conversation for c in cited(op) if c in sources and sources[c].conversation}
     return sorted({places.get(str(conv), "") for conv in conversations})
+
+
+def _files(op: Mapping[str, object], sources: Mapping[str, Source], places: Mapping[str, str]) -> list[str]:
+    """The files the agent edited after the prompts an operation cites, relative to the working tree each lies
+    in (``src/api/routes.py``). One that cannot be placed (a relative path of a session with no known folder, a
+    file in no repository) makes it none: the lesson is then about no file in particular, never a narrower set."""
+    found = set()
+    for c in cited(op):
+        source = sources.get(c)
+        if source is None:
+            continue
+        folder = places.get(str(source.conversation), "")
+        for name in source.edited:
+            path = Path(name) if PurePath(name).is_absolute() else Path(folder) / name if folder else None
+            top = worktree_top(path) if path is not None else None
+            if path is None or top is None:
+                return []
+            found.add(path.relative_to(top).as_posix())
+    return sorted(found)
 
 
 list_proposals = PROPOSALS.list  # every readable proposal of one agent, oldest first

@@ -36,6 +36,7 @@ class Source(msgspec.Struct, frozen=True, kw_only=True):
     conversation: str | None = None
     tool: str | None = None
     kind: str | None = None  # a tool output's kind: command, file, web, mcp, subagent, other
+    edited: tuple[str, ...] = ()  # a typed prompt's: the files the agent edited after it, in its turn
 
     def label(self) -> str:
         """``t6 (`WebFetch`, web)``: the id and where it came from, as a person reads it."""

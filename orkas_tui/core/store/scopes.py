@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath
 
 import orjson
 
@@ -33,6 +33,7 @@ from orkas_tui.core.read.workspace import AgentPaths
 PLACES, SCOPES = "places.json", "scopes.json"
 GLOBAL, REPO, LEARNED = "global", "repo", "learned"
 UNKNOWN = ""  # a lesson whose session ran in no known repository
+MIN_FILES = 2  # edited files it takes before a skill is narrowed to their folder (``paths``)
 
 
 class ScopeError(OrkasError, ValueError):
@@ -47,17 +48,19 @@ class Scope:
     root: Path | None
     why: str
     learned: tuple[Path, ...] = ()
+    paths: tuple[str, ...] = ()  # in a repository: the globs its lessons' files fall under (none: every file)
 
     @property
     def label(self) -> str:
         """What the Skills tab's Scope column shows: the repository's folder name, or "global"."""
         return GLOBAL if self.root is None else self.root.name
 
-    def to_json(self) -> dict[str, str | None]:
+    def to_json(self) -> dict[str, object]:
         return {
             "scope": GLOBAL if self.root is None else REPO,
             "repository": None if self.root is None else str(self.root),
             "why": self.why,
+            "paths": list(self.paths),
         }
 
 
@@ -123,12 +126,23 @@ def load_scopes(paths: AgentPaths) -> dict[str, dict]:
     return {k: v for k, v in value.items() if isinstance(v, dict)}
 
 
-def learn(paths: AgentPaths, slug: str, repositories: Iterable[str]) -> None:
-    """Record the repositories a lesson on ``slug`` came from (idempotent: applied again after a crash adds nothing)."""
-    repositories = list(repositories)
+def learn(paths: AgentPaths, slug: str, repositories: Iterable[str], files: Iterable[str] = ()) -> None:
+    """Record the repositories a lesson on ``slug`` came from and the files its evidence is about (idempotent:
+    applied again after a crash adds nothing). A lesson with no edited file widens the skill to every file."""
+    repositories, files = list(repositories), list(files)
     if not repositories:
         return
-    _update(paths, slug, lambda entry: {**entry, "learned": sorted({*_strings(entry.get("learned")), *repositories})})
+
+    def change(entry: dict) -> dict:
+        learned = sorted({*_strings(entry.get("learned")), *repositories})
+        prior = entry.get("files")
+        if not files or (entry.get("learned") and not prior):
+            about: list[str] = []  # this lesson, or an earlier one (or one from before files were kept), is about every file
+        else:
+            about = sorted({*_strings(prior), *files})
+        return {**entry, "learned": learned, "files": about}
+
+    _update(paths, slug, change)
 
 
 def choose(paths: AgentPaths, slug: str, choice: str, repository: Path | None = None) -> Scope:
@@ -176,19 +190,36 @@ def scope_of(slug: str, entry: Mapping[str, object], imported: Path | None) -> S
     learned = _strings(entry.get("learned"))
     repos = tuple(Path(r) for r in learned if r != UNKNOWN)
     chosen = entry.get("chosen")
+    files = _strings(entry.get("files"))
     if chosen == GLOBAL:
         return Scope(None, "set global by a person", repos)
     if isinstance(chosen, str) and chosen:
-        return Scope(Path(chosen), "set by a person", repos)
+        return Scope(Path(chosen), "set by a person", repos, globs_for(files))
     if imported is not None:
         return Scope(imported, f"imported from {imported}", repos)
     if len(learned) == 1 and repos:
-        return Scope(repos[0], "learned in this repository only", repos)
+        return Scope(repos[0], "learned in this repository only", repos, globs_for(files))
     if not learned:
         return Scope(None, "no lesson with a known repository")
     if len(repos) >= 2:
         return Scope(None, f"learned in {len(repos)} repositories", repos)
     return Scope(None, "learned outside any repository too", repos)
+
+
+def globs_for(files: list[str]) -> tuple[str, ...]:
+    """``("src/api/**",)`` when every file the lessons are about (paths relative to their working tree) lies
+    in one folder; none when there are fewer than :data:`MIN_FILES` or they share only the repository's top:
+    the skill is then for every file (a glob too narrow would hide it where it applies, and the agent says
+    nothing; one edited file is too little to say a lesson is about a folder)."""
+    parts = [PurePath(f).parts[:-1] for f in files]
+    if len(parts) < MIN_FILES or any(".." in p for p in parts):
+        return ()
+    common: list[str] = []
+    for level in zip(*parts, strict=False):
+        if len(set(level)) != 1:
+            break
+        common.append(level[0])
+    return (f"{'/'.join(common)}/**",) if common else ()
 
 
 def imported_home(
