@@ -10,6 +10,7 @@ comes back through the same load path.
 
 from __future__ import annotations
 
+import difflib
 import gc
 from collections.abc import Callable, Iterable
 from contextlib import nullcontext
@@ -32,14 +33,14 @@ from orkas_tui.core.read.timefmt import utc_now
 from orkas_tui.core.read.workspace import AGENT_AREAS, Area, Workspace
 from orkas_tui.core.reflect.queue import QueuePlan
 from orkas_tui.core.store.changes import approve, edit_operation, recover_workspace, reject, revert_change
-from orkas_tui.core.store.export import rescope
+from orkas_tui.core.store.export import ExportError, hand_edit, overwrite_hand_edit, rescope
 from orkas_tui.core.store.first_run import display_path, next_steps
 from orkas_tui.core.store.history import HistoryError
 from orkas_tui.core.store.notes import NOTES, NoteError
 from orkas_tui.core.store.proposals import PROPOSALS, ProposalError
 from orkas_tui.core.store.scopes import GLOBAL, LEARNED, REPO, ScopeError
 from orkas_tui.core.store.skills import BrokenSkill, SkillError
-from orkas_tui.core.store.user_edits import delete_skill, edit_skill, save_note, save_skill_text
+from orkas_tui.core.store.user_edits import adopt_hand_edit, delete_skill, edit_skill, save_note, save_skill_text
 from orkas_tui.importers.hook_log import mark_seen
 from orkas_tui.tui import messages
 from orkas_tui.tui.collector import YOUNG_S, Collector
@@ -742,6 +743,51 @@ class OrkasApp(App[None]):
         self.notify(f"{slug} deleted", title="Skill")
         for editor in self._skill_editors(agent, slug):
             editor.dismiss(None)
+
+    @on(messages.ResolveHandEdit)
+    def _resolve_hand_edit(self, event: messages.ResolveHandEdit) -> None:
+        self.run_worker(lambda: self._show_hand_edit(event.agent, event.slug), thread=True, group="skill-io")
+
+    def _show_hand_edit(self, agent: str, slug: str) -> None:
+        """The diff from what the export writes to what is there, then what to do with it."""
+        paths = self.data.agents[agent].paths
+        found = hand_edit(paths, self.workspace.settings, slug)
+        if found is None:
+            self.call_from_thread(self.notify, f"{slug}: its exported copy is not edited by hand any more", timeout=5)
+            return
+        lines = difflib.unified_diff(
+            found.ours.splitlines(), found.theirs.splitlines(), "what the export writes", str(found.path), lineterm=""
+        )
+        title = f"{slug}: edited by hand in {display_path(found.path)} (esc: then adopt it or overwrite it)"
+
+        def ask(_: object) -> None:
+            question = (
+                f"{display_path(found.path)} was edited by hand. Adopt the edit into the workspace skill (recorded, "
+                "revertable), or overwrite it with the skill?"
+            )
+            answers = [("adopt", "Adopt the edit"), ("overwrite", "Overwrite it"), ("cancel", "Cancel")]
+            self.push_screen(Choose(question, answers), lambda answer: self._settle_hand_edit(agent, slug, answer))
+
+        self.call_from_thread(self.push_screen, TextView(title, "\n".join(lines)), ask)
+
+    def _settle_hand_edit(self, agent: str, slug: str, answer: str | None) -> None:
+        if answer in ("adopt", "overwrite"):
+            self.run_worker(lambda: self._apply_hand_edit(agent, slug, answer), thread=True, group="skill-io")
+
+    def _apply_hand_edit(self, agent: str, slug: str, answer: str) -> None:
+        paths, settings = self.data.agents[agent].paths, self.workspace.settings
+        try:
+            if answer == "adopt":
+                _skill, change = adopt_hand_edit(paths, settings, slug, self.now())
+                message = f"{slug}: the edit is in the skill ({change.id}; F2 in its editor reverts it)"
+            else:
+                overwrite_hand_edit(paths, settings, slug, self.now())
+                message = f"{slug}: its exported copy is the skill again"
+        except (SkillError, ExportError, ConflictError, OSError) as exc:
+            self.call_from_thread(self.notify, str(exc), title="Not changed", severity="error", timeout=10)
+            return
+        self.call_from_thread(self.notify, message, title="Edited there")
+        self.call_from_thread(self.reload_agent, agent, Area.SKILLS, Area.PRIVATE, Area.EVENTS)
 
     @on(messages.ChangeScope)
     def _change_scope(self, event: messages.ChangeScope) -> None:

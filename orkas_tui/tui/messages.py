@@ -72,6 +72,14 @@ class DeleteSkill(Message):
         self.agent, self.slug, self.expected = agent, slug, expected
 
 
+class ResolveHandEdit(Message):
+    """Show how a skill's exported copy was edited by hand, then adopt the edit or overwrite it, as a person chooses."""
+
+    def __init__(self, agent: str, slug: str) -> None:
+        super().__init__()
+        self.agent, self.slug = agent, slug
+
+
 class ChangeScope(Message):
     """Ask a person where a skill belongs (global, one of the repositories it was learned in, or as learned), then set it."""
 

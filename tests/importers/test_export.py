@@ -194,3 +194,49 @@ def test_a_long_description_is_cut_after_a_whole_sentence_or_word():
     words = replace(_skill("w", None), description="Use when " + "the release step fails again and again " * 20)
     cut = rendered_description(words)
     assert len(cut) <= DESCRIPTION_LIMIT and cut.endswith("…") and cut[:-1].split(" ")[-1] in words.description.split()
+
+
+def _linked_demo(tmp_path):
+    from orkas_tui.core.read.workspace import Workspace
+    from orkas_tui.demo.workspace import write_demo
+
+    root = write_demo(tmp_path / "demo")
+    dest = tmp_path / "skills"
+    (root / "orkas.toml").write_text(f'[agents.coder]\nformat = "claude-code"\nexport_skills = "{dest}"\n')
+    workspace = Workspace.open(root)
+    paths = workspace.agent("coder")
+    export_agent(paths, workspace.settings, "claude-code", dest)
+    slug = SkillStore(paths, workspace.settings).slugs()[0]
+    edited = dest / slug / "SKILL.md"
+    text = edited.read_text("utf-8").replace('description: "', 'description: "Mine: ', 1)
+    edited.write_text(text + "\nA line of my own.\n", "utf-8")
+    return workspace, paths, slug, edited
+
+
+def test_a_hand_edit_where_exported_can_be_adopted_into_the_skill(tmp_path):
+    from orkas_tui.core.store.export import hand_edit
+    from orkas_tui.core.store.history import list_changes
+    from orkas_tui.core.store.user_edits import adopt_hand_edit
+
+    workspace, paths, slug, edited = _linked_demo(tmp_path)
+    found = hand_edit(paths, workspace.settings, slug)
+    assert found is not None and found.path == edited and "A line of my own." in found.theirs and found.ours != found.theirs
+    skill, change = adopt_hand_edit(paths, workspace.settings, slug, NOW)
+    assert "A line of my own." in skill.body and skill.description.startswith("Mine: ")
+    assert change.action == "edit_skill" and list_changes(paths)[-1].id == change.id
+    assert hand_edit(paths, workspace.settings, slug) is None  # the copy and the skill say the same again
+    assert "A line of my own." in edited.read_text("utf-8")
+
+
+def test_a_hand_edit_where_exported_can_be_overwritten_and_only_that_one(tmp_path):
+    from orkas_tui.core.store.export import hand_edit, overwrite_hand_edit
+
+    workspace, paths, slug, edited = _linked_demo(tmp_path)
+    other = SkillStore(paths, workspace.settings).slugs()[1]
+    other_file = edited.parent.parent / other / "SKILL.md"
+    other_file.write_text(other_file.read_text("utf-8") + "\nkept\n", "utf-8")
+    before = SkillStore(paths, workspace.settings).get(slug).body
+    result = overwrite_hand_edit(paths, workspace.settings, slug, NOW)
+    assert "A line of my own." not in edited.read_text("utf-8") and str(edited) in result.written
+    assert hand_edit(paths, workspace.settings, slug) is None and SkillStore(paths, workspace.settings).get(slug).body == before
+    assert other_file.read_text("utf-8").endswith("\nkept\n") and hand_edit(paths, workspace.settings, other) is not None

@@ -11,6 +11,7 @@ from orkas_tui.core.read.workspace import Workspace
 from orkas_tui.core.store.changes import approve
 from orkas_tui.core.store.proposals import create_proposal
 from orkas_tui.core.store.skills import SkillStore
+from orkas_tui.tui.screens.confirm import Choose
 from orkas_tui.tui.widgets.proposals import ProposalsPane
 from orkas_tui.tui.widgets.skills import SkillsPane
 from tests.conftest import NOW
@@ -122,3 +123,33 @@ async def test_an_edit_to_an_exported_skill_is_flagged_without_a_keypress(app_fa
             if "hand-edited" in str(skills.table.get_cell(slug, "flag")):
                 break
         assert "hand-edited" in str(skills.table.get_cell(slug, "flag"))
+
+
+async def test_e_shows_a_hand_edit_and_adopts_it_into_the_skill(app_factory, demo_ws: Path, tmp_path: Path) -> None:
+    from orkas_tui.core.store.export import export_agent
+    from orkas_tui.tui.screens.text_view import TextView
+
+    dest = tmp_path / "skills"
+    (demo_ws / "orkas.toml").write_text(f'[agents.coder]\nformat = "claude-code"\nexport_skills = "{dest}"\n')
+    workspace = Workspace.open(demo_ws)
+    paths = workspace.agent("coder")
+    export_agent(paths, workspace.settings, "claude-code", dest)
+    slug = SkillStore(paths, workspace.settings).slugs()[0]
+    edited = dest / slug / "SKILL.md"
+    edited.write_text(edited.read_text("utf-8") + "\nA line of my own.\n", "utf-8")
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_agent(pilot, "coder")
+        await pilot.press("3")
+        skills = app.query_one(SkillsPane)
+        await wait_until(pilot, lambda: "hand-edited" in str(skills.table.get_cell(slug, "flag")))
+        skills.table.focus()
+        skills.table.move_cursor(row=skills.table.get_row_index(slug))
+        await pilot.press("e")
+        await wait_until(pilot, lambda: isinstance(app.screen, TextView))
+        assert "+A line of my own." in app.screen.text
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, Choose))
+        app.screen.dismiss("adopt")
+        await wait_until(pilot, lambda: "hand-edited" not in str(skills.table.get_cell(slug, "flag")))
+    assert "A line of my own." in SkillStore(paths, workspace.settings).get(slug).body

@@ -205,15 +205,24 @@ def export_agent(
     memory: Path | None = None,
     force: bool = False,
     now: datetime | None = None,
+    force_slugs: frozenset[str] = frozenset(),
 ) -> ExportResult:
-    """Write every skill and the notes block; one export of an agent at a time (its export lock)."""
+    """Write every skill and the notes block; one export of an agent at a time (its export lock).
+    ``force`` overwrites every ``SKILL.md`` edited by hand since; ``force_slugs`` only those skills'."""
     lock_dir = paths.private / "exports"
     with file_lock(lock_dir / "export.lock"):
-        return _export_locked(paths, settings, target, dest, memory, force, format_ts(now or utc_now()))
+        return _export_locked(paths, settings, target, dest, memory, force, format_ts(now or utc_now()), force_slugs)
 
 
 def _export_locked(
-    paths: AgentPaths, settings: Settings, target: str, dest: Path, memory: Path | None, force: bool, at: str
+    paths: AgentPaths,
+    settings: Settings,
+    target: str,
+    dest: Path,
+    memory: Path | None,
+    force: bool,
+    at: str,
+    force_slugs: frozenset[str] = frozenset(),
 ) -> ExportResult:
     # start-up time: the guard loads the redactor's patterns, which status (it imports this module) never uses
     from orkas_tui.core.store import guard
@@ -252,7 +261,7 @@ def _export_locked(
         for path in place.paths:
             source = _imported_from(imported, path, version_of(text.encode("utf-8")))
             try:
-                _write_skill(path, text, state, force, result, lock_dir, source, at)
+                _write_skill(path, text, state, force or skill.slug in force_slugs, result, lock_dir, source, at)
             except OutsideWorkspace:  # a link swapped in since the check above
                 result.refused.append(f"{skill.slug}: {path.parent} links outside its repository; not written")
                 continue
@@ -437,6 +446,42 @@ def hand_edited(paths: AgentPaths, link: AgentLink, skills: Iterable[Skill]) -> 
                 found[skill.slug] = str(path)
                 break
     return found
+
+
+@dataclass(frozen=True)
+class HandEdit:
+    """An exported ``SKILL.md`` someone edited by hand: where, what the export would write, what is there."""
+
+    path: Path
+    ours: str
+    theirs: str
+
+
+def hand_edit(paths: AgentPaths, settings: Settings, slug: str) -> HandEdit | None:
+    """The hand edit of ``slug``'s exported copy for the linked agent, or ``None`` (not linked, not edited)."""
+    link = settings.agents.get(paths.id)
+    skills = [s for s in SkillStore(paths, settings).load_all()[0] if s.slug == slug]
+    if link is None or link.export_skills is None or not skills:
+        return None
+    found = hand_edited(paths, link, skills).get(slug)
+    if found is None:
+        return None
+    dest = link.export_skills.expanduser().resolve()
+    scope = all_scopes(paths, [slug])[slug]
+    place = place_of(scope, slug, link.format, dest)
+    data, _version = read_versioned(Path(found))
+    theirs = (data or b"").decode("utf-8", "replace")
+    return HandEdit(Path(found), render_skill(skills[0], globs_of(scope, link.format, place)), theirs)
+
+
+def overwrite_hand_edit(paths: AgentPaths, settings: Settings, slug: str, now: datetime) -> ExportResult:
+    """Export the linked agent again, writing ``slug``'s copy over the hand edit there (the others are left alone)."""
+    link = settings.agents.get(paths.id)
+    if link is None or link.export_skills is None:
+        raise ExportError(f"agent {paths.id} is not linked for export in orkas.toml")
+    return export_agent(
+        paths, settings, link.format, link.export_skills, link.export_memory, now=now, force_slugs=frozenset({slug})
+    )
 
 
 def _edited_there(path: Path, skill: Skill, state: dict, imported: dict, globs: tuple[str, ...]) -> bool:

@@ -18,7 +18,7 @@ from orkas_tui.core.disk.confine import read_versioned
 from orkas_tui.core.disk.write import atomic_write
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.workspace import AgentPaths
-from orkas_tui.core.store.export import export_linked
+from orkas_tui.core.store.export import export_linked, hand_edit, overwrite_hand_edit
 from orkas_tui.core.store.history import Change, record_change
 from orkas_tui.core.store.journal import apply_lock
 from orkas_tui.core.store.notes import NOTES, SelfNotes
@@ -103,3 +103,24 @@ def save_note(
         change = record_change(paths, now, by=BY, action="update_self", kind="note", target=note, before=before, after=text)
         export_linked(paths, settings, now)
     return version, change
+
+
+def adopt_hand_edit(paths: AgentPaths, settings: Settings, slug: str, now: datetime) -> tuple[Skill, Change]:
+    """Take what someone wrote by hand in ``slug``'s exported ``SKILL.md`` into the workspace skill (its
+    description and body: a person's edit, recorded and revertable), then write the export's rendering of it
+    there, so the copy and the skill say the same again."""
+    import frontmatter  # only here: python-frontmatter pulls in yaml
+
+    edit = hand_edit(paths, settings, slug)
+    if edit is None:
+        raise SkillError(f"{slug}: its exported copy is not edited by hand; nothing to adopt")
+    post = frontmatter.loads(edit.theirs)
+    skill = SkillStore(paths, settings).get(slug)
+    description = post.metadata.get("description")
+    body = post.content.lstrip("\n").removeprefix(f"# {skill.name}\n").lstrip("\n")
+    version = read_versioned(paths.skill(slug))[1]
+    saved, change = edit_skill(
+        paths, settings, slug, description if isinstance(description, str) else skill.description, body, version, now
+    )
+    overwrite_hand_edit(paths, settings, slug, now)
+    return saved, change

@@ -23,7 +23,7 @@ from orkas_tui.core.store.scopes import GLOBAL
 from orkas_tui.core.summary.report import SkillRow
 from orkas_tui.tui.cells import age, rate_text
 from orkas_tui.tui.data import AgentView
-from orkas_tui.tui.messages import ChangeScope, OpenSkill
+from orkas_tui.tui.messages import ChangeScope, OpenSkill, ResolveHandEdit
 from orkas_tui.tui.skill_flags import SHORT, skill_flags, warns
 from orkas_tui.tui.widgets.keyed_table import Cell, KeyedTable
 
@@ -94,7 +94,7 @@ def skill_detail(row: SkillRow, view: AgentView) -> Text:
             text.append(f" · over {judged.over}: {rates}", style="dim")
     if s.slug in hand_edited:
         text.append(
-            f"\n⚑ {display_path(Path(hand_edited[s.slug]))} was edited by hand since the last export, so exports leave it: {view.export_fix}",
+            f"\n⚑ {display_path(Path(hand_edited[s.slug]))} was edited by hand since the last export, so exports leave it: e shows the diff, to adopt it or overwrite it; or {view.export_fix}",
             style="yellow",
         )
     if s.slug in unlisted:
@@ -130,6 +130,7 @@ class SkillsPane(Vertical):
         Binding("s", "cycle_sort", "Sort", id="skills_sort"),
         Binding("o", "open", "Open", id="skills_open"),
         Binding("g", "scope", "Scope", id="skills_scope"),
+        Binding("e", "hand_edit", "Edited there", id="skills_hand_edit"),
     ]
 
     def __init__(self, **kwargs) -> None:
@@ -250,6 +251,14 @@ class SkillsPane(Vertical):
         key = self.table.current_key()
         if key and self.view is not None and key in self.view.scopes:
             self.post_message(ChangeScope(self.view.id, key, self.view.scopes[key]))
+
+    def action_hand_edit(self) -> None:
+        """On a skill whose exported copy was edited by hand: its diff, then adopt or overwrite."""
+        key = self.table.current_key()
+        if key and self.view is not None and key in self.view.hand_edited:
+            self.post_message(ResolveHandEdit(self.view.id, key))
+        elif key:
+            self.app.notify(f"{key}: its exported copy is not edited by hand", timeout=4)
 
     def action_open(self) -> None:
         key = self.table.current_key()
