@@ -24,7 +24,7 @@ It lives in the core so that every applied change of an agent linked in
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -431,21 +431,7 @@ def hand_edited(paths: AgentPaths, link: AgentLink, skills: Iterable[Skill]) -> 
 
     The export leaves these alone (:func:`decide`); the app flags them with the way out.
     """
-    if link.export_skills is None:
-        return {}
-    dest = link.export_skills.expanduser().resolve()
-    state = load_state(paths.private / "exports" / f"{link.format}.json")
-    imported = load_state(paths.private / "imports" / "skills.json")
-    skills = list(skills)
-    scopes = all_scopes(paths, [skill.slug for skill in skills])
-    found = {}
-    for skill in skills:
-        place = place_of(scopes[skill.slug], skill.slug, link.format, dest)
-        for path in place.paths:  # none: it waits
-            if _edited_there(path, skill, state, imported, globs_of(scopes[skill.slug], link.format, place)):
-                found[skill.slug] = str(path)
-                break
-    return found
+    return {slug: str(edit.path) for slug, edit in _hand_edits(paths, link, skills)}
 
 
 @dataclass(frozen=True)
@@ -461,17 +447,27 @@ def hand_edit(paths: AgentPaths, settings: Settings, slug: str) -> HandEdit | No
     """The hand edit of ``slug``'s exported copy for the linked agent, or ``None`` (not linked, not edited)."""
     link = settings.agents.get(paths.id)
     skills = [s for s in SkillStore(paths, settings).load_all()[0] if s.slug == slug]
-    if link is None or link.export_skills is None or not skills:
+    if link is None or not skills:
         return None
-    found = hand_edited(paths, link, skills).get(slug)
-    if found is None:
-        return None
+    return next((edit for _slug, edit in _hand_edits(paths, link, skills)), None)
+
+
+def _hand_edits(paths: AgentPaths, link: AgentLink, skills: Iterable[Skill]) -> Iterator[tuple[str, HandEdit]]:
+    """The skills whose exported copy (the first of their places) was edited by hand, each with that edit."""
+    if link.export_skills is None:
+        return
     dest = link.export_skills.expanduser().resolve()
-    scope = all_scopes(paths, [slug])[slug]
-    place = place_of(scope, slug, link.format, dest)
-    data, _version = read_versioned(Path(found))
-    theirs = (data or b"").decode("utf-8", "replace")
-    return HandEdit(Path(found), render_skill(skills[0], globs_of(scope, link.format, place)), theirs)
+    state = load_state(paths.private / "exports" / f"{link.format}.json")
+    imported = load_state(paths.private / "imports" / "skills.json")
+    skills = list(skills)
+    scopes = all_scopes(paths, [skill.slug for skill in skills])
+    for skill in skills:
+        place = place_of(scopes[skill.slug], skill.slug, link.format, dest)
+        ours = render_skill(skill, globs_of(scopes[skill.slug], link.format, place))
+        for path in place.paths:  # none: it waits
+            if (theirs := _edited_there(path, ours, state, imported)) is not None:
+                yield skill.slug, HandEdit(path, ours, theirs.decode("utf-8", "replace"))
+                break
 
 
 def overwrite_hand_edit(paths: AgentPaths, settings: Settings, slug: str, now: datetime) -> ExportResult:
@@ -484,15 +480,16 @@ def overwrite_hand_edit(paths: AgentPaths, settings: Settings, slug: str, now: d
     )
 
 
-def _edited_there(path: Path, skill: Skill, state: dict, imported: dict, globs: tuple[str, ...]) -> bool:
-    """Whether the ``SKILL.md`` at ``path`` was edited by hand since the last export wrote it."""
+def _edited_there(path: Path, ours: str, state: dict, imported: dict) -> bytes | None:
+    """The ``SKILL.md`` at ``path`` when it was edited by hand since the last export wrote it (``ours``: what
+    the export writes there), else ``None``."""
     try:
-        version = read_versioned(path)[1]
+        data, version = read_versioned(path)
     except OSError:
-        return False  # not a regular file: the export reports it
-    rendered = version_of(render_skill(skill, globs).encode("utf-8"))
+        return None  # not a regular file: the export reports it
+    rendered = version_of(ours.encode("utf-8"))
     recorded = recorded_version(state.get(str(path)))
-    return decide(version, rendered, recorded, _imported_from(imported, path, rendered)) == CONFLICT
+    return data if decide(version, rendered, recorded, _imported_from(imported, path, rendered)) == CONFLICT else None
 
 
 def globs_of(scope: Scope, target: str, place: Place) -> tuple[str, ...]:
