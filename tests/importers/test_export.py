@@ -196,20 +196,29 @@ def test_a_long_description_is_cut_after_a_whole_sentence_or_word():
     assert len(cut) <= DESCRIPTION_LIMIT and cut.endswith("…") and cut[:-1].split(" ")[-1] in words.description.split()
 
 
-def _linked_demo(tmp_path):
+def export_linked_demo(root, dest):
+    """The demo's coder linked for export to ``dest`` and exported: (workspace, paths, first slug, its copy)."""
     from orkas_tui.core.read.workspace import Workspace
-    from orkas_tui.demo.workspace import write_demo
 
-    root = write_demo(tmp_path / "demo")
-    dest = tmp_path / "skills"
     (root / "orkas.toml").write_text(f'[agents.coder]\nformat = "claude-code"\nexport_skills = "{dest}"\n')
     workspace = Workspace.open(root)
     paths = workspace.agent("coder")
     export_agent(paths, workspace.settings, "claude-code", dest)
     slug = SkillStore(paths, workspace.settings).slugs()[0]
-    edited = dest / slug / "SKILL.md"
-    text = edited.read_text("utf-8").replace('description: "', 'description: "Mine: ', 1)
-    edited.write_text(text + "\nA line of my own.\n", "utf-8")
+    return workspace, paths, slug, dest / slug / "SKILL.md"
+
+
+def edit_by_hand(copy, description: str = "") -> None:
+    """Someone adds a line to an exported copy (and puts ``description`` before its description)."""
+    text = copy.read_text("utf-8").replace('description: "', f'description: "{description}', 1)
+    copy.write_text(text + "\nA line of my own.\n", "utf-8")
+
+
+def _linked_demo(tmp_path):
+    from orkas_tui.demo.workspace import write_demo
+
+    workspace, paths, slug, edited = export_linked_demo(write_demo(tmp_path / "demo"), tmp_path / "skills")
+    edit_by_hand(edited, "Mine: ")
     return workspace, paths, slug, edited
 
 

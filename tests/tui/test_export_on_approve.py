@@ -15,6 +15,7 @@ from orkas_tui.tui.screens.confirm import Choose
 from orkas_tui.tui.widgets.proposals import ProposalsPane
 from orkas_tui.tui.widgets.skills import SkillsPane
 from tests.conftest import NOW
+from tests.importers.test_export import edit_by_hand, export_linked_demo
 from tests.tui.conftest import SIZE, open_agent, settle, wait_until
 
 
@@ -100,14 +101,7 @@ async def test_an_edit_to_an_exported_skill_is_flagged_without_a_keypress(app_fa
     """The linked agent's export folder is watched as the workspace is: a hand edit there shows at once."""
     import asyncio
 
-    from orkas_tui.core.store.export import export_agent
-
-    dest = tmp_path / "skills"
-    (demo_ws / "orkas.toml").write_text(f'[agents.coder]\nformat = "claude-code"\nexport_skills = "{dest}"\n')
-    workspace = Workspace.open(demo_ws)
-    paths = workspace.agent("coder")
-    export_agent(paths, workspace.settings, "claude-code", dest)
-    slug = SkillStore(paths, workspace.settings).slugs()[0]
+    _workspace, _paths, slug, edited = export_linked_demo(demo_ws, tmp_path / "skills")
     app = app_factory(watch=True)
     async with app.run_test(size=SIZE) as pilot:
         await open_agent(pilot, "coder")
@@ -116,8 +110,7 @@ async def test_an_edit_to_an_exported_skill_is_flagged_without_a_keypress(app_fa
         await wait_until(pilot, lambda: skills.table.row_count > 0)
         assert "hand-edited" not in str(skills.table.get_cell(slug, "flag"))
         await asyncio.sleep(0.3)  # let the watcher start
-        edited = dest / slug / "SKILL.md"
-        edited.write_text(edited.read_text("utf-8") + "\nA line of my own.\n", "utf-8")
+        edit_by_hand(edited)
         for _ in range(100):
             await pilot.pause(0.05)
             if "hand-edited" in str(skills.table.get_cell(slug, "flag")):
@@ -126,17 +119,10 @@ async def test_an_edit_to_an_exported_skill_is_flagged_without_a_keypress(app_fa
 
 
 async def test_e_shows_a_hand_edit_and_adopts_it_into_the_skill(app_factory, demo_ws: Path, tmp_path: Path) -> None:
-    from orkas_tui.core.store.export import export_agent
     from orkas_tui.tui.screens.text_view import TextView
 
-    dest = tmp_path / "skills"
-    (demo_ws / "orkas.toml").write_text(f'[agents.coder]\nformat = "claude-code"\nexport_skills = "{dest}"\n')
-    workspace = Workspace.open(demo_ws)
-    paths = workspace.agent("coder")
-    export_agent(paths, workspace.settings, "claude-code", dest)
-    slug = SkillStore(paths, workspace.settings).slugs()[0]
-    edited = dest / slug / "SKILL.md"
-    edited.write_text(edited.read_text("utf-8") + "\nA line of my own.\n", "utf-8")
+    workspace, paths, slug, edited = export_linked_demo(demo_ws, tmp_path / "skills")
+    edit_by_hand(edited)
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
         await open_agent(pilot, "coder")
