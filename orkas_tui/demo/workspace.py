@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from orkas_tui.core.disk.write import atomic_write
+from orkas_tui.core.read.settings import settings_path
 from orkas_tui.core.read.timefmt import UTC, format_ts
 from orkas_tui.core.read.workspace import Workspace, write_state
 from orkas_tui.core.runtime import AgentRuntime, Conversation
@@ -315,7 +316,7 @@ def write_demo(root: Path, seed: int = 7, anchor: datetime = DEFAULT_ANCHOR) -> 
     root.mkdir(parents=True, exist_ok=True)
     if (root / "agents").exists() and any((root / "agents").iterdir()):
         raise FileExistsError(f"{root} already holds agents; choose an empty folder")
-    atomic_write(root / "orkas.toml", DEMO_TOML)
+    atomic_write(settings_path(root), DEMO_TOML)
     for index, character in enumerate(CHARACTERS):
         _write_agent(root, character, random.Random(f"{seed}:{character.id}"), anchor, index)
     return root

@@ -33,6 +33,7 @@ from pathlib import Path
 from orkas_tui.core.disk.confine import read_versioned
 from orkas_tui.core.disk.write import atomic_write
 from orkas_tui.core.errors import OrkasError
+from orkas_tui.core.read.settings import settings_path
 from orkas_tui.core.store.first_run import SETTINGS_TEMPLATE, display_path
 from orkas_tui.importers import claude_code
 from orkas_tui.importers.skills import user_skill_dirs
@@ -385,7 +386,7 @@ def export_skills(fmt: str) -> str:
 
 def link_agent(root: Path, agent: str, fmt: str) -> Edit:
     """``[agents.<agent>]`` with ``format`` and ``export_skills`` appended to ``orkas.toml``, unless it has one."""
-    path = root / "orkas.toml"
+    path = settings_path(root)
     data, version = read_versioned(path)
     text, parsed = load_toml(path, data)
     agents = parsed.get("agents")

@@ -11,47 +11,29 @@ from pathlib import Path
 
 from watchfiles import Change, awatch
 
-from orkas_tui.core.read.workspace import Area
+from orkas_tui.core.read.workspace import PRIVATE_NAME, WHOLE_WORKSPACE, Area, area_at
 from orkas_tui.core.summary import cache
 
 DEBOUNCE_MS = 60  # watchfiles' default 1,600 ms makes a live view feel dead
 STEP_MS = 10  # a lone write is yielded after one quiet step: 10 to 20 ms
-ALL_AGENTS = "*"
+ALL_AGENTS = WHOLE_WORKSPACE
 
 OWN_CACHES = {(cache.NAME,), (cache.SKILLS,)}
-_TOP = {  # an agent's top-level names on disk -> their area
-    "conversations": Area.CONVERSATIONS,
-    "events.jsonl": Area.EVENTS,
-    "skills": Area.SKILLS,
-    "self": Area.SELF,
-    "agent.toml": Area.META,
-}
 
 
 def classify(root: Path, path: Path) -> tuple[str, Area] | None:
-    """``(agent_id, area)`` for a path under ``root``; ``None`` for what the app ignores."""
+    """``(agent_id, area)`` for a path under ``root`` (the workspace's layout: :func:`area_at`); ``None``
+    for what the app ignores: a write's temporary file or lock, and the caches the app and status write."""
     try:
         parts = path.relative_to(root).parts
     except ValueError:
         return None
-    if parts == ("orkas.toml",):
-        return ALL_AGENTS, Area.SETTINGS
-    if parts[:1] == (".orkas",):
-        return (ALL_AGENTS, Area.CYCLE) if parts[-1] == "state.json" else None
-    if len(parts) < 2 or parts[0] != "agents":
-        return None
-    if len(parts) == 2:
-        return parts[1], Area.AGENT
-    name = parts[-1]
+    name = parts[-1] if parts else ""
     if (name.startswith(".") and name.endswith(".tmp")) or name == ".orkas-write.lock":
         return None
-    head = parts[2]
-    if head == ".orkas":
-        if parts[3:] in OWN_CACHES:  # written by the app's own scans and by status: nothing to show
-            return None
-        return parts[1], Area.STATE if parts[-1] == "state.json" else Area.PRIVATE
-    area = _TOP.get(head)
-    return (parts[1], area) if area else None
+    if parts[3:] in OWN_CACHES and parts[2:3] == (PRIVATE_NAME,):  # written by the app's own scans and by status
+        return None
+    return area_at(parts)
 
 
 def exported(exports: dict[Path, str], path: Path) -> tuple[str, Area] | None:

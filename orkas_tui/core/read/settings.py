@@ -345,6 +345,15 @@ TABLES = sorted({key.split(".")[0] for key in LAYOUT if "." in key} | FREE_TABLE
 TOP_KEYS = sorted(key for key in LAYOUT if "." not in key)
 
 
+SETTINGS_NAME = "orkas.toml"  # the workspace's settings, at its root
+
+
+def settings_path(root: Path) -> Path:
+    """The settings file of the workspace at ``root``: :attr:`~orkas_tui.core.read.workspace.Workspace.settings_path`,
+    for a caller that has only the root."""
+    return root / SETTINGS_NAME
+
+
 def load_settings(root: Path) -> Settings:
     """The settings of ``<root>/orkas.toml``, for a caller that shows no warnings (see :func:`read_settings`)."""
     return read_settings(root)[0]
@@ -352,7 +361,7 @@ def load_settings(root: Path) -> Settings:
 
 def read_settings(root: Path) -> tuple[Settings, tuple[str, ...]]:
     """Read ``<root>/orkas.toml`` (a missing file means all defaults): its settings and its warnings."""
-    path = root / "orkas.toml"
+    path = settings_path(root)
     try:
         with open_regular(os.path.realpath(path)) as handle:  # a link (dotfiles) is followed; a FIFO is refused
             raw = handle.read()

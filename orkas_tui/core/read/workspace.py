@@ -17,7 +17,7 @@ from orkas_tui.core.disk.confine import OutsideWorkspace, confined, open_regular
 from orkas_tui.core.disk.write import atomic_write
 from orkas_tui.core.errors import OrkasError
 from orkas_tui.core.read.home import root_path
-from orkas_tui.core.read.settings import AGENT_ID, Settings, read_settings
+from orkas_tui.core.read.settings import AGENT_ID, SETTINGS_NAME, Settings, read_settings, settings_path
 
 SLUG = AGENT_ID
 
@@ -48,6 +48,14 @@ class Area(StrEnum):
     CYCLE = "cycle"  # the workspace's .orkas/state.json: the last cycle
 
 
+AGENTS_NAME = "agents"
+PRIVATE_NAME = ".orkas"  # orkas-tui's own files, in the workspace and in each agent
+STATE_NAME = "state.json"  # in a .orkas folder
+EVENTS_NAME = "events.jsonl"
+META_NAME = "agent.toml"
+_NAMED = {EVENTS_NAME: Area.EVENTS, META_NAME: Area.META}  # an agent's other top-level names are its areas'
+_TOP = {**{str(area): area for area in (Area.CONVERSATIONS, Area.SKILLS, Area.SELF)}, **_NAMED}
+
 AGENT_AREAS = frozenset(
     {Area.CONVERSATIONS, Area.EVENTS, Area.SKILLS, Area.SELF, Area.STATE, Area.META, Area.PRIVATE}
 )  # all of one agent, as read the first time
@@ -70,7 +78,7 @@ class AgentPaths:
 
     @property
     def events(self) -> Path:
-        return self.root / "events.jsonl"
+        return self.root / EVENTS_NAME
 
     @property
     def skills(self) -> Path:
@@ -82,11 +90,15 @@ class AgentPaths:
 
     @property
     def private(self) -> Path:
-        return self.root / ".orkas"
+        return self.root / PRIVATE_NAME
 
     @property
     def state(self) -> Path:
-        return self.private / "state.json"
+        return self.private / STATE_NAME
+
+    @property
+    def meta(self) -> Path:
+        return self.root / META_NAME
 
     def note(self, note: str) -> Path:
         return self.self_dir / f"{note}.md"
@@ -269,7 +281,7 @@ class AgentMeta:
 
 def read_agent_meta(paths: AgentPaths) -> AgentMeta:
     """``agent.toml`` is optional; a broken one is reported, not fatal."""
-    path = paths.root / "agent.toml"
+    path = paths.meta
     try:
         with open_regular(path) as handle:
             data = tomllib.loads(handle.read().decode("utf-8"))
@@ -330,12 +342,17 @@ class Workspace:
         self.__dict__.pop("_read_settings", None)
 
     @property
+    def settings_path(self) -> Path:
+        """``orkas.toml``: every reader and writer of the settings finds it here."""
+        return settings_path(self.root)
+
+    @property
     def agents_dir(self) -> Path:
-        return self.root / "agents"
+        return self.root / AGENTS_NAME
 
     @property
     def private(self) -> Path:
-        return self.root / ".orkas"
+        return self.root / PRIVATE_NAME
 
     def agent_ids(self) -> list[str]:
         try:
@@ -351,3 +368,24 @@ class Workspace:
         if not path.is_dir():
             raise WorkspaceError(f"no agent {agent_id!r} in {self.root}")
         return AgentPaths(path)
+
+
+WHOLE_WORKSPACE = "*"  # the agent a change to the workspace's own files belongs to: every one
+
+
+def area_at(parts: tuple[str, ...]) -> tuple[str, Area] | None:
+    """``(agent id, area)`` of a path inside the workspace, given as its parts below the root, by the
+    layout :class:`Workspace` and :class:`AgentPaths` name (``orkas.toml``: :data:`WHOLE_WORKSPACE`'s
+    settings; an agent's ``.orkas``: its state or the rest of it); ``None``: not part of any area."""
+    if parts == (SETTINGS_NAME,):
+        return WHOLE_WORKSPACE, Area.SETTINGS
+    if parts[:1] == (PRIVATE_NAME,):
+        return (WHOLE_WORKSPACE, Area.CYCLE) if parts[-1] == STATE_NAME else None
+    if len(parts) < 2 or parts[0] != AGENTS_NAME:
+        return None
+    if len(parts) == 2:
+        return parts[1], Area.AGENT
+    if parts[2] == PRIVATE_NAME:
+        return parts[1], Area.STATE if parts[-1] == STATE_NAME else Area.PRIVATE
+    area = _TOP.get(parts[2])
+    return (parts[1], area) if area else None

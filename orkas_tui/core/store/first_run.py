@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 
 from orkas_tui.core.disk.write import atomic_write
+from orkas_tui.core.read.settings import settings_path
 from orkas_tui.core.read.workspace import resolve_root
 
 SETTINGS_TEMPLATE = """\
@@ -34,7 +35,7 @@ auto_apply = false  # every change waits in Proposals for you
 def create_workspace(root: Path) -> Path:
     """Create ``root`` with an empty ``agents/`` and a commented ``orkas.toml`` (an existing one is kept)."""
     (root / "agents").mkdir(parents=True, exist_ok=True)
-    settings = root / "orkas.toml"
+    settings = settings_path(root)
     if not settings.exists():
         atomic_write(settings, SETTINGS_TEMPLATE)
     return root
