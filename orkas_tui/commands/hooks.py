@@ -7,9 +7,9 @@ import shlex
 from pathlib import Path
 
 from orkas_tui.commands.io import CliError, add_json, add_workspace, print_json
+from orkas_tui.core.read.hook_log import read_log
 from orkas_tui.core.read.workspace import AGENT_ID, AgentPaths, resolve_root
 from orkas_tui.importers import codex_hooks
-from orkas_tui.importers.hook_log import read_log
 from orkas_tui.importers.hook_settings import (
     CLAUDE_TIMEOUTS,
     Edit,

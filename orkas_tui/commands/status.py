@@ -7,25 +7,14 @@ import sys
 
 from orkas_tui.commands.io import CliError, add_json, add_now, add_workspace, now_arg, open_workspace, write_json
 from orkas_tui.commands.status_json import write_status
-from orkas_tui.core.observe.skill_metrics import NO_USE
-from orkas_tui.core.read.not_read import read_not_read
-from orkas_tui.core.read.timefmt import format_ts
-from orkas_tui.core.read.workspace import Area
-from orkas_tui.core.reflect.keepers import keepers
-from orkas_tui.core.reflect.queue import last_cycle_at, plan_for
-from orkas_tui.core.reflect.spend import spending, workspace_usage
-from orkas_tui.core.reflect.verdict import judged, verdict
+from orkas_tui.core.picture import workspace_status
 from orkas_tui.core.store.changes import recover_workspace
-from orkas_tui.core.store.history import list_changes
 from orkas_tui.core.store.notes import SelfNotes, prompt_block
 from orkas_tui.core.store.skills import SkillStore
-from orkas_tui.core.summary.cache import skill_rows
-from orkas_tui.core.summary.report import compose_status, last_reflection, with_use
-from orkas_tui.core.summary.scan import collector_paused, refreshed, usable_cpus
+from orkas_tui.core.summary.scan import collector_paused, usable_cpus
 from orkas_tui.core.textfmt import rate, table
 
 RECENT_TURNS = 10
-RECENT_REFLECTIONS = 10  # each agent's newest reflections in status --json
 RECENT_REFLECTIONS_SHOWN = 3  # in the text status
 
 
@@ -53,74 +42,6 @@ def register_prompt(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run_prompt)
 
 
-def workspace_status(
-    workspace, now, agent_id: str | None = None, jobs: int = 1, recent: int | None = None, in_order: bool = False
-) -> dict:
-    """The whole ``status --json`` document; each agent carries its queue decision as ``"queue"``.
-    ``recent``: only that many newest turns per agent, and their number as ``"turn_count"`` (text status).
-    ``in_order``: each agent's turns as (state, seq) pairs, newest first, none decoded (what
-    :func:`~orkas_tui.commands.status_json.write_status` prints).
-
-    Every figure comes from the agents' summaries (:class:`AgentScan`, from their caches when
-    they hold). The queue is planned over every agent (the per-cycle cap depends on all of
-    them) even when only one agent is shown. ``jobs``: see :func:`refreshed`.
-    """
-    if agent_id:
-        workspace.agent(agent_id)
-    settings = workspace.settings
-    listed = []
-    for an_id in workspace.agent_ids():
-        paths = workspace.agent(an_id)
-        notes = SelfNotes(paths, settings)
-        listed.append((paths, notes, last_reflection(paths), paths.survey()))
-    scans = refreshed(
-        [(paths, notes.read("profile").text, survey.readable[Area.CONVERSATIONS]) for paths, notes, _, survey in listed],
-        settings,
-        jobs,
-    )
-    usage = workspace_usage(workspace)
-    spent = spending(workspace, now, usage)
-    plan = plan_for(
-        [(p, last, scan.activity()) for (p, _, last, _), scan in zip(listed, scans, strict=True)],
-        now,
-        settings,
-        last_cycle_at(workspace),
-        spent,
-        keepers(workspace),
-    )
-    rows = []
-    for (paths, notes, last, survey), scan in zip(listed, scans, strict=True):
-        if agent_id and paths.id != agent_id:
-            continue
-        blank, problems = skill_rows(paths, settings, survey.readable[Area.SKILLS])
-        use, effects = scan.skill_use(), judged(scan, list_changes(paths))
-        skills = [
-            {
-                **with_use(row, m := use.get(row["slug"], NO_USE)),
-                "verdict": verdict(row["last_used_at"], m, effects.get(row["slug"]), settings.judge_after).to_json(),
-            }
-            for row in blank
-        ]
-        row = compose_status(paths, notes, scan.status_fields(recent, in_order), skills, list(problems), last, survey.skipped)
-        row["not_read"] = read_not_read(paths)  # what imports could not read: unknown kinds, malformed lines
-        if (decision := plan.decision(paths.id)) is not None:  # every agent is planned
-            row["queue"] = decision.to_json()
-        # each reflection's tokens and cost, newest first (events.jsonl keeps them all)
-        row["reflections"] = [u.to_json() for u in reversed(usage.get(paths.id, [])[-RECENT_REFLECTIONS:])]
-        rows.append(row)
-    plan_doc = plan.to_json()
-    return {
-        "workspace": str(workspace.root),
-        "now": format_ts(now),
-        "threshold": settings.threshold,
-        "next_cycle_at": plan_doc["next_cycle_at"],
-        "cycle_due_at": plan_doc["cycle_due_at"],
-        "run_by": plan_doc["run_by"],
-        "spending": plan_doc["spending"],
-        "agents": rows,
-    }
-
-
 def run_status(args: argparse.Namespace) -> int:
     workspace = open_workspace(args)
     now = now_arg(args.now)
@@ -131,7 +52,7 @@ def run_status(args: argparse.Namespace) -> int:
         print(f"orkas-tui: {line}", file=sys.stderr)
     recent = None if args.json or args.all_turns else RECENT_TURNS
     with collector_paused(freeze=True):  # millions of acyclic objects: a cyclic pass would find nothing
-        doc = workspace_status(workspace, now, args.agent, jobs, recent, in_order=args.json)
+        doc = workspace_status(workspace, now, args.agent, jobs, recent, runs=args.json)
         if args.json:
             write_json(lambda out: write_status(doc, out))
         else:

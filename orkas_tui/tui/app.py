@@ -28,6 +28,7 @@ from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from orkas_tui.core.disk.confine import current_version, read_versioned
 from orkas_tui.core.disk.write import ConflictError
+from orkas_tui.core.picture import AgentView, WorkspacePicture
 from orkas_tui.core.read.settings import ConfigError, Settings, load_settings
 from orkas_tui.core.read.timefmt import utc_now
 from orkas_tui.core.read.workspace import AGENT_AREAS, Area, Workspace
@@ -44,7 +45,6 @@ from orkas_tui.core.store.user_edits import adopt_hand_edit, delete_skill, edit_
 from orkas_tui.importers.hook_log import mark_seen
 from orkas_tui.tui import messages
 from orkas_tui.tui.collector import YOUNG_S, Collector
-from orkas_tui.tui.data import AgentView, WorkspaceData
 from orkas_tui.tui.exported import export_notice
 from orkas_tui.tui.keymap import check_keymap
 from orkas_tui.tui.palette import AgentsAndSkills
@@ -138,11 +138,11 @@ class OrkasApp(App[None]):
         self.workspace = workspace
         self.settings: Settings = workspace.settings
         self.settings_problem: str | None = None  # why the last change to orkas.toml was not applied
-        self._settings_version = current_version(workspace.root / "orkas.toml")
+        self._settings_version = current_version(workspace.settings_path)
         self.clock = clock
         self.watching = watch
         self.collector = Collector()
-        self.data = WorkspaceData(workspace)
+        self.data = WorkspacePicture(workspace)
         self.views: dict[str, AgentView] = {}
         self.agent: str | None = None
         self.plan: QueuePlan | None = None
@@ -279,7 +279,7 @@ class OrkasApp(App[None]):
 
     def reload_settings(self, announce: bool = True, force: bool = False) -> str | None:
         """Read ``orkas.toml`` again and use it; on an error keep the settings in effect and return the error."""
-        path = self.workspace.root / "orkas.toml"
+        path = self.workspace.settings_path
         version = current_version(path)
         if version == self._settings_version and not force:
             return self.settings_problem
@@ -312,7 +312,7 @@ class OrkasApp(App[None]):
         """Every score, queue decision and cap follows the new settings: the agents are read again with them."""
         with self.data.lock:
             self.workspace.use_settings(settings)
-            self.data = WorkspaceData(self.workspace)
+            self.data = WorkspacePicture(self.workspace)
         self.call_from_thread(self.load, None)
 
     def _refresh_settings_screens(self) -> None:
@@ -501,8 +501,7 @@ class OrkasApp(App[None]):
             header.append(f" ({view.id})", style="dim")
         if view.meta.description:
             header.append(f" · {view.meta.description}")
-        triggering = sum(1 for t in view.turns if t.summary.triggers)
-        header.append(f"\n{len(view.turns)} turns · {triggering} triggering · {len(view.skills)} skills", style="dim")
+        header.append(f"\n{view.turn_count} turns · {view.triggering} triggering · {len(view.skills)} skills", style="dim")
         spent = self.plan.spent if self.plan is not None else None
         if spent is not None and (spent.month.reflections or spent.budget_usd is not None):  # every agent's, one total
             header.append(f" · cost today {spent.today.text()}, this month {spent.month.text()}", style="dim")

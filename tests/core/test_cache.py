@@ -382,15 +382,15 @@ def test_the_skills_cache_outlives_a_theme_change_but_not_a_skill_setting(tmp_pa
         "Deploy docs", "When deploying", "Always run make docs first.", datetime(2026, 11, 1, tzinfo=UTC)
     )
     names = sorted(os.listdir(paths.skills))
-    rows, _ = cache.skill_rows(paths, settings, names)
+    rows = cache.read_skills(paths, settings, names).skills
     saved = paths.private / cache.SKILLS
 
     def inode() -> int:
         return os.stat(saved).st_ino  # every write of the cache is a rename: a new inode
 
     first = inode()
-    assert cache.skill_rows(paths, replace(settings, theme="gruvbox"), names)[0] == rows and inode() == first
-    assert cache.skill_rows(paths, replace(settings, max_skills=10), names)[0] == rows and inode() != first
+    assert cache.read_skills(paths, replace(settings, theme="gruvbox"), names).skills == rows and inode() == first
+    assert cache.read_skills(paths, replace(settings, max_skills=10), names).skills == rows and inode() != first
 
 
 # One step of a history's life, drawn: (what, conversation, turn status, skills indexed, skills read, edited).

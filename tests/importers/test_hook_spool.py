@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from orkas_tui.cli import main
+from orkas_tui.core.read.hook_log import read_log
 from orkas_tui.core.read.workspace import AgentPaths
 from orkas_tui.core.store.journal import apply_lock
-from orkas_tui.importers.hook_log import read_log
 from tests.importers.test_hooks import (
     BIG,
     HEAVY,

@@ -17,10 +17,10 @@ import pytest
 
 from orkas_tui.cli import main
 from orkas_tui.core.disk.write import ConflictError
+from orkas_tui.core.read.hook_log import read_log
 from orkas_tui.core.read.workspace import AgentPaths
 from orkas_tui.core.store.first_run import SETTINGS_TEMPLATE
 from orkas_tui.core.store.journal import apply_lock
-from orkas_tui.importers.hook_log import read_log
 from orkas_tui.importers.hook_settings import _members, claude_install
 
 SHORT = "claude-code/marot-spotter__short.jsonl"
@@ -532,8 +532,8 @@ def test_no_model_no_cycle(home: Path, samples: Path) -> None:
 def test_the_hook_log_is_shown_with_the_events_and_never_sent_to_the_model(
     home: Path, samples: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    from orkas_tui.core.picture import AgentPicture as AgentData
     from orkas_tui.core.read.workspace import Workspace
-    from orkas_tui.tui.data import AgentData
 
     session = place(samples, home, HEAVY)
     assert hook(home, stop_json(session)).returncode == 0

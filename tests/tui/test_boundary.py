@@ -10,7 +10,6 @@ from pathlib import Path
 import orkas_tui.core
 
 HEADLESS_TUI = [
-    "orkas_tui.tui.data",
     "orkas_tui.tui.watch",
     "orkas_tui.demo.simulate",
     "orkas_tui.tui.skill_flags",

@@ -149,8 +149,8 @@ async def test_a_turn_that_ends_is_updated_in_place_and_the_skill_rates_follow(a
 
 
 def test_skill_rates_follow_a_conversation_emptied_or_removed(demo_ws: Path) -> None:
+    from orkas_tui.core.picture import AgentPicture as AgentData
     from orkas_tui.core.read.workspace import AGENT_AREAS, Workspace
-    from orkas_tui.tui.data import AgentData
 
     workspace = Workspace.open(demo_ws)
     paths = workspace.agent("archivist")

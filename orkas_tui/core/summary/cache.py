@@ -48,14 +48,13 @@ import orjson
 from orkas_tui.core.disk.confine import open_regular, read_regular
 from orkas_tui.core.disk.write import append_bytes, atomic_write
 from orkas_tui.core.observe import corrections, in_context, transient
-from orkas_tui.core.observe.skill_metrics import NO_USE, SkillMetrics
+from orkas_tui.core.observe.skill_metrics import SkillMetrics
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.tail import JsonlTail
 from orkas_tui.core.read.timefmt import parse_ts
 from orkas_tui.core.read.workspace import SLUG, AgentPaths
-from orkas_tui.core.store.skills import SkillStore
+from orkas_tui.core.store.skills import BrokenSkill, Skill, SkillFiles, SkillStore
 from orkas_tui.core.summary.fold import ConversationState, Packed, Uses, decode_indexes, decode_turns, encode_turns
-from orkas_tui.core.summary.report import SkillRow
 from orkas_tui.core.summary.turn import TurnSummary, TurnTrace
 
 VERSION = 8
@@ -388,32 +387,38 @@ def still_matches(state: ConversationState, stat: os.stat_result) -> bool:
         return False
 
 
-def skill_rows(paths: AgentPaths, settings: Settings, names: list[str]) -> tuple[list[dict], list[str]]:
-    """The agent's skill rows before any use is counted, and the skill problems (``names``: the
-    readable files of ``skills/``, as just listed). Kept in ``.orkas/skills-cache.json`` while the
-    skill settings and every skill file's name, device, inode, size and mtime are what they were
-    (a theme or a model change does not invalidate it)."""
+SKILLS_FORMAT = 2  # the cached skills' shape: each Skill's fields, each broken file's slug and problem
+
+
+def read_skills(paths: AgentPaths, settings: Settings, names: list[str]) -> SkillFiles:
+    """The agent's skill files as :meth:`SkillStore.read_all` reads them (``names``: the readable files of
+    ``skills/``, as just listed). Kept as data in ``.orkas/skills-cache.json`` (the skills and the files
+    that do not parse, never a printed row) while the skill settings and every skill file's name,
+    device, inode, size and mtime are what they were (a theme or a model change does not invalidate it)."""
     path = paths.private / SKILLS
     try:
         files = [name for name in names if SLUG.match(name[:-3])]  # what SkillStore.slugs() reads
         folder = str(paths.skills)
         skill_settings = [settings.max_skills, settings.max_skill_body_chars]  # what the skill store reads of them
-        key = [VERSION, skill_settings, [[name, *_identity(f"{folder}/{name}")] for name in files]]
+        key = [VERSION, SKILLS_FORMAT, skill_settings, [[name, *_identity(f"{folder}/{name}")] for name in files]]
     except OSError:
         key = None
     if key is not None:
         try:
             cached = _body(read_regular(path).rstrip(b"\n"))[0]
-            if cached["key"] == key and isinstance(cached["rows"], list) and isinstance(cached["problems"], list):
-                return cached["rows"], cached["problems"]
-        except (OSError, KeyError, ValueError, orjson.JSONDecodeError):
+            if cached["key"] == key:
+                return SkillFiles(
+                    [Skill(**skill) for skill in cached["skills"]],
+                    [BrokenSkill(slug, paths.skills / f"{slug}.md", problem) for slug, problem in cached["broken"]],
+                )
+        except (OSError, KeyError, TypeError, ValueError, orjson.JSONDecodeError):
             pass
-    skills, problems = SkillStore(paths, settings).load_all()
-    rows = [SkillRow(skill, NO_USE).to_json() for skill in skills]
+    read = SkillStore(paths, settings).read_all()
     if key is not None:
+        kept = {"key": key, "skills": read.skills, "broken": [[b.slug, b.problem] for b in read.broken]}
         with contextlib.suppress(OSError):
-            atomic_write(path, _line({"key": key, "rows": rows, "problems": problems}), durable=False)
-    return rows, problems
+            atomic_write(path, _line(kept), durable=False)
+    return read
 
 
 def _identity(path: str) -> tuple[int, int, int, int]:

@@ -344,7 +344,12 @@ def newest_first(states: Iterable[ConversationState]) -> list[TurnSummary]:
 
 
 def newest(states: Iterable[ConversationState], count: int) -> list[TurnSummary]:
-    """The first ``count`` rows of :func:`newest_first`, decoding only the conversations they are in.
+    """The first ``count`` rows of :func:`newest_first`, decoding only the conversations they are in."""
+    return [state.summaries[seq] for state, seq in newest_pairs(states, count)]
+
+
+def newest_pairs(states: Iterable[ConversationState], count: int) -> list[tuple[ConversationState, int]]:
+    """The first ``count`` (state, seq) of :func:`newest_order`, without decoding a packed state.
     Conversations are visited newest turn first, and the visit stops at one whose newest turn
     is older than every row already kept: most are never looked into."""
     if count <= 0:
@@ -361,4 +366,4 @@ def newest(states: Iterable[ConversationState], count: int) -> list[TurnSummary]
             elif item[:3] > kept[0][:3]:
                 heapq.heapreplace(kept, item)
     kept.sort(reverse=True)
-    return [state.summaries[seq] for _, _, seq, state in kept]
+    return [(state, seq) for _, _, seq, state in kept]

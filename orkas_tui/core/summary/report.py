@@ -48,18 +48,6 @@ class SkillRow:
         }
 
 
-def with_use(row: dict, m: SkillMetrics) -> dict:
-    """A skill row (:meth:`SkillRow.to_json`) with the use counts ``m`` put in."""
-    return {
-        **row,
-        "impressions": m.impressions,
-        "invocations": m.invocations,
-        "invocation_rate": m.invocation_rate,
-        "edit_rate": m.edit_rate,
-        "ineffective_rate": m.ineffective_rate,
-    }
-
-
 def last_reflection(paths: AgentPaths) -> datetime | None:
     return parse_ts(read_state(paths).get("last_reflection_at"))
 

@@ -6,8 +6,8 @@ last one and folds the turns they changed; a file that shrank or was replaced is
 again from its start. It starts from the agent's cache (:mod:`orkas_tui.core.summary.cache`),
 so a warm start reads no old history and builds no turn record it is not asked for. The
 CLI refreshes once; the TUI on every change the watcher reports. Every view reads what
-this holds: status (:meth:`status_fields`), the queue (:meth:`activity`), the TUI, the bundle
-and the effects of changes (:meth:`turns`, :meth:`newest_turns`).
+this holds: the picture of an agent (:mod:`orkas_tui.core.picture`: status and the TUI), the
+queue (:meth:`activity`), the bundle and the effects of changes (:meth:`turns`, :meth:`newest_turns`).
 """
 
 from __future__ import annotations
@@ -35,10 +35,11 @@ from orkas_tui.core.store.notes import SelfNotes
 from orkas_tui.core.summary.cache import SummaryCache, entry_line, still_matches
 from orkas_tui.core.summary.fold import (
     ConversationState,
+    Run,
     Uses,
     activity_since,
-    newest,
     newest_first,
+    newest_pairs,
     newest_runs,
 )
 from orkas_tui.core.summary.report import MARKS, Activity, last_reflection, read_marks
@@ -96,21 +97,45 @@ class AgentScan:
     def orphan_events(self) -> int:
         return sum(c.observer.orphans for c in self.conversations.values())
 
+    @property
+    def turn_count(self) -> int:
+        return sum(c.count for c in self.conversations.values())
+
+    @property
+    def triggering_turns(self) -> int:
+        """How many turns reached the threshold: each conversation's count, kept by its fold."""
+        return sum(c.triggering for c in self.conversations.values())
+
+    def line_problems(self) -> list[str]:
+        """One line per conversation with lines skipped for their length."""
+        return [p for c in self.conversations.values() if (p := c.long_line_problem())]
+
     def turns(self) -> Iterator[Turn]:
         """Every turn's summary and trace, conversation by conversation in turn order: what the
         bundle and the effects read (no turn record built)."""
         for state in self.conversations.values():
             yield from map(Turn, itertools.count(), state.summaries, state.traces)
 
-    def newest_turns(self) -> list[Turn]:
+    def newest_turns(self, count: int | None = None) -> list[Turn]:
         """:meth:`turns` newest first (:func:`newest_order`), made on every change the watcher
         reports: what the app's Turns tab shows. Taken as runs of one conversation
-        (:func:`newest_runs`), each conversation's lists looked up once per run."""
+        (:func:`newest_runs`), each conversation's lists looked up once per run. ``count``: only
+        that many, decoding only the conversations they are in (:func:`newest_pairs`: text status)."""
+        if count is not None:
+            return [
+                Turn(seq, state.summaries[seq], state.traces[seq])
+                for state, seq in newest_pairs(self.conversations.values(), count)
+            ]
         turns: list[Turn] = []
         for state, seqs in newest_runs(self.conversations.values()):
             summaries, traces = state.summaries, state.traces
             turns += [Turn(seq, summaries[seq], traces[seq]) for seq in seqs]
         return turns
+
+    def newest_runs(self) -> list[Run]:
+        """Every turn newest first as runs of one conversation (:func:`newest_runs`), none decoded:
+        what ``status --json`` prints from the cache's bytes."""
+        return newest_runs(self.conversations.values())
 
     def records(self) -> Iterator[TurnRecord]:
         """The observer's turn records, conversation by conversation (built from the summaries
@@ -153,22 +178,16 @@ class AgentScan:
         """What no reflection has seen yet (:func:`activity_since` over :meth:`marks`)."""
         return activity_since(self.conversations.values(), self.marks())
 
-    def status_fields(self, recent: int | None = None, in_order: bool = False) -> dict:
-        """The status fields that follow from the conversations, turns and all; with ``recent``,
-        only that many newest turns and ``turn_count``, the number of all (what text status shows);
-        ``in_order``: the turns as :func:`newest_runs`, none decoded (what ``status --json`` prints from)."""
-        states = self.conversations.values()
-        turns: list = newest(states, recent) if recent is not None else newest_runs(states) if in_order else self.rows()
-        fields = {
+    def status_fields(self) -> dict:
+        """The status fields that follow from the conversations, every turn's summary newest first
+        included: what a test holds a ``status`` document's agent against."""
+        return {
             "malformed_lines": self.malformed_lines,
             "orphan_events": self.orphan_events,
-            "triggering_turns": sum(s.triggering for s in states),
-            "turns": turns,
-            "line_problems": [p for s in states if (p := s.long_line_problem())],
+            "triggering_turns": self.triggering_turns,
+            "turns": self.rows(),
+            "line_problems": self.line_problems(),
         }
-        if recent is not None:
-            fields["turn_count"] = sum(s.count for s in states)
-        return fields
 
     @property
     def pending_removals(self) -> bool:

@@ -12,9 +12,9 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable
 
+from orkas_tui.core.picture import EVENTS_KEPT, AgentView
 from orkas_tui.core.reflect.spend import USAGE_FIELDS, usage_of
 from orkas_tui.tui.cells import clock_time
-from orkas_tui.tui.data import EVENTS_KEPT, AgentView
 from orkas_tui.tui.messages import ShowText
 from orkas_tui.tui.widgets.keyed_table import Cell, KeyedTable
 

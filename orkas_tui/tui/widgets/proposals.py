@@ -13,9 +13,9 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import DataTable, Static
 from textual.widgets.data_table import RowDoesNotExist
 
+from orkas_tui.core.picture import AgentView
 from orkas_tui.core.store.op_preview import preview
 from orkas_tui.core.store.proposals import APPLIED, PENDING, Proposal, ProposedOp
-from orkas_tui.tui.data import AgentView
 from orkas_tui.tui.messages import ApproveProposal, EditOperation, RejectProposal
 from orkas_tui.tui.op_diff import op_diff, op_target
 from orkas_tui.tui.widgets.keyed_table import Cell, KeyedTable

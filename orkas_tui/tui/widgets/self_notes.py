@@ -12,8 +12,8 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Label, Static, TextArea
 
+from orkas_tui.core.picture import AgentView
 from orkas_tui.core.store.notes import NOTES, TITLES, Note
-from orkas_tui.tui.data import AgentView
 from orkas_tui.tui.messages import RevertNote, SaveNote
 
 if TYPE_CHECKING:

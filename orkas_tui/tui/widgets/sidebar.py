@@ -10,8 +10,8 @@ from textual import on
 from textual.message import Message
 from textual.widgets import DataTable
 
+from orkas_tui.core.picture import AgentView
 from orkas_tui.tui.cells import age
-from orkas_tui.tui.data import AgentView
 from orkas_tui.tui.widgets.keyed_table import Cell, KeyedTable
 from orkas_tui.tui.widgets.queue import BADGE_WIDTH
 

@@ -17,12 +17,12 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Input, Static
 
+from orkas_tui.core.picture import AgentView
 from orkas_tui.core.reflect.verdict import TOO_NEW
 from orkas_tui.core.store.first_run import display_path
 from orkas_tui.core.store.scopes import GLOBAL
 from orkas_tui.core.summary.report import SkillRow
 from orkas_tui.tui.cells import age, rate_text
-from orkas_tui.tui.data import AgentView
 from orkas_tui.tui.messages import ChangeScope, OpenSkill, ResolveHandEdit
 from orkas_tui.tui.skill_flags import SHORT, skill_flags, warns
 from orkas_tui.tui.widgets.keyed_table import Cell, KeyedTable

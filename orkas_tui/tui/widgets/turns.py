@@ -16,10 +16,10 @@ from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import DataTable, Static
 
+from orkas_tui.core.picture import AgentView
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.summary.turn import Turn
 from orkas_tui.tui.cells import clock_time, score_bar, signals_text
-from orkas_tui.tui.data import AgentView
 from orkas_tui.tui.turn_detail import detail
 from orkas_tui.tui.widgets.keyed_table import Cell, KeyedTable
 
