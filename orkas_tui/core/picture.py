@@ -159,7 +159,7 @@ class AgentPicture:
             files = read_skills(self.paths, self.workspace.settings, names)
             self._skills, self._broken = files.skills, {b.slug: b for b in files.broken}
         if areas & {Area.SELF, Area.SKILLS}:
-            self._prompt = prompt_block(self.notes, self._skills)
+            self._prompt = prompt_block(self._notes, self._skills)
         if Area.META in areas:
             self._meta = read_agent_meta(self.paths)
         if Area.PRIVATE in areas:
@@ -329,7 +329,7 @@ def agent_status(view: AgentView, picture: AgentPicture, plan: QueuePlan, usage:
         fields["turn_count"] = view.turn_count
     skills = [{**row.to_json(), "verdict": view.verdicts[row.skill.slug].to_json()} for row in view.skills]
     problems = [broken.problem for broken in view.broken_skills.values()]
-    row = compose_status(picture.paths, picture.notes, fields, skills, problems, view.last_reflection, view.skipped)
+    row = compose_status(picture.paths, view.notes, fields, skills, problems, view.last_reflection, view.skipped, view.meta)
     row["not_read"] = view.not_read  # what imports could not read: unknown kinds, malformed lines
     if (decision := plan.decision(view.id)) is not None:  # every agent is planned
         row["queue"] = decision.to_json()

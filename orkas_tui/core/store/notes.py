@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -78,11 +79,17 @@ def _check_name(note: str) -> None:
         raise NoteError(f"unknown note {note!r} (one of {', '.join(NOTES)})")
 
 
-def prompt_block(notes: SelfNotes, skills: list[Skill]) -> str:
-    """The self notes and the skill index (``name: description``, one a line)."""
+def notes_read(notes: SelfNotes | Mapping[str, Note]) -> Mapping[str, Note]:
+    """Every note: as already read (a mapping by name, the picture of an agent holds one), or read now."""
+    return notes if isinstance(notes, Mapping) else {note: notes.read(note) for note in NOTES}
+
+
+def prompt_block(notes: SelfNotes | Mapping[str, Note], skills: list[Skill]) -> str:
+    """The self notes (their store, or as already read) and the skill index (``name: description``, one a line)."""
     parts = []
+    read = notes_read(notes)
     for note in NOTES:
-        text = notes.read(note).text.strip()
+        text = read[note].text.strip()
         if text:
             parts.append(f"## {TITLES[note]}\n\n{text}")
     if skills:

@@ -4,13 +4,14 @@ around its summary (a turn's form is :class:`~orkas_tui.core.summary.turn.TurnSu
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
 from orkas_tui.core.observe.skill_metrics import SkillMetrics
 from orkas_tui.core.read.timefmt import format_ts, parse_ts
-from orkas_tui.core.read.workspace import AgentPaths, read_agent_meta, read_state
-from orkas_tui.core.store.notes import NOTES, SelfNotes
+from orkas_tui.core.read.workspace import AgentMeta, AgentPaths, read_agent_meta, read_state
+from orkas_tui.core.store.notes import NOTES, Note, SelfNotes, notes_read
 from orkas_tui.core.store.skills import Skill
 
 
@@ -66,21 +67,24 @@ def read_marks(paths: AgentPaths) -> dict[str, int] | None:
 
 def compose_status(
     paths: AgentPaths,
-    notes: SelfNotes,
+    notes: SelfNotes | Mapping[str, Note],
     fields: dict,
     skills: list[dict],
     problems: list[str],
     last: datetime | None,
     skipped: list[str] | None = None,
+    meta: AgentMeta | None = None,
 ) -> dict:
-    """The ``status --json`` object for one agent: ``fields`` (:meth:`AgentScan.status_fields`: counts and turns),
-    its ``skills`` rows and skill ``problems``, and what is read fresh each time (``skipped``:
-    :meth:`AgentPaths.skipped_files` when the caller has just listed them)."""
-    meta = read_agent_meta(paths)
+    """The ``status --json`` object for one agent: ``fields`` (counts and turns, as
+    :meth:`AgentScan.status_fields` names them), its ``skills`` rows and skill ``problems``; the
+    notes, ``agent.toml`` (``meta``) and the files skipped (``skipped``: :meth:`AgentPaths.survey`'s)
+    as the caller has just read them, else read here."""
+    meta = read_agent_meta(paths) if meta is None else meta
     problems = problems + fields["line_problems"]
     if meta.problem:
         problems.append(meta.problem)
-    problems += [p for p in (notes.read(note).problem for note in NOTES) if p]
+    read = notes_read(notes)
+    problems += [p for p in (read[note].problem for note in NOTES) if p]
     problems += [p for p in (paths.skipped_files() if skipped is None else skipped) if p not in problems]
     status = {
         "id": paths.id,
