@@ -22,7 +22,7 @@ from orkas_tui.core.observe.gates import opening as _o
 from orkas_tui.core.observe.origins import split_pasted
 
 # The heuristic's version: caches of observations include it in their fingerprint.
-VERSION = 2  # 2: round two, tuned on the whole first corpus
+VERSION = 3  # 2: round two, tuned on the whole first corpus; 3: round three, with the second
 
 AGENT_TAIL = 600  # what the agent said last: the tail of its last message before the prompt
 TYPED_HEAD = 600  # a correction comes first; what follows is detail
@@ -96,11 +96,13 @@ _FAILS = Gate(
     _a(r"\b(?:still|again)\b.{0,40}\b(?:fail\w*|error\w*|broken|wrong|the same|issues?|problems?|conflicts?)\b",
        ("still", "again")),
     _a(r"\b(?:doesn'?t|does not|don'?t|didn'?t|did not|won'?t|can'?t|cannot) (?:seem to )?(?:work|fire|happen|"
-       r"see|show|appear|pick\w* up|run|load|pass|build|compile|exist)\w*\b",
+       r"see|show|appear|pick\w* up|run|load|pass|build|compile|exist|change|clear|apply|render|display|disable)\w*\b",
        ("doesn", "doesnt", "does", "don", "dont", "didn", "didnt", "did", "won", "wont", "can", "cant", "cannot")),
     _a(r"\b(?:isn'?t|is not|aren'?t|are not|not) (?:working|firing|happening|showing|appearing|passing|building)\b",
        ("working", "firing", "happening", "showing", "appearing", "passing", "building")),
     _a(r"\bnothing (?:is |was )?(?:happening|happens|happened|changed|shows?)\b", ("nothing",)),
+    _a(r"\b(?:is|are|it'?s|its) still \w+ing\b", ("still",)),
+    _a(r"\bthere(?:'s| is| seems to be) (?:a|an|still an?|some) (?:\w+ )?(?:bug|issue|problem|regression)s?\b", ("there",)),
     _a(r"\b(?:getting|got|seeing|see|throws?|gives?) (?:this|an?|the same|these)? ?(?:error|exception|failure|warning)s?\b",
        ("error", "errors", "exception", "exceptions", "failure", "failures", "warning", "warnings")),
     _a(r"\b(?:it |this |that |now )?(?:fails|failed|failing|crash\w*|breaks|broke|broken)\b",
@@ -131,7 +133,12 @@ _DISPUTES = Gate(
     _a(r"\bdoes (?:fire|fail|work|exist)\b", ("does",)),
     _a(r"\bI'?ve still got\b", ("got",)),
     _a(r"\bwhy (?:exactly )?(?:didn'?t|did) you\b", ("why",)),
-    _a(r"\bI thought (?:we|you)\b", ("thought",)),
+    _a(r"\bI thought\b", ("thought",)),
+    # a question that challenges what the agent did: "why aren't we…", "isn't that also…?", "…would work, no?"
+    _a(r"\bwhy (?:aren'?t|isn'?t|don'?t|doesn'?t|are you still|are we still|do we (?:even )?need)\b", ("why",)),
+    _a(r"\b(?:isn'?t|aren'?t|doesn'?t|wouldn'?t) (?:it|this|that|there|we|you)\b[^?.\n]{0,100}\?",
+       ("isn", "isnt", "aren", "arent", "doesn", "doesnt", "wouldn", "wouldnt")),
+    _a(r",\s*no\s*\?", ("no",)),
     _a(r"\bI (?:just )?checked\b", ("checked",)),
     _a(r"\bmessed up\b", ("messed",)),
     _o(r"\A\W*(?:but|and|so) (?:are (?:we|you) sure|(?:this|that|it) means|(?:there|it|this|that) (?:is|are|isn'?t|aren'?t|was|wasn'?t)"
@@ -181,8 +188,8 @@ _RESUME = Gate(
 _NEW_TASK = Gate(_a(r"\bnew (?:change|task|feature|thing|request)\b", ("new",)))
 # The user takes back their own words, or apologises for them: no correction of the agent.
 _OWN = Gate(
-    _a(r"\b(?:I was (?:mistaken|wrong)|my (?:bad|mistake)|ignore (?:my|that) (?:last|previous))\b",
-       ("mistaken", "wrong", "bad", "mistake", "ignore")),
+    _a(r"\b(?:I was (?:mistaken|wrong)|my (?:bad|mistake)|ignore (?:my|that) (?:last|previous)|never ?mind)\b",
+       ("mistaken", "wrong", "bad", "mistake", "ignore", "never", "nevermind")),
 )  # fmt: skip
 _ANSWER = Gate(
     _o(r"\A\W*(?:no|nope|nah|yes|yeah|yep|sure|ok(?:ay)?)\b", ("no", "nope", "nah", "yes", "yeah", "yep", "sure", "ok", "okay"))
