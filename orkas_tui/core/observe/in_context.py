@@ -13,6 +13,7 @@ docs/rules.md; ``scripts/correction_figures.py`` prints them.
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 from orkas_tui.core.observe.corrections import CorrectionMatcher, one_line
@@ -22,7 +23,7 @@ from orkas_tui.core.observe.gates import opening as _o
 from orkas_tui.core.observe.origins import split_pasted
 
 # The heuristic's version: caches of observations include it in their fingerprint.
-VERSION = 3  # 2: round two, tuned on the whole first corpus; 3: round three, with the second
+VERSION = 4  # 2: round two, tuned on the whole first corpus; 3: round three, with the second; 4: the third
 
 AGENT_TAIL = 600  # what the agent said last: the tail of its last message before the prompt
 TYPED_HEAD = 600  # a correction comes first; what follows is detail
@@ -32,6 +33,8 @@ SHORT = 400  # past this many typed characters a message is a task, a spec or a 
 PHRASED = 300  # the phrase list is read in short messages only: in longer ones its words describe
 FIRST_WORDS = 60  # the words of a prompt shown as what decided it
 EARLIER = 5  # earlier prompts kept to find one restated (a restatement comes soon after)
+PASTED = 4_000  # a pasted log is searched for a failure this far (its first lines say what ran, then what failed)
+PASTE_MIN = 20  # fewer pasted characters than this are no log
 
 
 class Verdict(NamedTuple):
@@ -102,6 +105,9 @@ _FAILS = Gate(
        ("working", "firing", "happening", "showing", "appearing", "passing", "building")),
     _a(r"\bnothing (?:is |was )?(?:happening|happens|happened|changed|shows?)\b", ("nothing",)),
     _a(r"\b(?:is|are|it'?s|its) still \w+ing\b", ("still",)),
+    _a(r"\bstill (?:there|seeing|getting|happening|showing|broken|not|displayed|visible|present)\b", ("still",)),
+    _a(r"\bexit(?:s|ed)? immediately\b|\bcan'?t get past\b|\bnot updated\b|\b(?:says|shows) failing\b",
+       ("exit", "exits", "exited", "past", "updated", "failing")),
     _a(r"\bthere(?:'s| is| seems to be) (?:a|an|still an?|some) (?:\w+ )?(?:bug|issue|problem|regression)s?\b", ("there",)),
     _a(r"\b(?:getting|got|seeing|see|throws?|gives?) (?:this|an?|the same|these)? ?(?:error|exception|failure|warning)s?\b",
        ("error", "errors", "exception", "exceptions", "failure", "failures", "warning", "warnings")),
@@ -199,6 +205,19 @@ GATES = (_DONE, *_ON_PROMPT, _RESUME)  # and the agent's last message, by _DONE;
 _ANY_ON_PROMPT = Gate.joined(*_ON_PROMPT)  # one look at a quiet prompt, not eight
 
 
+# A failure a log shows, wherever it is in what was pasted (its signature is case-sensitive).
+_LOGGED = re.compile(
+    r"Traceback \(most recent call last\)|^=+ FAILURES =+|^Error: |No such file or directory|\bfailed with exit code"
+    r"|npm ERR!|\[ERROR\]|^E +\w+Error\b|exited with code [1-9]|Uncaught \w*Error\b",
+    re.MULTILINE,
+)
+
+
+def _logged_failure(text: str, typed: str) -> re.Match[str] | None:
+    """A pasted log's failure: "it still fails" said with the log instead of words."""
+    return _LOGGED.search(text, 0, PASTED) if len(text) - len(typed) >= PASTE_MIN else None
+
+
 def _asked(said: str) -> bool:
     """The agent's last message ends on a question (a Markdown emphasis or a bracket after it aside)."""
     return said.rstrip().rstrip("*_`)").rstrip().endswith("?")
@@ -249,6 +268,7 @@ def judge(
         and (
             match := _FAILS.search(opening, lowered[:OPENING], tokens, first)
             or (None if tail == opening else _FAILS.search(tail, tail.lower()))
+            or _logged_failure(text, typed)
         )
         is not None
         and (_DONE.search(context.agent, context.agent.lower()) or (context.agent.strip() and not asked))
