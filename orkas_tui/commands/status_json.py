@@ -3,8 +3,8 @@
 A large workspace prints tens of megabytes of turn rows. Each conversation's rows are
 indented once, last turn first, as one array at the depth the document has them
 (``msgspec.json.format`` of the cache's compact bytes, or of the summaries encoded: the
-same bytes as ``orjson``'s ``OPT_INDENT_2``), with the skill index its turns share printed
-once per distinct list and spliced in. A conversation whose turns come in one run of the
+same bytes as ``orjson``'s ``OPT_INDENT_2``), each row's skill index spliced into the compact
+bytes first, from the conversation's distinct lists as the cache keeps them. A conversation whose turns come in one run of the
 newest-first order is copied whole; one that interleaves with others, or runs back in time,
 is cut into rows. Each agent is written as soon as it is printed, so only one agent's
 text is in memory at a time.
@@ -13,14 +13,13 @@ text is in memory at a time.
 from __future__ import annotations
 
 import operator
-import re
 from collections.abc import Sequence
 from typing import BinaryIO
 
 import msgspec
 import orjson
 
-from orkas_tui.core.summary.fold import ConversationState, Run, decode_indexes
+from orkas_tui.core.summary.fold import ConversationState, Run
 
 INDENT = orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS
 # Rows wrapped so they sit where the document has them: agents at 4, a turn's braces at 8, its keys at 10.
@@ -31,10 +30,8 @@ ROW_SEP = b"\n        },\n        {\n"  # between two rows (a row's own objects 
 AGENT_OPEN, AGENT_CLOSE = b'{\n  "a": [\n    ', b"\n  ]\n}"
 TURNS_MARK = b"\x00"  # where an agent's turns go: a byte no JSON text holds
 TURNS_HERE = orjson.Fragment(TURNS_MARK)
-INDEX_LINE = b'\n          "skills_indexed": %s,\n'  # only a key of a row has a raw newline before it
-INDEX_KEY = re.compile(rb'\n          "skills_indexed": (\d+),\n')
-FEW_INDEXES = 4
-INDEX_INDENT = b"\n" + b" " * 10
+INDEX_KEY = b'"skills_indexed":'  # a row's key in the cache's compact rows, its value a position in the index lists
+LISTS = msgspec.json.Decoder(list[msgspec.Raw])  # a conversation's distinct index lists, each kept as its bytes
 
 
 def write_status(doc: dict, out: BinaryIO) -> None:
@@ -99,20 +96,26 @@ def _printed(state: ConversationState) -> bytes:
     puts them at their depth (``ROWS_OPEN`` before the first row's keys, ``ROWS_CLOSE`` after the last's)."""
     packed = state.packed
     if packed is None:
-        text = msgspec.json.format(msgspec.json.encode({"a": [{"t": state.summaries[::-1]}]}), indent=2)
+        rows: bytes | memoryview = msgspec.json.encode(state.summaries[::-1])
     else:
-        text = _spliced(msgspec.json.format(WRAP_OPEN + packed.rows + WRAP_CLOSE, indent=2), decode_indexes(packed.indexes))
+        rows = _with_indexes(bytes(packed.rows), LISTS.decode(packed.indexes), state.count)
+    text = msgspec.json.format(WRAP_OPEN + rows + WRAP_CLOSE, indent=2)
     if not (text.startswith(ROWS_OPEN) and text.endswith(ROWS_CLOSE)):
         raise ValueError("a conversation without turns in the order")
     return text
 
 
-def _spliced(text: bytes, indexes: list[list[str]]) -> bytes:
-    """``text`` with each row's index position replaced by its list, each distinct list printed once:
-    by plain replacement while a conversation has few lists (the usual case: one), else one pass."""
-    printed = [INDEX_LINE % orjson.dumps(index, option=orjson.OPT_INDENT_2).replace(b"\n", INDEX_INDENT) for index in indexes]
-    if len(printed) <= FEW_INDEXES:
-        for position, index in enumerate(printed):
-            text = text.replace(INDEX_LINE % str(position).encode(), index)
-        return text
-    return INDEX_KEY.sub(lambda found: printed[int(found[1])], text)
+def _with_indexes(rows: bytes, lists: list[msgspec.Raw], count: int) -> bytes:
+    """The cache's compact rows with each row's index position replaced by the list it names, before
+    the one pass that indents them: one replacement while the rows share a list (the usual case),
+    else the rows cut at the key. ``count``: the rows there are (each has the key once)."""
+    if len(lists) == 1:
+        return rows.replace(INDEX_KEY + b"0,", INDEX_KEY + bytes(lists[0]) + b",")
+    first, *parts = rows.split(INDEX_KEY)
+    if len(parts) != count:
+        raise ValueError("a row without its skill index")
+    spliced = [first]
+    for part in parts:
+        position, _, rest = part.partition(b",")
+        spliced += (INDEX_KEY, lists[int(position)], b",", rest)
+    return b"".join(spliced)
