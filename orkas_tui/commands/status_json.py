@@ -3,8 +3,9 @@
 A large workspace prints tens of megabytes of turn rows. Each conversation's rows are
 indented once, last turn first, as one array at the depth the document has them
 (``msgspec.json.format`` of the cache's compact bytes, or of the summaries encoded: the
-same bytes as ``orjson``'s ``OPT_INDENT_2``), each row's skill index spliced into the compact
-bytes first, from the conversation's distinct lists as the cache keeps them. A conversation whose turns come in one run of the
+same bytes as ``orjson``'s ``OPT_INDENT_2``). The skill index the rows of a conversation usually
+share is printed once and put in after; rows with lists of their own get them spliced into the
+compact bytes first, from the conversation's distinct lists as the cache keeps them. A conversation whose turns come in one run of the
 newest-first order is copied whole; one that interleaves with others, or runs back in time,
 is cut into rows. Each agent is written as soon as it is printed, so only one agent's
 text is in memory at a time.
@@ -31,6 +32,8 @@ AGENT_OPEN, AGENT_CLOSE = b'{\n  "a": [\n    ', b"\n  ]\n}"
 TURNS_MARK = b"\x00"  # where an agent's turns go: a byte no JSON text holds
 TURNS_HERE = orjson.Fragment(TURNS_MARK)
 INDEX_KEY = b'"skills_indexed":'  # a row's key in the cache's compact rows, its value a position in the index lists
+INDEX_LINE = b'\n          "skills_indexed": %s,\n'  # printed, only a key of a row has a raw newline before it
+INDEX_INDENT = b"\n" + b" " * 10
 LISTS = msgspec.json.Decoder(list[msgspec.Raw])  # a conversation's distinct index lists, each kept as its bytes
 
 
@@ -95,22 +98,26 @@ def _printed(state: ConversationState) -> bytes:
     """A conversation's rows, last turn first, as the document prints them, in the wrapper that
     puts them at their depth (``ROWS_OPEN`` before the first row's keys, ``ROWS_CLOSE`` after the last's)."""
     packed = state.packed
+    shared: bytes | None = None
     if packed is None:
         rows: bytes | memoryview = msgspec.json.encode(state.summaries[::-1])
+    elif packed.index_count == 1:  # the usual case: the rows share one list, printed once and put in after
+        rows, shared = packed.rows, bytes(LISTS.decode(packed.indexes)[0])
     else:
         rows = _with_indexes(bytes(packed.rows), LISTS.decode(packed.indexes), state.count)
     text = msgspec.json.format(WRAP_OPEN + rows + WRAP_CLOSE, indent=2)
     if not (text.startswith(ROWS_OPEN) and text.endswith(ROWS_CLOSE)):
         raise ValueError("a conversation without turns in the order")
+    if shared is not None:
+        listed = msgspec.json.format(shared, indent=2).replace(b"\n", INDEX_INDENT)
+        text = text.replace(INDEX_LINE % b"0", INDEX_LINE % listed)
     return text
 
 
 def _with_indexes(rows: bytes, lists: list[msgspec.Raw], count: int) -> bytes:
     """The cache's compact rows with each row's index position replaced by the list it names, before
-    the one pass that indents them: one replacement while the rows share a list (the usual case),
-    else the rows cut at the key. ``count``: the rows there are (each has the key once)."""
-    if len(lists) == 1:
-        return rows.replace(INDEX_KEY + b"0,", INDEX_KEY + bytes(lists[0]) + b",")
+    the one pass that indents them: the rows cut at the key. ``count``: the rows there are (each has
+    the key once)."""
     first, *parts = rows.split(INDEX_KEY)
     if len(parts) != count:
         raise ValueError("a row without its skill index")
