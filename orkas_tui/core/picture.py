@@ -85,8 +85,10 @@ class AgentView:
 class AgentPicture:
     """An agent's picture, kept up to date by :meth:`load`. ``newest``: carry only that many of the
     newest turns (text ``status``); ``runs``: carry the turn order as runs instead (``status --json``
-    prints them from the cache's bytes). ``scan``: one already refreshed (read no conversation on
-    the first load), with the ``survey`` it was listed from."""
+    prints them from the cache's bytes); ``details``: also what only the app shows (the prompt
+    block, the proposals, the hook log, and where the skills are exported and how they look there:
+    scopes, hand edits, what the export leaves out). ``scan``: one already refreshed (read no conversation on the first load), with the
+    ``survey`` it was listed from."""
 
     def __init__(
         self,
@@ -96,6 +98,7 @@ class AgentPicture:
         survey: Survey | None = None,
         newest: int | None = None,
         runs: bool = False,
+        details: bool = True,
     ) -> None:
         settings = workspace.settings
         self.workspace = workspace  # its settings follow orkas.toml while the app runs: the export link
@@ -103,7 +106,7 @@ class AgentPicture:
         self.scan = scan if scan is not None else AgentScan(paths, settings, autosave=False)  # saved when idle: save_caches
         self.store = SkillStore(paths, settings)
         self.notes = SelfNotes(paths, settings)
-        self.newest, self.runs = newest, runs
+        self.newest, self.runs, self.details = newest, runs, details
         self._fresh = scan is not None  # its conversations are read: the first load reads none
         self._survey = survey
         self._loaded = scan is not None  # else the first load reads every area, whatever it is given
@@ -158,17 +161,18 @@ class AgentPicture:
             names = survey.readable[Area.SKILLS] if survey else self.paths.readable_names(self.paths.skills, ".md")
             files = read_skills(self.paths, self.workspace.settings, names)
             self._skills, self._broken = files.skills, {b.slug: b for b in files.broken}
-        if areas & {Area.SELF, Area.SKILLS}:
+        if self.details and areas & {Area.SELF, Area.SKILLS}:
             self._prompt = prompt_block(self._notes, self._skills)
         if Area.META in areas:
             self._meta = read_agent_meta(self.paths)
         if Area.PRIVATE in areas:
-            self._proposals = list_proposals(self.paths)
             self._changes = list_changes(self.paths)
+            self._not_read = read_not_read(self.paths)
+        if self.details and Area.PRIVATE in areas:
+            self._proposals = list_proposals(self.paths)
             self._hook_log = read_log(self.paths.private)
             self._hook_seen = seen_at(self.paths.private)
-            self._not_read = read_not_read(self.paths)
-        if areas & {Area.SKILLS, Area.PRIVATE}:  # an export, or a skill changed since: read where it was exported
+        if self.details and areas & {Area.SKILLS, Area.PRIVATE}:  # an export, or a skill changed since: read it there
             link = self.workspace.settings.agents.get(self.id)
             self._hand_edited = hand_edited(self.paths, link, self._skills) if link else {}
             self._unlisted = unlisted(self.paths, link, self._skills, self.workspace.settings) if link else {}
@@ -216,19 +220,19 @@ class AgentPicture:
 
 class WorkspacePicture:
     """Every agent's picture behind one lock: loads run in order, one at a time, off the UI thread.
-    ``newest`` and ``runs``: what each agent's view carries of its turns (:class:`AgentPicture`)."""
+    ``newest``, ``runs`` and ``details``: what each agent's view carries (:class:`AgentPicture`)."""
 
-    def __init__(self, workspace: Workspace, newest: int | None = None, runs: bool = False) -> None:
+    def __init__(self, workspace: Workspace, newest: int | None = None, runs: bool = False, details: bool = True) -> None:
         self.workspace = workspace
         self.agents: dict[str, AgentPicture] = {}
         self.lock = threading.RLock()
-        self.newest, self.runs = newest, runs
+        self.newest, self.runs, self.details = newest, runs, details
         self._activity: dict[str, tuple[datetime | None, Activity]] = {}  # the queue's view of each agent
         self._usage: dict[str, list[Usage]] = {}  # each agent's reflections' cost, read again when its events change
 
     def _picture(self, agent_id: str, scan: AgentScan | None = None, survey: Survey | None = None) -> AgentPicture:
         paths = scan.paths if scan is not None else self.workspace.agent(agent_id)
-        return AgentPicture(paths, self.workspace, scan, survey, self.newest, self.runs)
+        return AgentPicture(paths, self.workspace, scan, survey, self.newest, self.runs, self.details)
 
     def sync_agents(self) -> list[str]:
         """Pick up agents that appeared or went away; return the ones that went away."""
@@ -346,7 +350,7 @@ def workspace_status(
     ``jobs``: see :meth:`WorkspacePicture.read_all`."""
     if agent_id:
         workspace.agent(agent_id)
-    pictures = WorkspacePicture(workspace, newest, runs)
+    pictures = WorkspacePicture(workspace, newest, runs, details=False)
     pictures.read_all(jobs)
     plan = pictures.plan(now)
     rows = [

@@ -390,6 +390,17 @@ def still_matches(state: ConversationState, stat: os.stat_result) -> bool:
 SKILLS_FORMAT = 2  # the cached skills' shape: each Skill's fields, each broken file's slug and problem
 
 
+class _SkillsKept(msgspec.Struct):
+    """``.orkas/skills-cache.json``: what the skills were read under, the skills, the files that do not parse."""
+
+    key: list
+    skills: list[Skill]
+    broken: list[tuple[str, str]]  # slug, problem
+
+
+_SKILLS_KEPT = msgspec.json.Decoder(_SkillsKept)
+
+
 def read_skills(paths: AgentPaths, settings: Settings, names: list[str]) -> SkillFiles:
     """The agent's skill files as :meth:`SkillStore.read_all` reads them (``names``: the readable files of
     ``skills/``, as just listed). Kept as data in ``.orkas/skills-cache.json`` (the skills and the files
@@ -405,13 +416,13 @@ def read_skills(paths: AgentPaths, settings: Settings, names: list[str]) -> Skil
         key = None
     if key is not None:
         try:
-            cached = _body(read_regular(path).rstrip(b"\n"))[0]
-            if cached["key"] == key:
-                return SkillFiles(
-                    [Skill(**skill) for skill in cached["skills"]],
-                    [BrokenSkill(slug, paths.skills / f"{slug}.md", problem) for slug, problem in cached["broken"]],
-                )
-        except (OSError, KeyError, TypeError, ValueError, orjson.JSONDecodeError):
+            data = read_regular(path).rstrip(b"\n")
+            if len(data) > 9 and data[8] == 0x20 and data[:8] == b"%08x" % zlib.crc32(memoryview(data)[9:]):
+                cached = _SKILLS_KEPT.decode(memoryview(data)[9:])
+                if cached.key == key:
+                    broken = [BrokenSkill(slug, paths.skills / f"{slug}.md", problem) for slug, problem in cached.broken]
+                    return SkillFiles(cached.skills, broken)
+        except (OSError, ValueError, msgspec.MsgspecError):
             pass
     read = SkillStore(paths, settings).read_all()
     if key is not None:
