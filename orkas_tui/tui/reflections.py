@@ -1,7 +1,9 @@
 """Reflect now, run a cycle, cancel, show the bundle: each one a call into the core
 (reflect, run_cycle, prepare) from a thread worker of the app, with progress coming back
 to the Queue tab and the activity bar. :class:`Reflections` is a plain object the app owns:
-it holds the running reflection's state, so the app's actions stay one line each."""
+it holds the running reflection's state, so the app's actions stay one line each. It calls
+no method of the app: what the app must redo (the activity bar, a re-read, a notification)
+goes up as a message (:mod:`orkas_tui.tui.messages`), as from any widget."""
 
 from __future__ import annotations
 
@@ -12,13 +14,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rich.text import Text
+from textual.notifications import SeverityLevel
 from textual.timer import Timer
-from textual.widgets import Static
 
 from orkas_tui.core.read.workspace import Area
 from orkas_tui.core.reflect.model_setup import not_configured
 from orkas_tui.core.reflect.spend import over_budget
 from orkas_tui.core.reflect.stages import APPLYING, BUNDLE, DONE, NOTHING_NEW, RETRYING, VALIDATING, WAITING, Progress
+from orkas_tui.tui.messages import ActivityChanged, Done
 from orkas_tui.tui.screens.confirm import Choose
 from orkas_tui.tui.screens.text_view import TextView
 from orkas_tui.tui.widgets.proposals import ProposalsPane
@@ -124,15 +127,7 @@ class Reflections:
         self.show_activity()
 
     def show_activity(self) -> None:
-        """The spinner, stage and elapsed seconds, in the bar above the footer and the sidebar's status column."""
-        app = self.app
-        if app.torn_down():
-            return
-        bar = app.query_one("#activity", Static)
-        bar.display = self.activity is not None
-        if self.activity is not None:
-            bar.update(self.activity.line(app.settings.model.name or "the model"))
-        app.show_sidebar(())
+        self.app.post_message(ActivityChanged())
 
     def _progress(self, progress: Progress) -> None:
         app = self.app
@@ -141,7 +136,7 @@ class Reflections:
                 self.activity.agent, self.activity.stage, self.activity.since = progress.agent, progress.stage, time.monotonic()
             self.show_activity()
         line = Text()
-        line.append(f"{app.now().strftime('%H:%M:%S')} ", style="dim")
+        line.append(f"{app.clock().strftime('%H:%M:%S')} ", style="dim")
         line.append(f"{progress.agent} ", style="bold")
         line.append(f"{progress.stage:10} ", style=STAGE_STYLE.get(progress.stage, ""))
         line.append(progress.message)
@@ -153,12 +148,11 @@ class Reflections:
 
     def _finished(self, outcome: Outcome) -> None:
         good = outcome.status in ("proposed", "applied", "nothing_to_save")
-        self.app.notify(
-            f"{outcome.agent}: {outcome.message}", title="Reflection", severity="information" if good else "warning", timeout=10
-        )
         if outcome.proposal is not None:  # the new proposal is what a person wants to read next
             self.app.query_one(ProposalsPane).follow(outcome.proposal)
-        self.app.load({outcome.agent: {Area.PRIVATE, Area.STATE, Area.EVENTS, Area.SKILLS, Area.SELF}})
+        touched = {outcome.agent: {Area.PRIVATE, Area.STATE, Area.EVENTS, Area.SKILLS, Area.SELF}}
+        severity: SeverityLevel = "information" if good else "warning"
+        self.app.post_message(Done(f"{outcome.agent}: {outcome.message}", "Reflection", severity, 10, touched))
 
     def _busy(self) -> bool:
         if self.cancel_event is not None:
@@ -166,17 +160,10 @@ class Reflections:
             return True
         return False
 
-    def _no_agent(self) -> bool:
-        reason = self.app.no_agent_reason()
-        if reason:
-            self.app.notify(reason, severity="warning")
-        return reason is not None
-
     # reflect now ----------------------------------------------------------
 
-    def reflect_now(self) -> None:
-        agent = self.app.agent
-        if self._no_agent() or self._busy() or agent is None:
+    def reflect_now(self, agent: str) -> None:
+        if self._busy():
             return
         self.app.run_worker(lambda: self._prepare_then_ask(agent), thread=True, group="prepare")
 
@@ -188,7 +175,7 @@ class Reflections:
         except (OSError, ValueError) as exc:
             self.app.call_from_thread(self.app.notify, f"cannot build the bundle: {exc}", severity="error")
             return
-        self.app.call_from_thread(self._ask_send, agent, prepared, over_budget(self.app.workspace, self.app.now()))
+        self.app.call_from_thread(self._ask_send, agent, prepared, over_budget(self.app.workspace, self.app.clock()))
 
     def _ask_send(self, agent: str, prepared: Prepared, over: str | None = None) -> None:
         """Ask before sending; over today's budget the question says so and the choice is "Send anyway"."""
@@ -223,7 +210,7 @@ class Reflections:
     def _reflect(self, agent: str, cancel: threading.Event, force: bool = False) -> Outcome:
         from orkas_tui.core.reflect.reflection import reflect
 
-        return reflect(self.app.workspace, agent, self.app.now(), on_progress=self._report, cancel=cancel, force=force)
+        return reflect(self.app.workspace, agent, self.app.clock(), on_progress=self._report, cancel=cancel, force=force)
 
     def _run(self, first: str, call: Callable[[threading.Event], list[Outcome]]) -> None:
         """Run ``call`` in a thread worker (one at a time), with the activity shown and x to cancel it."""
@@ -267,8 +254,8 @@ class Reflections:
     def _cycle(self, cancel: threading.Event) -> list[Outcome]:
         from orkas_tui.core.reflect.cycle import run_cycle
 
-        report = run_cycle(self.app.workspace, self.app.now(), on_progress=self._report, cancel=cancel)
-        self.app.call_from_thread(self.app.load, {})
+        report = run_cycle(self.app.workspace, self.app.clock(), on_progress=self._report, cancel=cancel)
+        self.app.post_message(Done(reread={}))  # the queue, after every agent it reflected on
         return report.outcomes
 
     def cancel(self) -> None:
@@ -280,10 +267,8 @@ class Reflections:
 
     # bundle ---------------------------------------------------------------
 
-    def show_bundle(self) -> None:
-        agent = self.app.agent
-        if not self._no_agent() and agent is not None:
-            self.app.run_worker(lambda: self._show_bundle(agent), thread=True, group="prepare")
+    def show_bundle(self, agent: str) -> None:
+        self.app.run_worker(lambda: self._show_bundle(agent), thread=True, group="prepare")
 
     def _show_bundle(self, agent: str) -> None:
         from orkas_tui.core.reflect.reflection import prepare

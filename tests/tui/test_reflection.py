@@ -11,6 +11,7 @@ from orkas_tui.core.store.changes import approve, revert_change
 from orkas_tui.core.store.proposals import create_proposal, list_proposals
 from orkas_tui.core.store.skills import SkillStore
 from orkas_tui.demo.proposal import add_demo_proposal
+from orkas_tui.tui.intents import OpenSkill
 from orkas_tui.tui.screens.confirm import Choose
 from orkas_tui.tui.screens.skill_editor import SkillEditor
 from orkas_tui.tui.screens.skill_history import SkillHistory
@@ -115,7 +116,7 @@ async def test_an_approved_patch_is_reverted_from_the_skill_history(app_factory,
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        app.open_skill("coder", slug)
+        app.post_message(OpenSkill("coder", slug))
         await wait_until(pilot, lambda: isinstance(app.screen, SkillEditor))
         editor = app.screen
         await pilot.press("f2")
@@ -151,7 +152,7 @@ async def test_a_revert_made_elsewhere_shows_in_an_open_skill_history(app_factor
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        app.open_skill("coder", slug)
+        app.post_message(OpenSkill("coder", slug))
         await wait_until(pilot, lambda: isinstance(app.screen, SkillEditor))
         await pilot.press("f2")
         await wait_until(pilot, lambda: isinstance(app.screen, SkillHistory))
@@ -238,7 +239,7 @@ async def test_the_skill_history_shows_each_changes_effect_beside_its_revert(app
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        app.open_skill("ops", "rollback-deployment")
+        app.post_message(OpenSkill("ops", "rollback-deployment"))
         await wait_until(pilot, lambda: isinstance(app.screen, SkillEditor))
         await pilot.press("f2")
         await wait_until(pilot, lambda: isinstance(app.screen, SkillHistory) and app.screen.effects is not None)
