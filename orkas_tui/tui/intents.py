@@ -15,7 +15,7 @@ An editor recognises its own save when the new version comes back (see ``SelfPan
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import ClassVar
@@ -48,12 +48,13 @@ from orkas_tui.tui.messages import (
     SkillDeleted,
     SkillOpened,
     changed_on_disk,
+    message,
 )
 
 SKILL_EDITED = frozenset({Area.SKILLS, Area.EVENTS, Area.PRIVATE})  # the file, the event logged, the history
 
 
-@dataclass
+@message
 class Intent(Message):
     """One core call, run by the app in a thread worker (``group``: the worker's group); never on the event loop."""
 
@@ -77,7 +78,7 @@ class Intent(Message):
 # skills --------------------------------------------------------------------
 
 
-@dataclass
+@message
 class OpenSkill(Intent):
     """Open a skill in the editor: parsed, or as its whole text when its file does not parse."""
 
@@ -99,7 +100,7 @@ class OpenSkill(Intent):
         return SkillOpened(self.agent, store, opened, data.decode("utf-8", "replace"), version)
 
 
-@dataclass
+@message
 class SaveSkill(Intent):
     """Write a skill: its description and body, or (``whole_file``) the whole text of a file that did not parse,
     if it is still at the version ``expected`` (or whatever it is, ``force``)."""
@@ -130,7 +131,7 @@ class SaveSkill(Intent):
         return Ask(question, reread={self.agent: {Area.SKILLS}})  # the editor hears of the change on disk
 
 
-@dataclass
+@message
 class DeleteSkill(Intent):
     """Remove a skill's file (the history keeps its text), if it is still at the version ``expected``."""
 
@@ -147,7 +148,7 @@ class DeleteSkill(Intent):
         return Done(f"{self.slug}.md changed on disk; not deleted. Reload it first.", severity="error", timeout=8)
 
 
-@dataclass
+@message
 class ResolveHandEdit(Intent):
     """Show how a skill's exported copy was edited by hand (the diff from what the export writes), then ask
     whether to adopt the edit or overwrite it."""
@@ -174,7 +175,7 @@ class ResolveHandEdit(Intent):
         return ShowText(title, "\n".join(lines), then=question)
 
 
-@dataclass
+@message
 class SettleHandEdit(Intent):
     """Adopt a hand edit of a skill's exported copy into the skill, or overwrite the copy with the skill."""
 
@@ -196,7 +197,7 @@ class SettleHandEdit(Intent):
         return Done(message, "Edited there", reread={self.agent: set(SKILL_EDITED)})
 
 
-@dataclass
+@message
 class SetScope(Intent):
     """Set where a skill is exported: ``choice`` global, one repository (``root``), or as its lessons say."""
 
@@ -233,7 +234,7 @@ def ask_scope(agent: str, slug: str, scope: Scope) -> Ask:
 # history and notes -----------------------------------------------------------
 
 
-@dataclass
+@message
 class RevertChange(Intent):
     """Undo one applied change (a skill's or a note's), refused when its file changed since."""
 
@@ -252,7 +253,7 @@ class RevertChange(Intent):
         )
 
 
-@dataclass
+@message
 class SaveNote(Intent):
     """Write a self note, if it is still at the version ``expected`` (or whatever it is, ``force``)."""
 
@@ -285,7 +286,7 @@ def ask_discard_note(agent: str, note: str) -> Ask:
     )
 
 
-@dataclass
+@message
 class MarkHooksSeen(Intent):
     """The hook problems logged up to ``at`` were on screen: the sidebar stops flagging them."""
 
@@ -304,7 +305,7 @@ class MarkHooksSeen(Intent):
 # proposals -------------------------------------------------------------------
 
 
-@dataclass
+@message
 class Decision(Intent):
     """A decision on a proposal: said under the proposal's id, and its agent read again whatever came of it."""
 
@@ -327,7 +328,7 @@ class Decision(Intent):
         return Done(message, self.proposal_id, severity, 10, touched)
 
 
-@dataclass
+@message
 class ApproveProposal(Decision):
     """Apply one pending operation of a proposal, or every pending one (``index`` None); ``confirm``: a
     person confirmed applying this quarantined operation."""
@@ -358,7 +359,7 @@ def ask_quarantined(proposal_id: str, index: int, why: str) -> Ask:
     return Ask(Question(question, [("keep", "Keep it quarantined"), ("apply", "Apply it")], {"apply": confirmed}, "apply"))
 
 
-@dataclass
+@message
 class RejectProposal(Decision):
     """Reject one operation of a proposal."""
 
@@ -369,7 +370,7 @@ class RejectProposal(Decision):
         return f"operation {self.index} rejected", False
 
 
-@dataclass
+@message
 class SaveOperation(Decision):
     """Change the fields of one operation of a proposal (it is then approved with a)."""
 
@@ -384,7 +385,7 @@ class SaveOperation(Decision):
 # settings --------------------------------------------------------------------
 
 
-@dataclass
+@message
 class OpenSettings(Intent):
     """Read ``orkas.toml`` to edit it whole."""
 
@@ -398,7 +399,7 @@ class OpenSettings(Intent):
         return Done(f"{self.path}: cannot read ({exc})", severity="error")
 
 
-@dataclass
+@message
 class SaveSettings(Intent):
     """Write ``orkas.toml`` as a person edited it, if it is still at the version ``expected`` (or ``force``)."""
 

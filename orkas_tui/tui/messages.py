@@ -12,6 +12,7 @@ a screen. A result comes back to every view through the same load path as a chan
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TypeVar, dataclass_transform
 
 from textual.message import Message
 from textual.notifications import SeverityLevel
@@ -21,6 +22,16 @@ from orkas_tui.core.store.proposals import Proposal
 from orkas_tui.core.store.skills import BrokenSkill, Skill, SkillStore
 
 Touched = dict[str, set[Area]]  # agent id -> the areas to read again ({}: no agent, the queue only)
+T = TypeVar("T", bound=Message)
+
+
+@dataclass_transform(eq_default=False)
+def message(cls: type[T]) -> type[T]:
+    """A message class as a dataclass, but compared by identity (two saves of the same text are two
+    events) and without a generated ``__repr__`` (Textual logs a message by ``__rich_repr__``):
+    the app imports some thirty of them before its first paint, and each generated method costs
+    start-up time."""
+    return dataclass(eq=False, repr=False)(cls)
 
 
 @dataclass(frozen=True)
@@ -51,7 +62,7 @@ def changed_on_disk(name: str, overwrite: Message, reload: Message | None = None
     )
 
 
-@dataclass
+@message
 class Ask(Message):
     """Ask a person ``question``, after reading ``reread`` again (an open editor then hears of the change)."""
 
@@ -59,7 +70,7 @@ class Ask(Message):
     reread: Touched | None = None
 
 
-@dataclass
+@message
 class Done(Message):
     """A core call is done or refused: what to say (nothing when ``text`` is empty), what to read again."""
 
@@ -70,7 +81,7 @@ class Done(Message):
     reread: Touched | None = None
 
 
-@dataclass
+@message
 class ShowText(Message):
     """Show a text whole, read-only (an event the Events tab cuts to its width); then ask ``then``, if any."""
 
@@ -79,7 +90,7 @@ class ShowText(Message):
     then: Question | None = None
 
 
-@dataclass
+@message
 class SkillOpened(Message):
     """A skill read to be edited: ``text`` is its body, or the whole file of one that does not parse."""
 
@@ -90,7 +101,7 @@ class SkillOpened(Message):
     version: str | None
 
 
-@dataclass
+@message
 class SkillDeleted(Message):
     """A skill's file was removed: its open editors close."""
 
@@ -98,7 +109,7 @@ class SkillDeleted(Message):
     slug: str
 
 
-@dataclass
+@message
 class DiscardSkill(Message):
     """Drop the unsaved edits of a skill's open editors and read it again from disk."""
 
@@ -106,7 +117,7 @@ class DiscardSkill(Message):
     slug: str
 
 
-@dataclass
+@message
 class DiscardNote(Message):
     """Drop the unsaved edits of a self note and read it again from disk."""
 
@@ -114,7 +125,7 @@ class DiscardNote(Message):
     note: str
 
 
-@dataclass
+@message
 class SettingsOpened(Message):
     """``orkas.toml`` read to be edited (the commented template when there is none yet)."""
 
@@ -122,7 +133,7 @@ class SettingsOpened(Message):
     version: str | None
 
 
-@dataclass
+@message
 class SettingsSaved(Message):
     """``orkas.toml`` written: it is loaded now, and its editor says whether it applied."""
 
@@ -130,7 +141,7 @@ class SettingsSaved(Message):
     version: str | None
 
 
-@dataclass
+@message
 class EditOperation(Message):
     """Open one operation of a proposal in the editor, to change its fields before approving it."""
 
@@ -138,14 +149,14 @@ class EditOperation(Message):
     index: int
 
 
-@dataclass
+@message
 class SelectAgent(Message):
     """Show an agent (from the command palette): the sidebar's cursor moves to it."""
 
     agent: str
 
 
-@dataclass
+@message
 class ActivityChanged(Message):
     """The running reflection moved on (a stage, a second, a spinner frame): its bar and badge are drawn again."""
 
