@@ -28,7 +28,6 @@ from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from orkas_tui.core.disk.confine import current_version
 from orkas_tui.core.disk.write import ConflictError
-from orkas_tui.core.errors import OrkasError
 from orkas_tui.core.read.settings import ConfigError, Settings, load_settings
 from orkas_tui.core.read.timefmt import utc_now
 from orkas_tui.core.read.workspace import AGENT_AREAS, Area, Workspace
@@ -39,7 +38,7 @@ from orkas_tui.core.store.notes import NOTES
 from orkas_tui.tui import messages
 from orkas_tui.tui.collector import YOUNG_S, Collector
 from orkas_tui.tui.data import AgentView, WorkspaceData
-from orkas_tui.tui.intents import Intent, MarkHooksSeen, SaveOperation
+from orkas_tui.tui.intents import Intent, MarkHooksSeen, SaveOperation, ShowBundle
 from orkas_tui.tui.keymap import check_keymap
 from orkas_tui.tui.palette import AgentsAndSkills
 from orkas_tui.tui.reflections import Reflections
@@ -597,7 +596,11 @@ class OrkasApp(App[None]):
 
     def action_show_bundle(self) -> None:
         if (agent := self._agent_to_act_on()) is not None:
-            self.reflections.show_bundle(agent)
+            self.post_message(ShowBundle(agent))
+
+    @on(messages.BundleReady)
+    def _bundle_ready(self, event: messages.BundleReady) -> None:
+        self.reflections.ask_send(event.agent, event.prepared, event.over)
 
     @on(messages.ActivityChanged)
     def _show_activity(self) -> None:
@@ -662,7 +665,7 @@ class OrkasApp(App[None]):
             result = intent.run(self.workspace, self.now())
         except ConflictError as exc:
             result = intent.conflict(exc)
-        except (OrkasError, OSError) as exc:
+        except intent.refusals as exc:
             result = intent.refused(exc)
         self.post_message(result)
 

@@ -18,14 +18,16 @@ import difflib
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.message import Message
 from textual.notifications import SeverityLevel
 
 from orkas_tui.core.disk.confine import read_versioned
 from orkas_tui.core.disk.write import ConflictError
+from orkas_tui.core.errors import OrkasError
 from orkas_tui.core.read.workspace import Area, Workspace
+from orkas_tui.core.reflect.spend import over_budget
 from orkas_tui.core.store.changes import approve, edit_operation, reject, revert_change
 from orkas_tui.core.store.export import hand_edit, overwrite_hand_edit, rescope
 from orkas_tui.core.store.first_run import display_path
@@ -38,6 +40,7 @@ from orkas_tui.importers.hook_log import mark_seen
 from orkas_tui.tui.exported import export_notice
 from orkas_tui.tui.messages import (
     Ask,
+    BundleReady,
     DiscardNote,
     DiscardSkill,
     Done,
@@ -51,6 +54,9 @@ from orkas_tui.tui.messages import (
     message,
 )
 
+if TYPE_CHECKING:  # the reflection path is imported only when a bundle is built (in the worker)
+    from orkas_tui.core.reflect.reflection import Prepared
+
 SKILL_EDITED = frozenset({Area.SKILLS, Area.EVENTS, Area.PRIVATE})  # the file, the event logged, the history
 
 
@@ -61,6 +67,7 @@ class Intent(Message):
     group: ClassVar[str] = "intent"
     title: ClassVar[str] = ""  # of the notification that says why the core refused it
     timeout: ClassVar[float | None] = None
+    refusals: ClassVar[tuple[type[Exception], ...]] = (OrkasError, OSError)  # what a person can act on; else a bug
 
     def run(self, workspace: Workspace, now: datetime) -> Message:
         """The core call, in a thread: the message the app then handles (most often a ``Done``)."""
@@ -417,3 +424,48 @@ class SaveSettings(Intent):
 
     def conflict(self, exc: ConflictError) -> Message:
         return Ask(changed_on_disk("orkas.toml", replace(self, force=True)))
+
+
+# reflecting: the bundle (the reflection itself, minutes long and cancellable, is tui/reflections.py) ----------
+
+
+def bundle_text(prepared: Prepared) -> str:
+    """What the bundle chose (per triggering turn: kept, cut, tokens), then exactly the messages that would be sent."""
+    choice = "── what the bundle holds ──\n" + "\n".join(prepared.bundle.preview())
+    blocks = [f"── {m.get('role')} ──\n{m.get('content')}" for m in prepared.prompt.messages]
+    return "\n\n".join([choice, *blocks])
+
+
+@message
+class PrepareReflection(Intent):
+    """Build the bundle a reflection on ``agent`` would send now, to ask a person before it is sent."""
+
+    agent: str
+    group = "prepare"
+    refusals = (OrkasError, OSError, ValueError)
+
+    def run(self, workspace: Workspace, now: datetime) -> Message:
+        from orkas_tui.core.reflect.reflection import prepare  # in the worker: the app starts without it
+
+        return BundleReady(self.agent, prepare(workspace, self.agent), over_budget(workspace, now))
+
+    def refused(self, exc: Exception) -> Message:
+        return Done(f"cannot build the bundle: {exc}", severity="error")
+
+
+@message
+class ShowBundle(Intent):
+    """Show exactly what a reflection on ``agent`` would send now."""
+
+    agent: str
+    group = "prepare"
+
+    def run(self, workspace: Workspace, now: datetime) -> Message:
+        from orkas_tui.core.reflect.reflection import prepare  # in the worker: the app starts without it
+
+        prepared = prepare(workspace, self.agent)
+        title = (
+            f"Bundle for {self.agent}: {prepared.bundle.tokens:,} tokens, {prepared.prompt.redactions} redaction(s), "
+            f"{prepared.prompt.tokens:,} prompt tokens: exactly what would be sent"
+        )
+        return ShowText(title, bundle_text(prepared))

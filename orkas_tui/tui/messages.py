@@ -12,7 +12,7 @@ a screen. A result comes back to every view through the same load path as a chan
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TypeVar, dataclass_transform
+from typing import TYPE_CHECKING, TypeVar, dataclass_transform
 
 from textual.message import Message
 from textual.notifications import SeverityLevel
@@ -20,6 +20,9 @@ from textual.notifications import SeverityLevel
 from orkas_tui.core.read.workspace import Area
 from orkas_tui.core.store.proposals import Proposal
 from orkas_tui.core.store.skills import BrokenSkill, Skill, SkillStore
+
+if TYPE_CHECKING:  # the reflection path is imported only when a bundle is built
+    from orkas_tui.core.reflect.reflection import Prepared
 
 Touched = dict[str, set[Area]]  # agent id -> the areas to read again ({}: no agent, the queue only)
 T = TypeVar("T", bound=Message)
@@ -139,6 +142,16 @@ class SettingsSaved(Message):
 
     text: str
     version: str | None
+
+
+@message
+class BundleReady(Message):
+    """The bundle a reflection on ``agent`` would send now: a person is asked before it is sent (``over``: why
+    today's budget says wait)."""
+
+    agent: str
+    prepared: Prepared
+    over: str | None
 
 
 @message

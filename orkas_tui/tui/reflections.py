@@ -1,6 +1,6 @@
-"""Reflect now, run a cycle, cancel, show the bundle: each one a call into the core
-(reflect, run_cycle, prepare) from a thread worker of the app, with progress coming back
-to the Queue tab and the activity bar. :class:`Reflections` is a plain object the app owns:
+"""Reflect now, run a cycle, cancel: a reflection runs for minutes in a thread worker of the
+app (reflect, run_cycle), with progress coming back to the Queue tab and the activity bar,
+and x cancels it. Building the bundle first is an intent (:mod:`orkas_tui.tui.intents`). :class:`Reflections` is a plain object the app owns:
 it holds the running reflection's state, so the app's actions stay one line each. It calls
 no method of the app: what the app must redo (the activity bar, a re-read, a notification)
 goes up as a message (:mod:`orkas_tui.tui.messages`), as from any widget."""
@@ -19,8 +19,8 @@ from textual.timer import Timer
 
 from orkas_tui.core.read.workspace import Area
 from orkas_tui.core.reflect.model_setup import not_configured
-from orkas_tui.core.reflect.spend import over_budget
 from orkas_tui.core.reflect.stages import APPLYING, BUNDLE, DONE, NOTHING_NEW, RETRYING, VALIDATING, WAITING, Progress
+from orkas_tui.tui.intents import PrepareReflection, bundle_text
 from orkas_tui.tui.messages import ActivityChanged, Done
 from orkas_tui.tui.screens.confirm import Choose
 from orkas_tui.tui.screens.text_view import TextView
@@ -86,13 +86,6 @@ class Activity:
         text.append(f" · {self.elapsed()}s", style="yellow")
         text.append(" · x cancels (nothing is written)", style="dim")
         return text
-
-
-def bundle_text(prepared: Prepared) -> str:
-    """What the bundle chose (per triggering turn: kept, cut, tokens), then exactly the messages that would be sent."""
-    choice = "── what the bundle holds ──\n" + "\n".join(prepared.bundle.preview())
-    blocks = [f"── {m.get('role')} ──\n{m.get('content')}" for m in prepared.prompt.messages]
-    return "\n\n".join([choice, *blocks])
 
 
 class Reflections:
@@ -163,21 +156,11 @@ class Reflections:
     # reflect now ----------------------------------------------------------
 
     def reflect_now(self, agent: str) -> None:
-        if self._busy():
-            return
-        self.app.run_worker(lambda: self._prepare_then_ask(agent), thread=True, group="prepare")
+        """Build the bundle (an intent, like any core call that answers), then ask before sending it (``ask_send``)."""
+        if not self._busy():
+            self.app.post_message(PrepareReflection(agent))
 
-    def _prepare_then_ask(self, agent: str) -> None:
-        from orkas_tui.core.reflect.reflection import prepare  # in the worker: the app starts without it
-
-        try:
-            prepared = prepare(self.app.workspace, agent)
-        except (OSError, ValueError) as exc:
-            self.app.call_from_thread(self.app.notify, f"cannot build the bundle: {exc}", severity="error")
-            return
-        self.app.call_from_thread(self._ask_send, agent, prepared, over_budget(self.app.workspace, self.app.clock()))
-
-    def _ask_send(self, agent: str, prepared: Prepared, over: str | None = None) -> None:
+    def ask_send(self, agent: str, prepared: Prepared, over: str | None = None) -> None:
         """Ask before sending; over today's budget the question says so and the choice is "Send anyway"."""
         if not prepared.bundle.conversations:  # nothing to send: say so rather than offer an empty bundle
             self.app.notify(f"{agent}: {NOTHING_NEW}", title="Reflection", timeout=10)
@@ -201,7 +184,7 @@ class Reflections:
             elif choice == "bundle":
                 self.app.push_screen(
                     TextView(f"Bundle for {agent}: exactly what would be sent (esc to go back)", bundle_text(prepared)),
-                    lambda _: self._ask_send(agent, prepared, over),
+                    lambda _: self.ask_send(agent, prepared, over),
                 )
 
         send = "Send anyway" if over else "Send"
@@ -264,18 +247,3 @@ class Reflections:
             return
         self.cancel_event.set()
         self.app.notify("Cancelling… nothing is written by a cancelled reflection.")
-
-    # bundle ---------------------------------------------------------------
-
-    def show_bundle(self, agent: str) -> None:
-        self.app.run_worker(lambda: self._show_bundle(agent), thread=True, group="prepare")
-
-    def _show_bundle(self, agent: str) -> None:
-        from orkas_tui.core.reflect.reflection import prepare
-
-        prepared = prepare(self.app.workspace, agent)
-        title = (
-            f"Bundle for {agent}: {prepared.bundle.tokens:,} tokens, {prepared.prompt.redactions} redaction(s), "
-            f"{prepared.prompt.tokens:,} prompt tokens: exactly what would be sent"
-        )
-        self.app.call_from_thread(self.app.push_screen, TextView(title, bundle_text(prepared)))
