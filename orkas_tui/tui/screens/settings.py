@@ -17,7 +17,6 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Label, Static, TextArea
 
 from orkas_tui.core.read.settings import AgentLink, Settings
-from orkas_tui.core.reflect.llm import model_summary
 from orkas_tui.core.store.export import memory_path
 from orkas_tui.core.store.first_run import display_path
 from orkas_tui.tui.intents import OpenSettings, SaveSettings
@@ -28,6 +27,8 @@ if TYPE_CHECKING:
 
 
 def settings_table(app, settings: Settings, problem: str | None) -> Table:
+    from orkas_tui.core.reflect.llm import model_summary  # start-up time: the first paint needs no model client
+
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold", no_wrap=True)
     table.add_column()
