@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 from orkas_tui.core.read.workspace import Area, Workspace
@@ -265,6 +266,18 @@ async def test_the_bundle_view_lists_what_was_kept_per_triggering_turn(app_facto
         assert text.startswith("── what the bundle holds ──\nparts: triggering turns ")
         assert "triggering turns: 8, 8 in the bundle, most recent first" in text
         assert "# Effect of the latest change to each skill read" in text
+
+
+async def test_a_bundle_that_cannot_be_built_is_said_and_the_app_stays(app_factory, demo_ws: Path) -> None:
+    """The agent's folder went away under the app: b and r say why, as any refused intent does."""
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_agent(pilot, "ops")
+        shutil.rmtree(demo_ws / "agents" / "ops")
+        for key, said in (("b", "no agent 'ops'"), ("r", "cannot build the bundle: no agent 'ops'")):
+            await pilot.press(key)
+            await wait_until(pilot, lambda said=said: any(said in n.message for n in app._notifications))
+        assert app.is_running and not isinstance(app.screen, TextView)
 
 
 async def test_reflect_now_without_a_key_says_what_to_set(app_factory, demo_ws: Path, monkeypatch) -> None:
