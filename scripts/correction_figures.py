@@ -1,6 +1,6 @@
 """Precision and recall of the in-context correction reader on labelled real prompts (issue 30).
 
-Reads ``tests/data/corrections/real/prompts.jsonl`` and ``heldout2.jsonl`` (built by
+Reads ``tests/data/corrections/real/prompts.jsonl``, ``heldout2.jsonl`` and ``heldout3.jsonl`` (built by
 ``scripts/correction_corpus.py``, labelled by the rule in docs/rules.md) and prints, for each part, precision overall and per language and recall per kind and per language, with the
 counts behind each figure. ``--misses`` lists what the reader got wrong on the parts it may be
 tuned on (the held-out set is read only to measure).
@@ -20,16 +20,20 @@ from orkas_tui.core.read.settings import Settings
 
 REAL = Path(__file__).resolve().parents[1] / "tests" / "data" / "corrections" / "real"
 CORPUS = REAL / "prompts.jsonl"  # the first set: its tuning part, and its held-out part (opened for tuning in round 2)
-SECOND = REAL / "heldout2.jsonl"  # the second set, labelled blind: held out in round 2
-PARTS = ("tune", "held-out", "held-out-2")
-TUNING = ("tune", "held-out")  # the parts the reader may be tuned on (round 2); --misses lists only these
+SECOND = REAL / "heldout2.jsonl"  # the second set, labelled blind: held out in round 2, tuned on in round 3
+THIRD = REAL / "heldout3.jsonl"  # the third set, labelled blind: held out in round 3
+PARTS = ("tune", "held-out", "held-out-2", "held-out-3")
+TUNING = ("tune", "held-out", "held-out-2")  # the parts the reader may be tuned on (round 3); --misses lists only these
 KINDS = ("interrupt", "failed", "diagnosis", "redirect", "restated", "review")
 
 
 def load(*paths: Path) -> list[dict]:
-    """Rows of the given sets (default: both), in order."""
+    """Rows of the given sets (default: all three), in order."""
     return [
-        json.loads(line) for path in paths or (CORPUS, SECOND) for line in path.read_text("utf-8").splitlines() if line.strip()
+        json.loads(line)
+        for path in paths or (CORPUS, SECOND, THIRD)
+        for line in path.read_text("utf-8").splitlines()
+        if line.strip()
     ]
 
 

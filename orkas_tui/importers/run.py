@@ -27,7 +27,6 @@ import orjson
 
 from orkas_tui.core.disk.confine import confined, open_regular, read_versioned
 from orkas_tui.core.disk.write import atomic_write_all, file_lock, sync_files
-from orkas_tui.core.observe.corrections import CorrectionMatcher, matcher_for
 from orkas_tui.core.observe.transient import TransientRule
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.workspace import AgentPaths
@@ -145,7 +144,6 @@ def import_files(
     settle_marks(paths, settings)  # what the last reflection saw, fixed before new (maybe older) history arrives
     context = _Context(
         TransientRule.from_settings(settings),
-        matcher_for(settings.correction_phrases),
         index,
         settle,
         clock,
@@ -184,7 +182,6 @@ def import_files(
 @dataclass(frozen=True)
 class _Context:
     rule: TransientRule
-    matcher: CorrectionMatcher
     index: Callable[[str | None, str | None], list[str]] | None
     settle: float
     clock: Callable[[], float]
@@ -285,7 +282,7 @@ def _import_locked(
     if stat.st_size < record["offset"]:
         stats.problems.append(f"{path}: shorter than the {record['offset']} bytes already imported; left as imported")
         return
-    writer = ConversationWriter(conv_path, record["parser"], context.rule, module.NAME, stats, context.matcher, context.index)
+    writer = ConversationWriter(conv_path, record["parser"], context.rule, module.NAME, stats, context.index)
     checker = None
     if module is claude_code and not claude_code.is_subagent(path):  # a resumed session repeats records: skip them
         own = record["records"] if "records" in record else keys_before(path, record["offset"])

@@ -23,7 +23,6 @@ import msgspec
 import orjson
 
 from orkas_tui.core.disk.write import append_bytes
-from orkas_tui.core.observe.corrections import CorrectionMatcher
 from orkas_tui.core.observe.transient import TransientRule
 from orkas_tui.core.observe.turns import end_failure, tool_failure
 from orkas_tui.core.read.events import Event
@@ -74,7 +73,6 @@ class ImportStats:
     skill_reads: int = 0
     corrections: int = 0
     outputs_cut: int = 0
-    edited: int = 0
     repeated: int = 0
     malformed: int = 0
     skipped: Counter = field(default_factory=Counter)
@@ -127,7 +125,6 @@ class ConversationWriter:
         rule: TransientRule,
         vocabulary: str,
         stats: ImportStats,
-        matcher: CorrectionMatcher | None = None,
         index: Callable[[str | None, str | None], list[str]] | None = None,
     ) -> None:
         self.path = path
@@ -135,10 +132,8 @@ class ConversationWriter:
         self.rule = rule
         self.vocabulary = vocabulary
         self.stats = stats
-        self.matcher = matcher
         self.index = index
         self.lines: list[bytes] = []
-        state.setdefault("last_turn", None)
         state.setdefault("cwd", None)
 
     @property
@@ -162,21 +157,12 @@ class ConversationWriter:
         self.stats.skipped[kind] += 1
 
     def start_turn(self, ts: str | None, text: str | None, **extra: object) -> None:
-        """Close any open turn and open the next; ``text=None`` means no user wrote it.
-
-        A typed prompt that reads as a correction marks the turn before it
-        ``output_edited``: the person is fixing what that turn produced.
-        """
+        """Close any open turn and open the next; ``text=None`` means no user wrote it. (Whether the
+        prompt corrects the turn before is the observer's reading, in context: none is written here.)"""
         if self.open:
             self.end_turn(ts)
-        previous = self.state["last_turn"]
         self.state["turns"] += 1
-        self.state.update(
-            open=f"t{self.state['turns']}", calls={}, error=None, aborted=False, last_turn=f"t{self.state['turns']}"
-        )
-        if text is not None and previous and self.matcher is not None and self.matcher.find(text):
-            self.emit(ts, "output_edited", turn=previous)
-            self.stats.edited += 1
+        self.state.update(open=f"t{self.state['turns']}", calls={}, error=None, aborted=False)
         indexed = self.index(self.state["cwd"], ts or self.state["last_ts"]) if self.index is not None else []
         self.emit(ts, "turn_start", turn=self.state["open"], skills_indexed=indexed, **extra)
         if text is not None:

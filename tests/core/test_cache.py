@@ -288,7 +288,8 @@ def test_an_append_adds_one_entry_in_proportion_to_its_turns(tmp_path: Path, fed
     assert scan.save_cache()
     after = path.read_bytes()
     assert after.startswith(before) and after.count(b"\n") == before.count(b"\n") + 2  # the new turn, the counts
-    assert after[len(before) :].count(b'"turn":') == 1 and after[len(before) :].count(b'{"uses":') == 1
+    # the new turn, and the turn before it, which the correcting prompt marks edited
+    assert after[len(before) :].count(b'"turn":') == 2 and after[len(before) :].count(b'{"uses":') == 1
     fed.clear()
     restored = warm(agent)
     assert fed == []

@@ -57,6 +57,7 @@ def test_the_script_prints_both_parts() -> None:
     printed = out.getvalue()
     assert re.search(r"held-out: \d+ prompts from \d+ sessions", printed)
     assert re.search(r"held-out-2: \d+ prompts from \d+ sessions", printed)
+    assert re.search(r"held-out-3: \d+ prompts from \d+ sessions", printed)
     assert "| kind: interrupt |" in printed
 
 

@@ -73,8 +73,13 @@ def test_feed_block_equals_feeding_each_parsed_line(lines: list[bytes]) -> None:
         event = decode_line(raw)
         if event is None:
             bad += 1
-        elif (record := plain.feed(event, pos, pos + len(raw) + 1)) is not None:
-            changed[id(record)] = record
+        else:
+            record = plain.feed(event, pos, pos + len(raw) + 1)
+            for earlier in plain.marked:
+                changed[id(earlier)] = earlier
+            plain.marked.clear()
+            if record is not None:
+                changed[id(record)] = record
         pos += len(raw) + 1
     assert fast.turns == plain.turns and malformed == bad
     assert list(touched.values()) == list(changed.values())

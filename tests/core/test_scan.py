@@ -26,7 +26,7 @@ def test_refresh_reports_only_changed_turns(tmp_path: Path) -> None:
     assert not scan.refresh()
     write_lines(conv, turn("t3", user="wrong"))
     result = scan.refresh()
-    assert result.changed == [("c1", 2)] and not result.reset
+    assert result.changed == [("c1", 2), ("c1", 1)] and not result.reset  # the correction marks t2 edited
     assert [t.turn for t in scan.records()] == ["t1", "t2", "t3"]
 
 

@@ -158,7 +158,9 @@ def test_meta_command_and_reminder_records_are_never_prompts(tmp_path, samples, 
     assert stats.skipped["injected context (isMeta)"] == 5 and stats.skipped["injected <system-reminder>"] == 1
 
 
-def test_a_typed_correction_marks_the_turn_before_it_edited(tmp_path, workspace, agent):
+def test_a_correction_read_in_context_marks_the_turn_before_it_edited(tmp_path, workspace, agent):
+    """One judgement of a correction: the observer's, in context. The importer writes no
+    ``output_edited`` of its own, so a phrase in a question ("...instead?") marks nothing."""
     records = [
         cc_user(1, "write the release notes"),
         cc_call(2, "s1", "Skill", {"skill": "release-notes"}),
@@ -166,14 +168,17 @@ def test_a_typed_correction_marks_the_turn_before_it_edited(tmp_path, workspace,
         cc_text(4, "Done."),
         cc_user(10, "that's not what I meant, group them by area"),
         cc_text(11, "Regrouped."),
-        cc_user(20, "thanks, now tag it"),
+        cc_user(20, "could we tag it with the date instead?"),
         cc_text(21, "Tagged."),
+        cc_user(30, "thanks"),
     ]
-    stats, events = run(tmp_path, workspace, agent, records)
-    assert [e for e in events if e["type"] == "output_edited"] == [
-        {"ts": "2026-03-01T10:00:10Z", "type": "output_edited", "turn": "t1"}
-    ]
-    assert stats.edited == 1
+    _, events = run(tmp_path, workspace, agent, records)
+    assert [e for e in events if e["type"] == "output_edited"] == []
+    scan = AgentScan(agent, workspace.settings)
+    scan.refresh()
+    turns = list(scan.records())
+    assert [(t.turn, t.edited) for t in turns] == [("t1", True), ("t2", False), ("t3", False), ("t4", False)]
+    assert [t.correction is not None for t in turns] == [False, True, False, False]
 
 
 def test_a_huge_tool_output_is_cut_and_reported_and_the_rest_imports(tmp_path, workspace, agent):
@@ -203,3 +208,14 @@ def test_a_skill_call_that_failed_on_its_own_content_counts_as_used(tmp_path, sa
 def _read(event: dict) -> Event | None:
     """The event as the observer reads its line."""
     return decode_line(orjson.dumps(event))
+
+
+def test_a_mode_record_and_a_model_fallback_are_known_not_unread(tmp_path, workspace, agent):
+    """Claude Code 2.1.2xx writes the session's permission mode as its own record and a model
+    fallback as an assistant block (real shapes: JanDeDobbeleer/oh-my-posh checkpoints, MIT)."""
+    fallback = cc_text(4, "Done.")
+    fallback["message"]["content"].insert(0, {"type": "fallback", "from": {"model": "a"}, "to": {"model": "b"}})
+    records = [cc_user(1, "write the release notes"), {"type": "mode", "mode": "normal", "sessionId": "s"}, fallback]
+    stats, events = run(tmp_path, workspace, agent, records)
+    assert not stats.unknown and stats.skipped["mode"] == 1
+    assert [e["text"] for e in events if e["type"] == "assistant"] == ["Done."]

@@ -35,7 +35,7 @@ async def test_a_skill_its_latest_change_fixed_is_judged_on_the_turns_after_it(a
         assert row.metrics.ineffective_rate is not None and row.metrics.ineffective_rate > 0.5  # all turns
         flag, detail = await _detail_of(pilot, "rollback-deployment")
         assert "ineffective" not in flag
-        assert "over the 20 turns after ops.c1: invocation 25%, edit 0%, ineffective 20%" in " ".join(detail.split())
+        assert "over the 20 turns after ops.c1: invocation 25%, edit 20%, ineffective 20%" in " ".join(detail.split())
         await pilot.press("o", "f2")  # the skill's history, from its editor
 
         def history_says() -> bool:

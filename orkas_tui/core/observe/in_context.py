@@ -13,6 +13,7 @@ docs/rules.md; ``scripts/correction_figures.py`` prints them.
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 from orkas_tui.core.observe.corrections import CorrectionMatcher, one_line
@@ -22,7 +23,7 @@ from orkas_tui.core.observe.gates import opening as _o
 from orkas_tui.core.observe.origins import split_pasted
 
 # The heuristic's version: caches of observations include it in their fingerprint.
-VERSION = 2  # 2: round two, tuned on the whole first corpus
+VERSION = 4  # 2: round two, tuned on the whole first corpus; 3: round three, with the second; 4: the third
 
 AGENT_TAIL = 600  # what the agent said last: the tail of its last message before the prompt
 TYPED_HEAD = 600  # a correction comes first; what follows is detail
@@ -32,6 +33,8 @@ SHORT = 400  # past this many typed characters a message is a task, a spec or a 
 PHRASED = 300  # the phrase list is read in short messages only: in longer ones its words describe
 FIRST_WORDS = 60  # the words of a prompt shown as what decided it
 EARLIER = 5  # earlier prompts kept to find one restated (a restatement comes soon after)
+PASTED = 4_000  # a pasted log is searched for a failure this far (its first lines say what ran, then what failed)
+PASTE_MIN = 20  # fewer pasted characters than this are no log
 
 
 class Verdict(NamedTuple):
@@ -96,11 +99,16 @@ _FAILS = Gate(
     _a(r"\b(?:still|again)\b.{0,40}\b(?:fail\w*|error\w*|broken|wrong|the same|issues?|problems?|conflicts?)\b",
        ("still", "again")),
     _a(r"\b(?:doesn'?t|does not|don'?t|didn'?t|did not|won'?t|can'?t|cannot) (?:seem to )?(?:work|fire|happen|"
-       r"see|show|appear|pick\w* up|run|load|pass|build|compile|exist)\w*\b",
+       r"see|show|appear|pick\w* up|run|load|pass|build|compile|exist|change|clear|apply|render|display|disable)\w*\b",
        ("doesn", "doesnt", "does", "don", "dont", "didn", "didnt", "did", "won", "wont", "can", "cant", "cannot")),
     _a(r"\b(?:isn'?t|is not|aren'?t|are not|not) (?:working|firing|happening|showing|appearing|passing|building)\b",
        ("working", "firing", "happening", "showing", "appearing", "passing", "building")),
     _a(r"\bnothing (?:is |was )?(?:happening|happens|happened|changed|shows?)\b", ("nothing",)),
+    _a(r"\b(?:is|are|it'?s|its) still \w+ing\b", ("still",)),
+    _a(r"\bstill (?:there|seeing|getting|happening|showing|broken|not|displayed|visible|present)\b", ("still",)),
+    _a(r"\bexit(?:s|ed)? immediately\b|\bcan'?t get past\b|\bnot updated\b|\b(?:says|shows) failing\b",
+       ("exit", "exits", "exited", "past", "updated", "failing")),
+    _a(r"\bthere(?:'s| is| seems to be) (?:a|an|still an?|some) (?:\w+ )?(?:bug|issue|problem|regression)s?\b", ("there",)),
     _a(r"\b(?:getting|got|seeing|see|throws?|gives?) (?:this|an?|the same|these)? ?(?:error|exception|failure|warning)s?\b",
        ("error", "errors", "exception", "exceptions", "failure", "failures", "warning", "warnings")),
     _a(r"\b(?:it |this |that |now )?(?:fails|failed|failing|crash\w*|breaks|broke|broken)\b",
@@ -131,7 +139,12 @@ _DISPUTES = Gate(
     _a(r"\bdoes (?:fire|fail|work|exist)\b", ("does",)),
     _a(r"\bI'?ve still got\b", ("got",)),
     _a(r"\bwhy (?:exactly )?(?:didn'?t|did) you\b", ("why",)),
-    _a(r"\bI thought (?:we|you)\b", ("thought",)),
+    _a(r"\bI thought\b", ("thought",)),
+    # a question that challenges what the agent did: "why aren't we…", "isn't that also…?", "…would work, no?"
+    _a(r"\bwhy (?:aren'?t|isn'?t|don'?t|doesn'?t|are you still|are we still|do we (?:even )?need)\b", ("why",)),
+    _a(r"\b(?:isn'?t|aren'?t|doesn'?t|wouldn'?t) (?:it|this|that|there|we|you)\b[^?.\n]{0,100}\?",
+       ("isn", "isnt", "aren", "arent", "doesn", "doesnt", "wouldn", "wouldnt")),
+    _a(r",\s*no\s*\?", ("no",)),
     _a(r"\bI (?:just )?checked\b", ("checked",)),
     _a(r"\bmessed up\b", ("messed",)),
     _o(r"\A\W*(?:but|and|so) (?:are (?:we|you) sure|(?:this|that|it) means|(?:there|it|this|that) (?:is|are|isn'?t|aren'?t|was|wasn'?t)"
@@ -181,8 +194,8 @@ _RESUME = Gate(
 _NEW_TASK = Gate(_a(r"\bnew (?:change|task|feature|thing|request)\b", ("new",)))
 # The user takes back their own words, or apologises for them: no correction of the agent.
 _OWN = Gate(
-    _a(r"\b(?:I was (?:mistaken|wrong)|my (?:bad|mistake)|ignore (?:my|that) (?:last|previous))\b",
-       ("mistaken", "wrong", "bad", "mistake", "ignore")),
+    _a(r"\b(?:I was (?:mistaken|wrong)|my (?:bad|mistake)|ignore (?:my|that) (?:last|previous)|never ?mind)\b",
+       ("mistaken", "wrong", "bad", "mistake", "ignore", "never", "nevermind")),
 )  # fmt: skip
 _ANSWER = Gate(
     _o(r"\A\W*(?:no|nope|nah|yes|yeah|yep|sure|ok(?:ay)?)\b", ("no", "nope", "nah", "yes", "yeah", "yep", "sure", "ok", "okay"))
@@ -190,6 +203,19 @@ _ANSWER = Gate(
 _ON_PROMPT = (_FAILS, _DISPUTES, _REDIRECTS, _REVIEW, _NEW_TASK, _OWN, _REQUEST, _ANSWER)  # what a prompt is searched by
 GATES = (_DONE, *_ON_PROMPT, _RESUME)  # and the agent's last message, by _DONE; a resume after an interruption
 _ANY_ON_PROMPT = Gate.joined(*_ON_PROMPT)  # one look at a quiet prompt, not eight
+
+
+# A failure a log shows, wherever it is in what was pasted (its signature is case-sensitive).
+_LOGGED = re.compile(
+    r"Traceback \(most recent call last\)|^=+ FAILURES =+|^Error: |No such file or directory|\bfailed with exit code"
+    r"|npm ERR!|\[ERROR\]|^E +\w+Error\b|exited with code [1-9]|Uncaught \w*Error\b",
+    re.MULTILINE,
+)
+
+
+def _logged_failure(text: str, typed: str) -> re.Match[str] | None:
+    """A pasted log's failure: "it still fails" said with the log instead of words."""
+    return _LOGGED.search(text, 0, PASTED) if len(text) - len(typed) >= PASTE_MIN else None
 
 
 def _asked(said: str) -> bool:
@@ -242,6 +268,7 @@ def judge(
         and (
             match := _FAILS.search(opening, lowered[:OPENING], tokens, first)
             or (None if tail == opening else _FAILS.search(tail, tail.lower()))
+            or _logged_failure(text, typed)
         )
         is not None
         and (_DONE.search(context.agent, context.agent.lower()) or (context.agent.strip() and not asked))

@@ -165,6 +165,8 @@ class ConversationObserver:
         self.open: TurnRecord | None = None
         self.tool_names: dict[str, str] = {}
         self.edited_ids: set[str] = set()
+        self.marked: list[TurnRecord] = []  # earlier turns an event just marked edited: changed too
+        self.opened: TurnRecord | None = None  # the turn whose opening prompt is still to come
         self.orphans = 0
         self.context = Context()  # what the next prompt is read against
         self.latest_ts: str | None = None
@@ -222,6 +224,10 @@ class ConversationObserver:
                 record = turn
             else:
                 record = apply(event, kind, ts, start, end)
+                if self.marked:
+                    for earlier in self.marked:
+                        touched[id(earlier)] = earlier
+                    self.marked.clear()
             if record is not None and record is not last_touched:
                 touched[id(record)] = last_touched = record
             start = end
@@ -251,7 +257,8 @@ class ConversationObserver:
             self.latest_at, self.latest_ts = moment, stamp
 
     def feed(self, event: Event, start: int, end: int) -> TurnRecord | None:
-        """Apply one event; return the turn record it changed, if any."""
+        """Apply one event; return the turn record it changed, if any (an earlier turn it marked
+        edited waits in :attr:`marked`, which :meth:`feed_block` hands back with the rest)."""
         ts = event.ts
         self._note_time(ts)
         return self._apply(event, event.type, ts, start, end)
@@ -302,8 +309,11 @@ class ConversationObserver:
         typed = split_pasted(text)[0]
         words = words_of(typed)  # (judged on the first 600 typed characters, compared whole: the same below 400)
         verdict = judge(text, context, self.matcher, typed, words if len(typed) <= TYPED_HEAD else None)
+        opening, self.opened = self.opened is turn and not feedback, None
         if verdict is not None:
             turn.corrections.append(Correction(start, verdict.phrase, _short(text), verdict.reason))
+            if opening and turn.seq and (before := self.turns[turn.seq - 1]) is not None:
+                self._edited(before)
         context.prompted(typed, words)
         if feedback:
             context.before = "ok"
@@ -320,7 +330,7 @@ class ConversationObserver:
             end=end,
         )
         self.turns.append(record)
-        self.open = record
+        self.open = self.opened = record
         self.tool_names = {}
         return record
 
@@ -378,6 +388,14 @@ class ConversationObserver:
                 record.edited = True
                 return record
         return None
+
+    def _edited(self, record: TurnRecord) -> None:
+        """A prompt that opens a turn and corrects marks the turn before it edited: the person is
+        fixing what that turn produced (the one judgement of a correction; docs/rules.md)."""
+        self.edited_ids.add(record.turn)
+        if record.ended and not record.edited:
+            record.edited = True
+            self.marked.append(record)
 
 
 _IN_TURN = frozenset(("tool_call", "tool_result"))
