@@ -5,12 +5,12 @@ from __future__ import annotations
 from datetime import UTC, timedelta, timezone
 
 import orjson
-from hypothesis import example, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from orkas_tui.core.observe.corrections import matcher_for, one_line
+from orkas_tui.core.observe.corrections import matcher_for
 from orkas_tui.core.observe.transient import TransientRule
-from orkas_tui.core.observe.turns import ConversationObserver, _short
+from orkas_tui.core.observe.turns import ConversationObserver
 from orkas_tui.core.read.events import decode_line
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.timefmt import _parse_any, parse_ts
@@ -109,20 +109,3 @@ def test_the_newest_time_of_a_block_is_what_feeding_each_event_keeps(stamps: lis
             plain.feed(decode_line(raw), 0, 0)
         assert (fast.latest_at, fast.latest_ts) == (plain.latest_at, plain.latest_ts)
         assert fast.latest_at is None or fast.latest_at.tzinfo is not None
-
-
-WORDS = st.lists(
-    st.one_of(st.text(alphabet="ab\u00e9\u4e2d", min_size=1, max_size=30), st.sampled_from([" ", "  ", "\n", "\t\t", "\u3000"])),
-    max_size=400,
-)
-
-
-@settings(max_examples=400, deadline=None)
-@given(WORDS, st.sampled_from([5, 40, 240]))
-@example(["abcde", " " * 30, "fgh"], 5)  # the head alone is exactly the limit long: not enough to decide
-@example(["x" * 239, " " * 800, "y"], 240)
-def test_a_long_text_shortened_from_its_head_is_the_whole_text_shortened(parts: list[str], limit: int) -> None:
-    """A failed result's message and a correction's text are cut from the head of a long text
-    when that head alone runs past the limit: the same characters as normalising the whole."""
-    text = "".join(parts)
-    assert _short(text, limit) == one_line(text, limit)

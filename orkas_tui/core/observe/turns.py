@@ -98,18 +98,7 @@ class TurnRecord:
 
 
 def _short(text: object, limit: int = 240) -> str:
-    """:func:`one_line` of ``text`` cut to ``limit``; of a long text only its head is normalised
-    when that already runs past the limit (a tool's output or error of up to 2,000 characters,
-    read for every failed result): the head's words joined are a prefix of the whole text's."""
-    text = text if isinstance(text, str) else ("" if text is None else str(text))
-    if len(text) > HEAD_WINDOW * limit:
-        head = " ".join(text[: HEAD_WINDOW * limit].split())
-        if len(head) > limit:
-            return one_line(head, limit)
-    return one_line(text, limit)
-
-
-HEAD_WINDOW = 4  # times the limit: the head of a long text normalised first
+    return one_line(text if isinstance(text, str) else ("" if text is None else str(text)), limit)
 
 
 def _status(value: object) -> int | None:
