@@ -54,9 +54,11 @@ BOOKKEEPING = frozenset(
         "pr-link",
         "last-prompt",
         "attachment",
+        "mode",  # the session's permission mode ({"type": "mode", "mode": "normal"}), Claude Code 2.1.2xx
     }
 )
-KNOWN_BLOCKS = frozenset({"text", "thinking", "redacted_thinking", "tool_use", "tool_result", "image", "document"})
+# "fallback": the model the turn fell back to ({"from": {"model": …}, "to": …}), no work of its own
+KNOWN_BLOCKS = frozenset({"text", "thinking", "redacted_thinking", "tool_use", "tool_result", "image", "document", "fallback"})
 SYSTEM_IGNORED = frozenset(
     {
         "init",

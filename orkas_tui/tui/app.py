@@ -3,18 +3,18 @@
 Data flows one way: a file changes, the watcher names the agent and the area, a
 thread worker re-reads just that (new bytes only) and hands an :class:`AgentView`
 to the UI, which updates table rows by key. A person's intent (save a note, edit a
-skill, approve an operation) is a message (:mod:`orkas_tui.tui.messages`) posted where
-it is expressed; the app alone runs its core call in a thread worker, and the result
-comes back through the same load path.
+skill, approve an operation) is a message carrying its core call (:mod:`orkas_tui.tui.intents`),
+posted where it is expressed; the app carries out every one the same way (``_run_intent``),
+and the result comes back through the same load path.
 """
 
 from __future__ import annotations
 
-import difflib
 import gc
 from collections.abc import Callable, Iterable
 from contextlib import nullcontext
 from datetime import datetime
+from functools import partial
 from pathlib import Path, PurePath
 
 from rich.text import Text
@@ -26,30 +26,23 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
-from orkas_tui.core.disk.confine import current_version, read_versioned
+from orkas_tui.core.disk.confine import current_version
 from orkas_tui.core.disk.write import ConflictError
 from orkas_tui.core.picture import AgentView, WorkspacePicture
 from orkas_tui.core.read.settings import ConfigError, Settings, load_settings
 from orkas_tui.core.read.timefmt import utc_now
 from orkas_tui.core.read.workspace import AGENT_AREAS, Area, Workspace
 from orkas_tui.core.reflect.queue import QueuePlan
-from orkas_tui.core.store.changes import approve, edit_operation, recover_workspace, reject, revert_change
-from orkas_tui.core.store.export import ExportError, hand_edit, overwrite_hand_edit, rescope
+from orkas_tui.core.store.changes import recover_workspace
 from orkas_tui.core.store.first_run import display_path, next_steps
-from orkas_tui.core.store.history import HistoryError
-from orkas_tui.core.store.notes import NOTES, NoteError
-from orkas_tui.core.store.proposals import PROPOSALS, ProposalError
-from orkas_tui.core.store.scopes import GLOBAL, LEARNED, REPO, ScopeError
-from orkas_tui.core.store.skills import BrokenSkill, SkillError
-from orkas_tui.core.store.user_edits import adopt_hand_edit, delete_skill, edit_skill, save_note, save_skill_text
-from orkas_tui.importers.hook_log import mark_seen
+from orkas_tui.core.store.notes import NOTES
 from orkas_tui.tui import messages
 from orkas_tui.tui.collector import YOUNG_S, Collector
-from orkas_tui.tui.exported import export_notice
+from orkas_tui.tui.intents import Intent, MarkHooksSeen, SaveOperation, ShowBundle
 from orkas_tui.tui.keymap import check_keymap
 from orkas_tui.tui.palette import AgentsAndSkills
 from orkas_tui.tui.reflections import Reflections
-from orkas_tui.tui.screens.confirm import Choose, changed_on_disk
+from orkas_tui.tui.screens.confirm import Choose
 from orkas_tui.tui.screens.help import HelpScreen
 from orkas_tui.tui.screens.op_editor import OpEditor
 from orkas_tui.tui.screens.settings import SettingsEditor, SettingsScreen
@@ -448,13 +441,12 @@ class OrkasApp(App[None]):
         )
         self.query_one("#empty-state", Static).update(text)
 
-    def no_agent_reason(self) -> str | None:
-        """Why an action on "the selected agent" cannot run now, or ``None`` when it can."""
-        if self.agent is not None:
-            return None
-        if not self.loaded:
-            return "Still reading the workspace; try again in a moment."
-        return "No agent to act on yet: import one first (the commands are on the screen)."
+    def _agent_to_act_on(self) -> str | None:
+        """The selected agent, or ``None`` after saying why an action on it cannot run now."""
+        if self.agent is None:
+            reason = "No agent to act on yet: import one first (the commands are on the screen)."
+            self.notify(reason if self.loaded else "Still reading the workspace; try again in a moment.", severity="warning")
+        return self.agent
 
     def torn_down(self) -> bool:
         """Quitting: the widgets a late worker result would update are gone (a result then is dropped)."""
@@ -536,6 +528,10 @@ class OrkasApp(App[None]):
         if self.agent == view.id and self.views.get(view.id) is view:  # not overtaken by a newer view
             self.query_one(SkillsPane).show(view, self.now())
 
+    @on(messages.SelectAgent)
+    def _select_from_palette(self, event: messages.SelectAgent) -> None:
+        self.select_agent_from_palette(event.agent)
+
     def select_agent_from_palette(self, agent: str) -> None:
         sidebar = self.query_one(Sidebar)
         if agent in self.views:
@@ -554,19 +550,7 @@ class OrkasApp(App[None]):
         view = self.views.get(self.agent) if self.agent else None
         if view is not None and view.hook_problems and self.query_one(TabbedContent).active == "events":
             newest = max(str(entry.get("ts") or "") for _, entry in view.hook_log)  # what is on screen, by the log's clock
-            self._mark_hooks_seen(view.id, newest)
-
-    @work(thread=True, group="save")
-    def _mark_hooks_seen(self, agent: str, at: str) -> None:
-        data = self.data.agents.get(agent)
-        if data is None:
-            return
-        try:
-            mark_seen(data.paths.private, at)
-        except OSError as exc:
-            self.call_from_thread(self.notify, f"cannot note that the hook problems were seen: {exc}", severity="warning")
-            return
-        self.call_from_thread(self.reload_agent, agent, Area.PRIVATE)
+            self.post_message(MarkHooksSeen(view.id, newest))
 
     # actions --------------------------------------------------------------
 
@@ -600,7 +584,8 @@ class OrkasApp(App[None]):
         return True
 
     def action_reflect_now(self) -> None:
-        self.reflections.reflect_now()
+        if (agent := self._agent_to_act_on()) is not None:
+            self.reflections.reflect_now(agent)
 
     def action_run_cycle(self) -> None:
         self.reflections.run_cycle()
@@ -609,7 +594,24 @@ class OrkasApp(App[None]):
         self.reflections.cancel()
 
     def action_show_bundle(self) -> None:
-        self.reflections.show_bundle()
+        if (agent := self._agent_to_act_on()) is not None:
+            self.post_message(ShowBundle(agent))
+
+    @on(messages.BundleReady)
+    def _bundle_ready(self, event: messages.BundleReady) -> None:
+        self.reflections.ask_send(event.agent, event.prepared, event.over)
+
+    @on(messages.ActivityChanged)
+    def _show_activity(self) -> None:
+        """The running reflection's spinner, stage and elapsed seconds: in the bar above the footer and the sidebar."""
+        if self.torn_down():
+            return
+        activity = self.reflections.activity
+        bar = self.query_one("#activity", Static)
+        bar.display = activity is not None
+        if activity is not None:
+            bar.update(activity.line(self.settings.model.name or "the model"))
+        self.show_sidebar(())
 
     def action_reload(self) -> None:
         """F5: orkas.toml and every agent, read again."""
@@ -650,310 +652,99 @@ class OrkasApp(App[None]):
         edits += [f"skills/{s.slug}.md" for s in self.screen_stack if isinstance(s, SkillEditor) and s.dirty]
         return edits
 
-    # intents: each one a core call in a thread worker; the result comes back as a re-read ----
+    # intents: one path for all (see tui/intents.py) -----------------------
+
+    @on(Intent)
+    def _carry_out(self, intent: Intent) -> None:
+        self.run_worker(partial(self._run_intent, intent), thread=True, group=intent.group)
+
+    def _run_intent(self, intent: Intent) -> None:
+        """The one intent path (a thread worker): the core call, then the message it returns posted back."""
+        try:
+            result = intent.run(self.workspace, self.now())
+        except ConflictError as exc:
+            result = intent.conflict(exc)
+        except intent.refusals as exc:
+            result = intent.refused(exc)
+        self.post_message(result)
+
+    @on(messages.Done)
+    def _done(self, event: messages.Done) -> None:
+        if event.text:
+            self.notify(event.text, title=event.title, severity=event.severity, timeout=event.timeout)
+        if event.reread is not None:
+            self.load(event.reread)
+
+    @on(messages.Ask)
+    def _ask(self, event: messages.Ask) -> None:
+        if event.reread is not None:
+            self.load(event.reread)
+        self._ask_now(event.question)
+
+    def _ask_now(self, question: messages.Question) -> None:
+        def answered(answer: str | None) -> None:
+            if answer in question.then:
+                self.post_message(question.then[answer])
+
+        self.push_screen(Choose(question.text, question.answers, question.danger), answered)
 
     @on(messages.ShowText)
     def _show_text(self, event: messages.ShowText) -> None:
-        self.push_screen(TextView(event.title, event.text))
+        then = event.then
+        self.push_screen(TextView(event.title, event.text), None if then is None else lambda _: self._ask_now(then))
 
-    @on(messages.OpenSkill)
-    def _open_skill(self, event: messages.OpenSkill) -> None:
-        self.open_skill(event.agent, event.slug)
-
-    @work(thread=True, group="skill-io")
-    def open_skill(self, agent: str, slug: str) -> None:
-        store = self.data.agents[agent].store
-        opened = store.open(slug)
-        if isinstance(opened, BrokenSkill):  # a file that does not parse opens as its whole text, to be fixed
-            try:
-                data, version = read_versioned(opened.path)
-            except OSError:
-                data = None
-            if data is None:
-                self.call_from_thread(self.notify, opened.problem, severity="error")
-                return
-            text = data.decode("utf-8", "replace")
-        else:
-            text, version = opened.body, opened.version
-        self.call_from_thread(
-            self.push_screen,
-            SkillEditor(agent, store, opened, text, version),
+    @on(messages.SkillOpened)
+    def _skill_opened(self, event: messages.SkillOpened) -> None:
+        agent = event.agent
+        self.push_screen(
+            SkillEditor(agent, event.store, event.opened, event.text, event.version),
             lambda _: self.reload_agent(agent, Area.SKILLS, Area.EVENTS, Area.PRIVATE),
         )
-
-    @on(messages.SaveSkill)
-    def _save_skill(self, event: messages.SaveSkill) -> None:
-        self.run_worker(lambda: self._write_skill(event), thread=True, group="skill-io")
-
-    def _write_skill(self, event: messages.SaveSkill) -> None:
-        store = self.data.agents[event.agent].store
-        paths, settings, slug = store.paths, store.settings, event.slug
-        try:
-            if event.whole_file:
-                save_skill_text(paths, settings, slug, event.body, event.expected, self.now(), force=event.force)
-            else:
-                edit_skill(paths, settings, slug, event.description, event.body, event.expected, self.now(), force=event.force)
-        except ConflictError:
-            self.call_from_thread(self._ask_skill_conflict, event)
-            return
-        except (SkillError, OSError) as exc:
-            self.call_from_thread(self.notify, str(exc), title="Not saved", severity="error", timeout=8)
-            return
-        done = "fixed and saved" if event.whole_file else "saved"
-        self.call_from_thread(self.notify, f"{slug}.md {done}; F2 shows it in the history (revertable)", title="Skill")
-        self.call_from_thread(self.reload_agent, event.agent, Area.SKILLS, Area.EVENTS, Area.PRIVATE)
-
-    def _ask_skill_conflict(self, event: messages.SaveSkill) -> None:
-        def answer(choice: str | None) -> None:
-            if choice == "overwrite":
-                again = messages.SaveSkill(
-                    event.agent, event.slug, event.description, event.body, event.expected, event.whole_file, force=True
-                )
-                self.post_message(again)
-            elif choice == "reload":
-                for editor in self._skill_editors(event.agent, event.slug):
-                    editor.discard()
-                self.reload_agent(event.agent, Area.SKILLS)
-
-        self.reload_agent(event.agent, Area.SKILLS)  # the editor hears of the change on disk
-        self.push_screen(changed_on_disk(f"{event.slug}.md", " (your edits are lost)"), answer)
 
     def _skill_editors(self, agent: str, slug: str) -> list[SkillEditor]:
         return [s for s in self.screen_stack if isinstance(s, SkillEditor) and (s.agent, s.slug) == (agent, slug)]
 
-    @on(messages.DeleteSkill)
-    def _delete_skill(self, event: messages.DeleteSkill) -> None:
-        self.run_worker(lambda: self._remove_skill(event), thread=True, group="skill-io")
+    @on(messages.DiscardSkill)
+    def _discard_skill(self, event: messages.DiscardSkill) -> None:
+        for editor in self._skill_editors(event.agent, event.slug):
+            editor.discard()
+        self.reload_agent(event.agent, Area.SKILLS)
 
-    def _remove_skill(self, event: messages.DeleteSkill) -> None:
-        store = self.data.agents[event.agent].store
-        try:
-            delete_skill(store.paths, store.settings, event.slug, event.expected, self.now())
-        except ConflictError:
-            message = f"{event.slug}.md changed on disk; not deleted. Reload it first."
-            self.call_from_thread(self.notify, message, severity="error", timeout=8)
-            return
-        except (SkillError, OSError) as exc:
-            self.call_from_thread(self.notify, str(exc), severity="error")
-            return
-        self.call_from_thread(self._skill_deleted, event.agent, event.slug)
-
-    def _skill_deleted(self, agent: str, slug: str) -> None:
-        self.notify(f"{slug} deleted", title="Skill")
-        for editor in self._skill_editors(agent, slug):
+    @on(messages.SkillDeleted)
+    def _skill_deleted(self, event: messages.SkillDeleted) -> None:
+        self.notify(f"{event.slug} deleted", title="Skill")
+        for editor in self._skill_editors(event.agent, event.slug):
             editor.dismiss(None)
 
-    @on(messages.ResolveHandEdit)
-    def _resolve_hand_edit(self, event: messages.ResolveHandEdit) -> None:
-        self.run_worker(lambda: self._show_hand_edit(event.agent, event.slug), thread=True, group="skill-io")
-
-    def _show_hand_edit(self, agent: str, slug: str) -> None:
-        """The diff from what the export writes to what is there, then what to do with it."""
-        paths = self.data.agents[agent].paths
-        found = hand_edit(paths, self.workspace.settings, slug)
-        if found is None:
-            self.call_from_thread(self.notify, f"{slug}: its exported copy is not edited by hand any more", timeout=5)
-            return
-        lines = difflib.unified_diff(
-            found.ours.splitlines(), found.theirs.splitlines(), "what the export writes", str(found.path), lineterm=""
-        )
-        title = f"{slug}: edited by hand in {display_path(found.path)} (esc: then adopt it or overwrite it)"
-
-        def ask(_: object) -> None:
-            question = (
-                f"{display_path(found.path)} was edited by hand. Adopt the edit into the workspace skill (recorded, "
-                "revertable), or overwrite it with the skill?"
-            )
-            answers = [("adopt", "Adopt the edit"), ("overwrite", "Overwrite it"), ("cancel", "Cancel")]
-            self.push_screen(Choose(question, answers), lambda answer: self._settle_hand_edit(agent, slug, answer))
-
-        self.call_from_thread(self.push_screen, TextView(title, "\n".join(lines)), ask)
-
-    def _settle_hand_edit(self, agent: str, slug: str, answer: str | None) -> None:
-        if answer in ("adopt", "overwrite"):
-            self.run_worker(lambda: self._apply_hand_edit(agent, slug, answer), thread=True, group="skill-io")
-
-    def _apply_hand_edit(self, agent: str, slug: str, answer: str) -> None:
-        paths, settings = self.data.agents[agent].paths, self.workspace.settings
-        try:
-            if answer == "adopt":
-                _skill, change = adopt_hand_edit(paths, settings, slug, self.now())
-                message = f"{slug}: the edit is in the skill ({change.id}; F2 in its editor reverts it)"
-            else:
-                overwrite_hand_edit(paths, settings, slug, self.now())
-                message = f"{slug}: its exported copy is the skill again"
-        except (SkillError, ExportError, ConflictError, OSError) as exc:
-            self.call_from_thread(self.notify, str(exc), title="Not changed", severity="error", timeout=10)
-            return
-        self.call_from_thread(self.notify, message, title="Edited there")
-        self.call_from_thread(self.reload_agent, agent, Area.SKILLS, Area.PRIVATE, Area.EVENTS)
-
-    @on(messages.ChangeScope)
-    def _change_scope(self, event: messages.ChangeScope) -> None:
-        """Ask where the skill belongs: global, one of the repositories it was learned in, or as its lessons say."""
-        now = event.scope.label if event.scope.root is None else display_path(event.scope.root)
-        answers = [("global", "Global")]
-        answers += [(f"repo{i}", f"Only {root.name}") for i, root in enumerate(event.scope.learned[:3])]
-        answers += [("learned", "As learned"), ("cancel", "Cancel")]
-        question = (
-            f"Where is {event.slug} exported? Now: {now} ({event.scope.why}).\n"
-            "A copy an earlier export left elsewhere is listed by the export, never moved."
-        )
-
-        def answered(answer: str | None) -> None:
-            if answer in (None, "cancel"):
-                return
-            root = event.scope.learned[int(answer[4:])] if answer.startswith(REPO) else None
-            choice = REPO if root is not None else GLOBAL if answer == "global" else LEARNED
-            self.run_worker(lambda: self._set_scope(event.agent, event.slug, choice, root), thread=True, group="skill-io")
-
-        self.push_screen(Choose(question, answers), answered)
-
-    def _set_scope(self, agent: str, slug: str, choice: str, root: Path | None) -> None:
-        paths = self.data.agents[agent].paths
-        try:
-            scope, export = rescope(paths, self.workspace.settings, slug, choice, root, self.now())
-        except (ScopeError, OSError) as exc:
-            self.call_from_thread(self.notify, str(exc), title="Scope not changed", severity="error", timeout=10)
-            return
-        exported, look = export_notice(export)
-        message = f"{slug}: {scope.label} ({scope.why})" + (f"; {exported}" if exported else "")
-        self.call_from_thread(self.notify, message, title="Scope", severity="warning" if look else "information")
-        self.call_from_thread(self.reload_agent, agent, Area.SKILLS, Area.PRIVATE, Area.EVENTS)
-
-    @on(messages.RevertChange)
-    def _revert_change(self, event: messages.RevertChange) -> None:
-        self.run_worker(lambda: self._undo_change(event.change_id), thread=True, group="history")
-
-    def _undo_change(self, change_id: str) -> None:
-        try:
-            change, export = revert_change(self.workspace, change_id, self.now())
-        except (HistoryError, OSError) as exc:
-            self.call_from_thread(self.notify, str(exc), title="Not reverted", severity="error", timeout=10)
-            return
-        exported, look = export_notice(export)
-        message = f"{change.id} reverted" + (f"; {exported}" if exported else "")
-        self.call_from_thread(self.notify, message, title="History", severity="warning" if look else "information")
-        target = Area.SKILLS if change.kind == "skill" else Area.SELF
-        self.call_from_thread(self.reload_agent, change.agent, target, Area.PRIVATE, Area.EVENTS)
-
-    @on(messages.SaveNote)
-    def _save_note(self, event: messages.SaveNote) -> None:
-        self.run_worker(lambda: self._write_note(event), thread=True, group="note-io")
-
-    def _write_note(self, event: messages.SaveNote) -> None:
-        notes = self.data.agents[event.agent].notes
-        try:
-            save_note(notes.paths, notes.settings, event.note, event.text, event.expected, self.now(), force=event.force)
-        except NoteError as exc:
-            self.call_from_thread(self.notify, str(exc), title="Not saved", severity="error", timeout=10)
-            return
-        except ConflictError:
-            self.call_from_thread(self._ask_note_conflict, event)
-            return
-        saved = f"{event.note}.md saved (recorded in history: `orkas-tui history {event.agent}`, revertable)"
-        self.call_from_thread(self.notify, saved, title="Self")
-        self.call_from_thread(self.reload_agent, event.agent, Area.SELF, Area.EVENTS, Area.PRIVATE)
-
-    def _ask_note_conflict(self, event: messages.SaveNote) -> None:
-        def answer(choice: str | None) -> None:
-            if choice == "overwrite":
-                self.post_message(messages.SaveNote(event.agent, event.note, event.text, None, force=True))
-            elif choice == "reload":
-                self._discard_note(event.agent, event.note)
-
-        self.push_screen(changed_on_disk(f"self/{event.note}.md"), answer)
-
-    @on(messages.RevertNote)
-    def _revert_note(self, event: messages.RevertNote) -> None:
-        editor = self.query_one(SelfPane).editor(event.note)
-        if not editor.dirty and not editor.changed_on_disk:
-            return
-        self.push_screen(
-            Choose(
-                f"Discard your edits to {event.note}.md and reload it from disk?",
-                [("keep", "Keep editing"), ("reload", "Reload")],
-                danger="reload",
-            ),
-            lambda choice: self._discard_note(event.agent, event.note) if choice == "reload" else None,
-        )
-
-    def _discard_note(self, agent: str, note: str) -> None:
+    @on(messages.DiscardNote)
+    def _discard_note(self, event: messages.DiscardNote) -> None:
         pane = self.query_one(SelfPane)
-        if pane.agent == agent:
-            pane.discard(note)
-            self.reload_agent(agent, Area.SELF)
+        if pane.agent == event.agent:
+            pane.discard(event.note)
+            self.reload_agent(event.agent, Area.SELF)
 
     @on(messages.EditOperation)
     def _edit_operation(self, event: messages.EditOperation) -> None:
         proposal_id, index = event.proposal.id, event.index
         op = event.proposal.operations[index].op
 
-        def edited(fields: dict) -> Callable[[], tuple[str, str]]:
-            def call() -> tuple[str, str]:
-                edit_operation(self.workspace, proposal_id, index, fields)
-                return f"operation {index} updated; approve it with a", "information"
+        def edited(fields: dict | None) -> None:
+            if fields:
+                self.post_message(SaveOperation(proposal_id, index, fields))
 
-            return call
+        title = f"{proposal_id} operation {index} (ctrl+s to save, then approve with a)"
+        self.push_screen(OpEditor(title, op if isinstance(op, dict) else {}), edited)
 
-        self.push_screen(
-            OpEditor(
-                f"{proposal_id} operation {index} (ctrl+s to save, then approve with a)", op if isinstance(op, dict) else {}
-            ),
-            lambda fields: self._decide(proposal_id, edited(fields)) if fields else None,
-        )
+    @on(messages.SettingsOpened)
+    def _settings_opened(self, event: messages.SettingsOpened) -> None:
+        self.push_screen(SettingsEditor(event.text, event.version), lambda _: self._refresh_settings_screens())
 
-    @on(messages.RejectProposal)
-    def _reject(self, event: messages.RejectProposal) -> None:
-        def call() -> tuple[str, str]:
-            reject(self.workspace, event.proposal_id, self.now(), event.index)
-            return f"operation {event.index} rejected", "information"
-
-        self._decide(event.proposal_id, call)
-
-    @on(messages.ApproveProposal)
-    def _approve(self, event: messages.ApproveProposal) -> None:
-        if event.quarantined and not event.confirm:  # a second, explicit confirmation, of this one operation
-            question = (
-                f"Operation {event.index} of {event.proposal_id} is quarantined: {event.quarantined}.\n"
-                "Its sources and the text it repeats are shown above its diff. Apply it anyway?"
-            )
-
-            def answered(answer: str | None) -> None:
-                if answer == "apply":
-                    self.post_message(messages.ApproveProposal(event.proposal_id, event.index, event.quarantined, confirm=True))
-
-            self.push_screen(Choose(question, [("keep", "Keep it quarantined"), ("apply", "Apply it")], danger="apply"), answered)
-            return
-
-        def call() -> tuple[str, str]:
-            _, result = approve(self.workspace, event.proposal_id, self.now(), event.index, confirm=event.confirm)
-            message = f"applied {len(result.applied)} change(s)"
-            exported, look = export_notice(result.export)
-            if exported:
-                message += f"; {exported}"
-            if result.held:
-                message += "; left for approval: " + "; ".join(result.held)
-            if result.failed:
-                message += "; not applied: " + "; ".join(result.failed)
-            return message, "warning" if result.failed or result.held or look else "information"
-
-        self._decide(event.proposal_id, call)
-
-    def _decide(self, proposal_id: str, call: Callable[[], tuple[str, str]]) -> None:
-        """Run a decision on a proposal in a thread worker, say how it went, read the agent again."""
-
-        def worker() -> None:
-            try:
-                message, severity = call()
-            except (ProposalError, HistoryError, OSError) as exc:
-                message, severity = str(exc), "error"
-            self.call_from_thread(self.notify, message, title=proposal_id, severity=severity, timeout=10)
-            self.call_from_thread(
-                self.load, {PROPOSALS.parse(proposal_id).agent: {Area.PRIVATE, Area.SKILLS, Area.SELF, Area.EVENTS}}
-            )
-
-        self.run_worker(worker, thread=True, group="decide")
+    @on(messages.SettingsSaved)
+    def _settings_saved(self, event: messages.SettingsSaved) -> None:
+        problem = self.reload_settings(announce=False)
+        for screen in self.screen_stack:
+            if isinstance(screen, SettingsEditor):
+                screen.saved(event.text, event.version, problem)
 
     # palette --------------------------------------------------------------
 

@@ -1,4 +1,6 @@
-"""Command palette provider: jump to an agent or open a skill of the selected agent by name."""
+"""Command palette provider: jump to an agent or open a skill of the selected agent by name.
+
+Each command posts a message to the app (an intent, or a request to select an agent); none calls the app."""
 
 from __future__ import annotations
 
@@ -7,6 +9,9 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+from orkas_tui.tui.intents import OpenSkill
+from orkas_tui.tui.messages import SelectAgent
 
 if TYPE_CHECKING:
     from orkas_tui.tui.app import OrkasApp
@@ -18,13 +23,17 @@ class AgentsAndSkills(Provider):
         commands: list[tuple[str, str, Callable[[], Any]]] = []
         for agent_id, agent in sorted(app.views.items()):
             commands.append(
-                (f"Agent: {agent_id}", agent.meta.description or agent.name, partial(app.select_agent_from_palette, agent_id))
+                (f"Agent: {agent_id}", agent.meta.description or agent.name, partial(app.post_message, SelectAgent(agent_id)))
             )
         view = app.views.get(app.agent) if app.agent else None
         if view is not None:
             for row in view.skills:
                 commands.append(
-                    (f"Skill: {row.skill.slug}", row.skill.description, partial(app.open_skill, view.id, row.skill.slug))
+                    (
+                        f"Skill: {row.skill.slug}",
+                        row.skill.description,
+                        partial(app.post_message, OpenSkill(view.id, row.skill.slug)),
+                    )
                 )
         return commands
 

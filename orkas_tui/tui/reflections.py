@@ -1,7 +1,9 @@
-"""Reflect now, run a cycle, cancel, show the bundle: each one a call into the core
-(reflect, run_cycle, prepare) from a thread worker of the app, with progress coming back
-to the Queue tab and the activity bar. :class:`Reflections` is a plain object the app owns:
-it holds the running reflection's state, so the app's actions stay one line each."""
+"""Reflect now, run a cycle, cancel: a reflection runs for minutes in a thread worker of the
+app (reflect, run_cycle), with progress coming back to the Queue tab and the activity bar,
+and x cancels it. Building the bundle first is an intent (:mod:`orkas_tui.tui.intents`). :class:`Reflections` is a plain object the app owns:
+it holds the running reflection's state, so the app's actions stay one line each. It calls
+no method of the app: what the app must redo (the activity bar, a re-read, a notification)
+goes up as a message (:mod:`orkas_tui.tui.messages`), as from any widget."""
 
 from __future__ import annotations
 
@@ -12,13 +14,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rich.text import Text
+from textual.notifications import SeverityLevel
 from textual.timer import Timer
-from textual.widgets import Static
 
 from orkas_tui.core.read.workspace import Area
 from orkas_tui.core.reflect.model_setup import not_configured
-from orkas_tui.core.reflect.spend import over_budget
 from orkas_tui.core.reflect.stages import APPLYING, BUNDLE, DONE, NOTHING_NEW, RETRYING, VALIDATING, WAITING, Progress
+from orkas_tui.tui.intents import PrepareReflection, bundle_text
+from orkas_tui.tui.messages import ActivityChanged, Done
 from orkas_tui.tui.screens.confirm import Choose
 from orkas_tui.tui.screens.text_view import TextView
 from orkas_tui.tui.widgets.proposals import ProposalsPane
@@ -85,13 +88,6 @@ class Activity:
         return text
 
 
-def bundle_text(prepared: Prepared) -> str:
-    """What the bundle chose (per triggering turn: kept, cut, tokens), then exactly the messages that would be sent."""
-    choice = "── what the bundle holds ──\n" + "\n".join(prepared.bundle.preview())
-    blocks = [f"── {m.get('role')} ──\n{m.get('content')}" for m in prepared.prompt.messages]
-    return "\n\n".join([choice, *blocks])
-
-
 class Reflections:
     """The reflection the app runs (at most one at a time): start it, follow it, cancel it."""
 
@@ -124,15 +120,7 @@ class Reflections:
         self.show_activity()
 
     def show_activity(self) -> None:
-        """The spinner, stage and elapsed seconds, in the bar above the footer and the sidebar's status column."""
-        app = self.app
-        if app.torn_down():
-            return
-        bar = app.query_one("#activity", Static)
-        bar.display = self.activity is not None
-        if self.activity is not None:
-            bar.update(self.activity.line(app.settings.model.name or "the model"))
-        app.show_sidebar(())
+        self.app.post_message(ActivityChanged())
 
     def _progress(self, progress: Progress) -> None:
         app = self.app
@@ -141,7 +129,7 @@ class Reflections:
                 self.activity.agent, self.activity.stage, self.activity.since = progress.agent, progress.stage, time.monotonic()
             self.show_activity()
         line = Text()
-        line.append(f"{app.now().strftime('%H:%M:%S')} ", style="dim")
+        line.append(f"{app.clock().strftime('%H:%M:%S')} ", style="dim")
         line.append(f"{progress.agent} ", style="bold")
         line.append(f"{progress.stage:10} ", style=STAGE_STYLE.get(progress.stage, ""))
         line.append(progress.message)
@@ -153,12 +141,11 @@ class Reflections:
 
     def _finished(self, outcome: Outcome) -> None:
         good = outcome.status in ("proposed", "applied", "nothing_to_save")
-        self.app.notify(
-            f"{outcome.agent}: {outcome.message}", title="Reflection", severity="information" if good else "warning", timeout=10
-        )
         if outcome.proposal is not None:  # the new proposal is what a person wants to read next
             self.app.query_one(ProposalsPane).follow(outcome.proposal)
-        self.app.load({outcome.agent: {Area.PRIVATE, Area.STATE, Area.EVENTS, Area.SKILLS, Area.SELF}})
+        touched = {outcome.agent: {Area.PRIVATE, Area.STATE, Area.EVENTS, Area.SKILLS, Area.SELF}}
+        severity: SeverityLevel = "information" if good else "warning"
+        self.app.post_message(Done(f"{outcome.agent}: {outcome.message}", "Reflection", severity, 10, touched))
 
     def _busy(self) -> bool:
         if self.cancel_event is not None:
@@ -166,31 +153,14 @@ class Reflections:
             return True
         return False
 
-    def _no_agent(self) -> bool:
-        reason = self.app.no_agent_reason()
-        if reason:
-            self.app.notify(reason, severity="warning")
-        return reason is not None
-
     # reflect now ----------------------------------------------------------
 
-    def reflect_now(self) -> None:
-        agent = self.app.agent
-        if self._no_agent() or self._busy() or agent is None:
-            return
-        self.app.run_worker(lambda: self._prepare_then_ask(agent), thread=True, group="prepare")
+    def reflect_now(self, agent: str) -> None:
+        """Build the bundle (an intent, like any core call that answers), then ask before sending it (``ask_send``)."""
+        if not self._busy():
+            self.app.post_message(PrepareReflection(agent))
 
-    def _prepare_then_ask(self, agent: str) -> None:
-        from orkas_tui.core.reflect.reflection import prepare  # in the worker: the app starts without it
-
-        try:
-            prepared = prepare(self.app.workspace, agent)
-        except (OSError, ValueError) as exc:
-            self.app.call_from_thread(self.app.notify, f"cannot build the bundle: {exc}", severity="error")
-            return
-        self.app.call_from_thread(self._ask_send, agent, prepared, over_budget(self.app.workspace, self.app.now()))
-
-    def _ask_send(self, agent: str, prepared: Prepared, over: str | None = None) -> None:
+    def ask_send(self, agent: str, prepared: Prepared, over: str | None = None) -> None:
         """Ask before sending; over today's budget the question says so and the choice is "Send anyway"."""
         if not prepared.bundle.conversations:  # nothing to send: say so rather than offer an empty bundle
             self.app.notify(f"{agent}: {NOTHING_NEW}", title="Reflection", timeout=10)
@@ -214,7 +184,7 @@ class Reflections:
             elif choice == "bundle":
                 self.app.push_screen(
                     TextView(f"Bundle for {agent}: exactly what would be sent (esc to go back)", bundle_text(prepared)),
-                    lambda _: self._ask_send(agent, prepared, over),
+                    lambda _: self.ask_send(agent, prepared, over),
                 )
 
         send = "Send anyway" if over else "Send"
@@ -223,7 +193,7 @@ class Reflections:
     def _reflect(self, agent: str, cancel: threading.Event, force: bool = False) -> Outcome:
         from orkas_tui.core.reflect.reflection import reflect
 
-        return reflect(self.app.workspace, agent, self.app.now(), on_progress=self._report, cancel=cancel, force=force)
+        return reflect(self.app.workspace, agent, self.app.clock(), on_progress=self._report, cancel=cancel, force=force)
 
     def _run(self, first: str, call: Callable[[threading.Event], list[Outcome]]) -> None:
         """Run ``call`` in a thread worker (one at a time), with the activity shown and x to cancel it."""
@@ -267,8 +237,8 @@ class Reflections:
     def _cycle(self, cancel: threading.Event) -> list[Outcome]:
         from orkas_tui.core.reflect.cycle import run_cycle
 
-        report = run_cycle(self.app.workspace, self.app.now(), on_progress=self._report, cancel=cancel)
-        self.app.call_from_thread(self.app.load, {})
+        report = run_cycle(self.app.workspace, self.app.clock(), on_progress=self._report, cancel=cancel)
+        self.app.post_message(Done(reread={}))  # the queue, after every agent it reflected on
         return report.outcomes
 
     def cancel(self) -> None:
@@ -277,20 +247,3 @@ class Reflections:
             return
         self.cancel_event.set()
         self.app.notify("Cancelling… nothing is written by a cancelled reflection.")
-
-    # bundle ---------------------------------------------------------------
-
-    def show_bundle(self) -> None:
-        agent = self.app.agent
-        if not self._no_agent() and agent is not None:
-            self.app.run_worker(lambda: self._show_bundle(agent), thread=True, group="prepare")
-
-    def _show_bundle(self, agent: str) -> None:
-        from orkas_tui.core.reflect.reflection import prepare
-
-        prepared = prepare(self.app.workspace, agent)
-        title = (
-            f"Bundle for {agent}: {prepared.bundle.tokens:,} tokens, {prepared.prompt.redactions} redaction(s), "
-            f"{prepared.prompt.tokens:,} prompt tokens: exactly what would be sent"
-        )
-        self.app.call_from_thread(self.app.push_screen, TextView(title, bundle_text(prepared)))

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from msgspec.structs import replace
 
 from orkas_tui.core.observe.skill_metrics import skill_metrics
+from orkas_tui.core.read import tail as tail_module
 from orkas_tui.core.read.settings import Settings
 from orkas_tui.core.read.workspace import AgentPaths
 from orkas_tui.core.summary import cache
@@ -446,3 +447,21 @@ def test_the_skill_counts_kept_by_the_cache_are_every_turn_counted_again(steps: 
                 scan.rescore("I stumble with `bash`." if n % 2 else "")
             scan.refresh()
             assert scan.skill_use() == skill_metrics(scan.records())
+
+
+def test_a_cold_scan_and_its_cache_open_each_conversation_once(tmp_path: Path, monkeypatch) -> None:
+    """The cache's probe (the bytes before each offset) is what the tail just read, not a second
+    open of every conversation file; the cache written is the one a warm scan trusts."""
+    agent = make_agent(tmp_path)
+    history(agent)
+    opened: list[str] = []
+    for module in (tail_module, cache):
+        real = module.open_regular
+        monkeypatch.setattr(module, "open_regular", lambda path, real=real: opened.append(Path(path)) or real(path))
+    scan = saved(agent)
+    assert sorted(p.name for p in opened if p.parent.name == "conversations") == ["c1.jsonl", "c2.jsonl"]
+    monkeypatch.undo()
+    for state in scan.conversations.values():
+        data = state.path.read_bytes()
+        assert state.tail.before == data[max(0, state.tail.offset - cache.PROBE) : state.tail.offset]
+    assert warm(agent) == cold(agent)

@@ -7,9 +7,11 @@ import threading
 from pathlib import Path
 
 import orjson
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from orkas_tui.core.disk.confine import open_regular
-from orkas_tui.core.read.tail import JsonlTail, read_span
+from orkas_tui.core.read.tail import BEFORE, BOM, JsonlTail, read_span
 
 
 def parsed(raw: bytes) -> dict | None:
@@ -141,3 +143,37 @@ def test_large_file_read_in_chunks_keeps_spans(tmp_path: Path, monkeypatch) -> N
     with open_regular(path) as handle:
         span = read_span(handle, path, got[10].start, got[12].end)
     assert span == [(g.start, g.event) for g in got[10:13]]
+
+
+PIECES = st.lists(
+    st.one_of(
+        st.binary(max_size=90),  # any bytes, newlines or not
+        st.integers(1, 120).map(lambda n: b"x" * n + b"\n"),  # a line, some over the cap below
+        st.just(b"\n"),
+    ),
+    max_size=25,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.booleans(), PIECES, st.lists(st.integers(0, 25), max_size=6))
+def test_the_bytes_kept_before_the_offset_are_the_files(
+    tmp_path_factory, bom: bool, pieces: list[bytes], polls: list[int]
+) -> None:
+    """What the tail keeps from before its offset (the cache's probe, so it need not open the file
+    again) is the file's bytes there, whatever was written between polls, lines over the cap included."""
+    path = tmp_path_factory.mktemp("tail") / "c.jsonl"
+    path.write_bytes(BOM if bom else b"")
+    tail = JsonlTail(path, max_line=50)  # chunks of 50 bytes: many blocks, and lines skipped for their length
+    written = 0
+    for stop in sorted({*polls, len(pieces)}):
+        with open(path, "ab") as handle:
+            handle.write(b"".join(pieces[written:stop]))
+        written = max(written, stop)
+        _reset, blocks = tail.poll_blocks()
+        for _ in blocks:
+            pass
+        data = path.read_bytes()
+        assert tail.before is None or tail.before == data[max(0, tail.offset - BEFORE) : tail.offset]
+    if not bom and all(len(line) < 50 for line in b"".join(pieces).split(b"\n")):
+        assert tail.before is not None  # read from the start, nothing skipped: always known

@@ -208,3 +208,14 @@ def test_a_skill_call_that_failed_on_its_own_content_counts_as_used(tmp_path, sa
 def _read(event: dict) -> Event | None:
     """The event as the observer reads its line."""
     return decode_line(orjson.dumps(event))
+
+
+def test_a_mode_record_and_a_model_fallback_are_known_not_unread(tmp_path, workspace, agent):
+    """Claude Code 2.1.2xx writes the session's permission mode as its own record and a model
+    fallback as an assistant block (real shapes: JanDeDobbeleer/oh-my-posh checkpoints, MIT)."""
+    fallback = cc_text(4, "Done.")
+    fallback["message"]["content"].insert(0, {"type": "fallback", "from": {"model": "a"}, "to": {"model": "b"}})
+    records = [cc_user(1, "write the release notes"), {"type": "mode", "mode": "normal", "sessionId": "s"}, fallback]
+    stats, events = run(tmp_path, workspace, agent, records)
+    assert not stats.unknown and stats.skipped["mode"] == 1
+    assert [e["text"] for e in events if e["type"] == "assistant"] == ["Done."]

@@ -11,6 +11,7 @@ from textual.widgets._footer import FooterKey
 from orkas_tui.core.read.workspace import Workspace
 from orkas_tui.core.store.first_run import create_workspace
 from orkas_tui.demo.proposal import add_demo_proposal
+from orkas_tui.tui.intents import OpenSkill
 from orkas_tui.tui.widgets.keyed_table import KeyedTable
 from orkas_tui.tui.widgets.self_notes import SelfPane
 from orkas_tui.tui.widgets.sidebar import Sidebar
@@ -190,7 +191,7 @@ async def test_overlay_screens_cover_what_is_below(app_factory) -> None:
             assert screen.styles.background.a == 1, (key, screen.styles.background)
             await pilot.press("escape")
             await settle(pilot)
-        app.open_skill("coder", "python-type-hints")
+        app.post_message(OpenSkill("coder", "python-type-hints"))
         await settle(pilot)
         await pilot.press("f2")
         await settle(pilot)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 from orkas_tui.core.read.workspace import Area, Workspace
@@ -11,6 +12,7 @@ from orkas_tui.core.store.changes import approve, revert_change
 from orkas_tui.core.store.proposals import create_proposal, list_proposals
 from orkas_tui.core.store.skills import SkillStore
 from orkas_tui.demo.proposal import add_demo_proposal
+from orkas_tui.tui.intents import OpenSkill
 from orkas_tui.tui.screens.confirm import Choose
 from orkas_tui.tui.screens.skill_editor import SkillEditor
 from orkas_tui.tui.screens.skill_history import SkillHistory
@@ -115,7 +117,7 @@ async def test_an_approved_patch_is_reverted_from_the_skill_history(app_factory,
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        app.open_skill("coder", slug)
+        app.post_message(OpenSkill("coder", slug))
         await wait_until(pilot, lambda: isinstance(app.screen, SkillEditor))
         editor = app.screen
         await pilot.press("f2")
@@ -151,7 +153,7 @@ async def test_a_revert_made_elsewhere_shows_in_an_open_skill_history(app_factor
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        app.open_skill("coder", slug)
+        app.post_message(OpenSkill("coder", slug))
         await wait_until(pilot, lambda: isinstance(app.screen, SkillEditor))
         await pilot.press("f2")
         await wait_until(pilot, lambda: isinstance(app.screen, SkillHistory))
@@ -238,7 +240,7 @@ async def test_the_skill_history_shows_each_changes_effect_beside_its_revert(app
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        app.open_skill("ops", "rollback-deployment")
+        app.post_message(OpenSkill("ops", "rollback-deployment"))
         await wait_until(pilot, lambda: isinstance(app.screen, SkillEditor))
         await pilot.press("f2")
         await wait_until(pilot, lambda: isinstance(app.screen, SkillHistory) and app.screen.effects is not None)
@@ -264,6 +266,18 @@ async def test_the_bundle_view_lists_what_was_kept_per_triggering_turn(app_facto
         assert text.startswith("── what the bundle holds ──\nparts: triggering turns ")
         assert "triggering turns: 8, 8 in the bundle, most recent first" in text
         assert "# Effect of the latest change to each skill read" in text
+
+
+async def test_a_bundle_that_cannot_be_built_is_said_and_the_app_stays(app_factory, demo_ws: Path) -> None:
+    """The agent's folder went away under the app: b and r say why, as any refused intent does."""
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_agent(pilot, "ops")
+        shutil.rmtree(demo_ws / "agents" / "ops")
+        for key, said in (("b", "no agent 'ops'"), ("r", "cannot build the bundle: no agent 'ops'")):
+            await pilot.press(key)
+            await wait_until(pilot, lambda said=said: any(said in n.message for n in app._notifications))
+        assert app.is_running and not isinstance(app.screen, TextView)
 
 
 async def test_reflect_now_without_a_key_says_what_to_set(app_factory, demo_ws: Path, monkeypatch) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 from rich.console import Console
 
 from orkas_tui.tui.keymap import check_keymap
+from orkas_tui.tui.screens.confirm import Choose
 from orkas_tui.tui.screens.settings import SettingsEditor, SettingsScreen, settings_table
 from tests.tui.conftest import SIZE, settle
 
@@ -58,6 +59,33 @@ async def test_saving_orkas_toml_in_the_editor_reloads_it_and_a_bad_one_keeps_th
         assert app.settings.model.name == "openai/local"  # the old settings stay in effect
         assert 'timeout_s = "soon"' in (demo_ws / "orkas.toml").read_text()  # the person's text is never lost
         assert "Saved, not applied: " in str(editor.query_one("#settings-status").render())
+
+
+async def test_orkas_toml_changed_on_disk_while_edited_is_overwritten_only_when_asked(app_factory, demo_ws: Path) -> None:
+    app = app_factory()
+    path = demo_ws / "orkas.toml"
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("comma", "e")
+        await settle(pilot)
+        editor = app.screen
+        assert isinstance(editor, SettingsEditor)
+        editor.query_one("#settings-text").load_text('[model]\nname = "openai/mine"\n')
+        path.write_text('[model]\nname = "openai/theirs"\n')  # saved in another editor meanwhile
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert isinstance(app.screen, Choose) and "orkas.toml changed on disk" in str(app.screen.question)
+        assert "openai/theirs" in path.read_text()  # nothing written yet
+        await pilot.click("#answer-overwrite")
+        await settle(pilot)
+        assert app.screen is editor and "openai/mine" in path.read_text()
+        assert app.settings.model.name == "openai/mine" and "Saved and applied." in str(
+            editor.query_one("#settings-status").render()
+        )
+        editor.query_one("#settings-text").load_text('[model]\nname = "openai/again"\n')
+        await pilot.press("ctrl+s")  # the editor holds the version it wrote: no question this time
+        await settle(pilot)
+        assert app.screen is editor and app.settings.model.name == "openai/again"
 
 
 async def test_f5_reloads_orkas_toml_changed_on_disk(app_factory, demo_ws: Path) -> None:

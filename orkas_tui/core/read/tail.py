@@ -25,6 +25,7 @@ from orkas_tui.core.read.settings import Settings
 
 CHUNK = 4 * 1024 * 1024
 HEAD = 64
+BEFORE = 64  # bytes kept from just before the offset, as read (the summary cache's probe)
 BOM = b"\xef\xbb\xbf"
 MAX_LINE = Settings().max_line_bytes
 
@@ -51,6 +52,10 @@ class JsonlTail:
         self.head = head
         self.max_line = max_line
         self.long_lines: list[tuple[int, int]] = []  # (start, length) of lines skipped for their length, not yet taken
+        # the last min(BEFORE, offset) bytes before the offset as they were read, so the cache need not open
+        # the file again for them; None: not known (read from an offset this object was given, or moved past
+        # a skipped line)
+        self.before: bytes | None = b"" if offset == 0 else None
 
     def poll_blocks(self) -> tuple[bool, Iterator[tuple[int, bytes]]]:
         """Like :meth:`poll`, but yield ``(offset, data)`` blocks of whole lines, unparsed.
@@ -77,7 +82,7 @@ class JsonlTail:
             handle = open_regular(self.path)
         except FileNotFoundError:
             reset = self.offset > 0 or self.identity is not None
-            self.offset, self.identity, self.head = 0, None, b""
+            self.offset, self.identity, self.head, self.before = 0, None, b"", b""
             return reset, None
         except OSError:  # not a regular file, outside the workspace, unreadable: nothing read (the survey says why)
             return False, None
@@ -89,7 +94,7 @@ class JsonlTail:
         ):
             reset = True
         if reset:
-            self.offset, self.head = 0, b""
+            self.offset, self.head, self.before = 0, b"", b""
         self.identity = identity
         if stat.st_size == self.offset:
             handle.close()
@@ -131,14 +136,21 @@ class JsonlTail:
                     pending = data
                     continue
                 pending = data[cut + 1 :]
-                yield base, data[: cut + 1]
+                block = data[: cut + 1]
+                yield base, block
+                if len(block) >= BEFORE:
+                    before = block[-BEFORE:]
+                elif self.before is not None and self.offset == base:  # the bytes kept end where this block starts
+                    before = (self.before + block)[-BEFORE:]
+                else:
+                    before = None
                 base += cut + 1
-                self.offset = base
+                self.offset, self.before = base, before
 
     def _skip(self, start: int, length: int) -> int:
         """Record the over-cap line at ``start`` and move past it; return where the next line starts."""
         self.long_lines.append((start, length))
-        self.offset = start + length
+        self.offset, self.before = start + length, None
         return self.offset
 
     def take_long_lines(self) -> list[tuple[int, int]]:

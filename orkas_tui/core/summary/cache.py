@@ -50,7 +50,7 @@ from orkas_tui.core.disk.write import append_bytes, atomic_write
 from orkas_tui.core.observe import corrections, in_context, transient
 from orkas_tui.core.observe.skill_metrics import SkillMetrics
 from orkas_tui.core.read.settings import Settings
-from orkas_tui.core.read.tail import JsonlTail
+from orkas_tui.core.read.tail import BEFORE, JsonlTail
 from orkas_tui.core.read.timefmt import parse_ts
 from orkas_tui.core.read.workspace import SLUG, AgentPaths
 from orkas_tui.core.store.skills import BrokenSkill, Skill, SkillFiles, SkillStore
@@ -60,7 +60,7 @@ from orkas_tui.core.summary.turn import TurnSummary, TurnTrace
 VERSION = 8
 NAME = "summary-cache.jsonl"
 SKILLS = "skills-cache.json"
-PROBE = 64  # bytes before the cached offset that must still be the same
+PROBE = BEFORE  # bytes before the cached offset that must still be the same (the tail keeps them as read)
 USE_COUNTS = len(SkillMetrics.__struct_fields__)
 
 
@@ -279,7 +279,10 @@ def _entry(state: ConversationState, base: int) -> tuple[dict, Turns]:
         listed, rows, traces_, indexes_ = encode_turns([summaries[seq] for seq in seqs], [traces[seq] for seq in seqs])
         indexes, turns = len(listed), (rows, traces_, indexes_)
     seen = state.seen or (0, 0, -1, 0)
-    probe = _probe(tail.path, tail.offset) if tail.identity else b""
+    probe = b""
+    if tail.identity:  # the bytes the tail read before its offset, else read again
+        kept = tail.before
+        probe = kept if kept is not None and len(kept) == min(PROBE, tail.offset) else _probe(tail.path, tail.offset)
     return {
         "c": state.stem,
         "base": base,

@@ -30,13 +30,3 @@ class Choose(ModalScreen[str | None]):
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss((event.button.id or "").removeprefix("answer-"))
-
-
-def changed_on_disk(name: str, reload_note: str = "") -> Choose:
-    """The question asked when a file changed on disk while a person edited it: never overwritten silently."""
-    return Choose(
-        f"{name} changed on disk since you opened it.\n"
-        f"Overwrite it with your version, reload the version on disk{reload_note}, or keep editing?",
-        [("keep", "Keep editing"), ("reload", "Reload from disk"), ("overwrite", "Overwrite")],
-        danger="overwrite",
-    )

@@ -1,6 +1,8 @@
 """The effective settings (where they come from, which model, whether its key is set) and
 ``orkas.toml`` in an inline editor: saved with the version read at open, then reloaded;
-a file that does not load is kept as written, and the previous settings stay in effect."""
+a file that does not load is kept as written, and the previous settings stay in effect.
+Opening and saving the file are intents (:mod:`~orkas_tui.tui.intents`): the core reads and
+writes it, never this screen."""
 
 from __future__ import annotations
 
@@ -8,19 +10,16 @@ from typing import TYPE_CHECKING
 
 from rich.table import Table
 from rich.text import Text
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Label, Static, TextArea
 
-from orkas_tui.core.disk.confine import read_versioned
-from orkas_tui.core.disk.write import ConflictError, atomic_write
 from orkas_tui.core.read.settings import AgentLink, Settings
-from orkas_tui.core.reflect.llm import model_summary
 from orkas_tui.core.store.export import memory_path
-from orkas_tui.core.store.first_run import SETTINGS_TEMPLATE, display_path
+from orkas_tui.core.store.first_run import display_path
+from orkas_tui.tui.intents import OpenSettings, SaveSettings
 from orkas_tui.tui.screens.confirm import Choose
 
 if TYPE_CHECKING:
@@ -28,10 +27,12 @@ if TYPE_CHECKING:
 
 
 def settings_table(app, settings: Settings, problem: str | None) -> Table:
+    from orkas_tui.core.reflect.llm import model_summary  # start-up time: the first paint needs no model client
+
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold", no_wrap=True)
     table.add_column()
-    path = app.workspace.root / "orkas.toml"
+    path = app.workspace.settings_path
     table.add_row("Workspace", display_path(app.workspace.root) + ("  (the demo: removed when you quit)" if app.demo else ""))
     table.add_row("Settings file", display_path(path) + ("" if path.exists() else "  (not created yet: every default applies)"))
     if problem:
@@ -88,18 +89,7 @@ class SettingsScreen(ModalScreen[None]):
         self.query_one("#settings-table", Static).update(settings_table(self.app, self.app.settings, self.app.settings_problem))
 
     def action_edit(self) -> None:
-        self._open_editor()
-
-    @work(thread=True, group="settings-io")
-    def _open_editor(self) -> None:
-        path = self.app.workspace.root / "orkas.toml"
-        try:
-            data, version = read_versioned(path)
-        except OSError as exc:
-            self.app.call_from_thread(self.notify, f"{path}: cannot read ({exc})", severity="error")
-            return
-        text = SETTINGS_TEMPLATE if data is None else data.decode("utf-8", "replace")
-        self.app.call_from_thread(self.app.push_screen, SettingsEditor(text, version), lambda _: self.refresh_settings())
+        self.post_message(OpenSettings(self.app.workspace.settings_path))
 
 
 class SettingsEditor(Screen[None]):
@@ -136,26 +126,11 @@ class SettingsEditor(Screen[None]):
         return self.query_one("#settings-text", TextArea).text
 
     def action_save(self) -> None:
-        self._save(force=False)
+        self.post_message(SaveSettings(self.app.workspace.settings_path, self.text, self.version))
 
-    @work(thread=True, exclusive=True, group="settings-io")
-    def _save(self, force: bool) -> None:
-        app = self.app
-        path = app.workspace.root / "orkas.toml"
-        text = self.text
-        try:
-            atomic_write(path, text, expected=self.version, force=force)
-        except ConflictError:
-            app.call_from_thread(self._ask_conflict)
-            return
-        except OSError as exc:
-            app.call_from_thread(self.notify, f"{path}: not saved ({exc})", severity="error", timeout=10)
-            return
-        app.call_from_thread(self._saved, text, read_versioned(path)[1])
-
-    def _saved(self, text: str, version: str | None) -> None:
+    def saved(self, text: str, version: str | None, problem: str | None) -> None:
+        """``text`` is on disk now at ``version``; ``problem``: why it was not applied, if it was not."""
         self.loaded, self.version = text, version
-        problem = self.app.reload_settings(announce=False)
         status = self.query_one("#settings-status", Static)
         if problem:
             status.update(
@@ -167,20 +142,6 @@ class SettingsEditor(Screen[None]):
         else:
             status.update(Text("Saved and applied.", style="green"))
             self.notify("orkas.toml saved and applied", title="Settings")
-
-    def _ask_conflict(self) -> None:
-        def answer(choice: str | None) -> None:
-            if choice == "overwrite":
-                self._save(force=True)
-
-        self.app.push_screen(
-            Choose(
-                "orkas.toml changed on disk since you opened it.\nOverwrite it with your version, or keep editing?",
-                [("keep", "Keep editing"), ("overwrite", "Overwrite")],
-                danger="overwrite",
-            ),
-            answer,
-        )
 
     def action_close(self) -> None:
         if self.text == self.loaded:

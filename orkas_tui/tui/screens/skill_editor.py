@@ -1,5 +1,5 @@
 """Edit one skill inline: description and Markdown body. Saving and deleting are intents
-(:mod:`~orkas_tui.tui.messages`) the app carries out through the core's
+(:mod:`~orkas_tui.tui.intents`) the app carries out through the core's
 :mod:`~orkas_tui.core.store.user_edits` (checked, recorded in history, revertable) with the
 version read at open, so an edit made on disk meanwhile is never overwritten silently;
 delete asks first; closing with unsaved edits asks first. The editor learns the result
@@ -22,7 +22,7 @@ from textual.widgets import Footer, Input, Label, Static, TextArea
 from orkas_tui.core.disk.confine import version_of
 from orkas_tui.core.store.history import list_changes
 from orkas_tui.core.store.skills import BrokenSkill, Skill, SkillStore
-from orkas_tui.tui.messages import DeleteSkill, SaveSkill
+from orkas_tui.tui.intents import DeleteSkill, SaveSkill
 from orkas_tui.tui.screens.confirm import Choose
 from orkas_tui.tui.screens.skill_history import SkillHistory
 

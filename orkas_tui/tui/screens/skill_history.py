@@ -4,7 +4,7 @@ Each change shows its effect (the skill's rates over the turns before and after 
 the agent's corrections and real errors per turn, :func:`measure_effects`), measured
 in a worker on the app's own scan once the screen is up, so a change that made things
 worse is seen right beside its revert. Reverting is an intent the app runs
-(:class:`~orkas_tui.tui.messages.RevertChange`: refused when the file changed since); the
+(:class:`~orkas_tui.tui.intents.RevertChange`: refused when the file changed since); the
 app reads the agent's history again and hands it to :meth:`SkillHistory.show_changes`, as
 it does for a revert made anywhere else."""
 
@@ -24,7 +24,7 @@ from textual.widgets import DataTable, Footer, Static
 from orkas_tui.core.reflect.effects import REVERTED, Effect, SkillEffect, measure_effects
 from orkas_tui.core.store.history import Change
 from orkas_tui.core.textfmt import rate
-from orkas_tui.tui.messages import RevertChange
+from orkas_tui.tui.intents import RevertChange
 from orkas_tui.tui.screens.confirm import Choose
 from orkas_tui.tui.widgets.keyed_table import Cell, KeyedTable
 

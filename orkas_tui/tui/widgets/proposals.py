@@ -16,7 +16,8 @@ from textual.widgets.data_table import RowDoesNotExist
 from orkas_tui.core.picture import AgentView
 from orkas_tui.core.store.op_preview import preview
 from orkas_tui.core.store.proposals import APPLIED, PENDING, Proposal, ProposedOp
-from orkas_tui.tui.messages import ApproveProposal, EditOperation, RejectProposal
+from orkas_tui.tui.intents import ApproveProposal, RejectProposal, ask_quarantined
+from orkas_tui.tui.messages import EditOperation
 from orkas_tui.tui.op_diff import op_diff, op_target
 from orkas_tui.tui.widgets.keyed_table import Cell, KeyedTable
 
@@ -232,9 +233,10 @@ class ProposalsPane(Vertical):
             return
         if action == "approve_all" or op is None:
             self.post_message(ApproveProposal(proposal.id, None))
+        elif action == "approve_one" and op.held and op.quarantine is not None:
+            self.post_message(ask_quarantined(proposal.id, op.index, op.quarantine.reason))
         elif action == "approve_one":
-            held = op.quarantine.reason if op.held and op.quarantine is not None else None
-            self.post_message(ApproveProposal(proposal.id, op.index, quarantined=held))
+            self.post_message(ApproveProposal(proposal.id, op.index))
         elif action == "reject_one":
             self.post_message(RejectProposal(proposal.id, op.index))
         else:

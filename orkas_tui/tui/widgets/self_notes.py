@@ -14,7 +14,7 @@ from textual.widgets import Label, Static, TextArea
 
 from orkas_tui.core.picture import AgentView
 from orkas_tui.core.store.notes import NOTES, TITLES, Note
-from orkas_tui.tui.messages import RevertNote, SaveNote
+from orkas_tui.tui.intents import SaveNote, ask_discard_note
 
 if TYPE_CHECKING:
     from orkas_tui.tui.app import OrkasApp
@@ -165,5 +165,8 @@ class SelfPane(Vertical):
         self.query_one("#prompt-preview").focus()
 
     def action_revert(self) -> None:
-        if self.agent is not None:
-            self.post_message(RevertNote(self.agent, self.focused_note()))
+        """Drop the unsaved edits to the focused note and show it as it is on disk (asks first)."""
+        note = self.focused_note()
+        editor = self.editor(note)
+        if self.agent is not None and (editor.dirty or editor.changed_on_disk):
+            self.post_message(ask_discard_note(self.agent, note))

@@ -23,7 +23,7 @@ from orkas_tui.core.store.first_run import display_path
 from orkas_tui.core.store.scopes import GLOBAL
 from orkas_tui.core.summary.report import SkillRow
 from orkas_tui.tui.cells import age, rate_text
-from orkas_tui.tui.messages import ChangeScope, OpenSkill, ResolveHandEdit
+from orkas_tui.tui.intents import OpenSkill, ResolveHandEdit, ask_scope
 from orkas_tui.tui.skill_flags import SHORT, skill_flags, warns
 from orkas_tui.tui.widgets.keyed_table import Cell, KeyedTable
 
@@ -250,7 +250,7 @@ class SkillsPane(Vertical):
     def action_scope(self) -> None:
         key = self.table.current_key()
         if key and self.view is not None and key in self.view.scopes:
-            self.post_message(ChangeScope(self.view.id, key, self.view.scopes[key]))
+            self.post_message(ask_scope(self.view.id, key, self.view.scopes[key]))
 
     def action_hand_edit(self) -> None:
         """On a skill whose exported copy was edited by hand: its diff, then adopt or overwrite."""

@@ -184,7 +184,7 @@ class TurnsPane(Vertical):
         data = app.data.agents.get(view.id) if view is not None else None
         if data is None:
             return
-        body = detail(data.paths, row, app.settings, app.now())
+        body = detail(data.paths, row, app.settings, app.clock())
         app.call_from_thread(self._set_detail, row, body)
 
     def _set_detail(self, row: Turn, body) -> None:
