@@ -465,3 +465,18 @@ def test_a_cold_scan_and_its_cache_open_each_conversation_once(tmp_path: Path, m
         data = state.path.read_bytes()
         assert state.tail.before == data[max(0, state.tail.offset - cache.PROBE) : state.tail.offset]
     assert warm(agent) == cold(agent)
+
+
+def test_a_correcting_prompt_after_a_cached_turn_start_marks_the_turn_before_edited(tmp_path: Path) -> None:
+    """The cache saved between a turn's start and its prompt: read on, the prompt still opens the
+    turn, and its correction marks the turn before it edited, as a cold scan does."""
+    agent = make_agent(tmp_path)
+    conv = agent / "conversations" / "c1.jsonl"
+    write_lines(conv, turn("t1", user="write the notes", indexed=["a"], read=["a"]))
+    write_lines(conv, [{"ts": "2026-11-22T09:00:00Z", "type": "turn_start", "turn": "t2", "skills_indexed": ["a"]}])
+    saved(agent)
+    write_lines(conv, [{"ts": "2026-11-22T09:00:01Z", "type": "user", "text": "that's wrong, try again"}])
+    scan = AgentScan(AgentPaths(agent), Settings())
+    scan.refresh()
+    assert [t.edited for t in scan.records()] == [True, False]
+    assert picture(scan) == cold(agent)

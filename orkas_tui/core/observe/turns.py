@@ -155,7 +155,6 @@ class ConversationObserver:
         self.tool_names: dict[str, str] = {}
         self.edited_ids: set[str] = set()
         self.marked: list[TurnRecord] = []  # earlier turns an event just marked edited: changed too
-        self.opened: TurnRecord | None = None  # the turn whose opening prompt is still to come
         self.orphans = 0
         self.context = Context()  # what the next prompt is read against
         self.latest_ts: str | None = None
@@ -298,11 +297,10 @@ class ConversationObserver:
         typed = split_pasted(text)[0]
         words = words_of(typed)  # (judged on the first 600 typed characters, compared whole: the same below 400)
         verdict = judge(text, context, self.matcher, typed, words if len(typed) <= TYPED_HEAD else None)
-        opening, self.opened = self.opened is turn and not feedback, None
         if verdict is not None:
+            if not feedback and not turn.corrections and turn.seq and (before := self.turns[turn.seq - 1]) is not None:
+                self._edited(before)  # the turn's first correcting prompt (a refusal's feedback corrects its own turn)
             turn.corrections.append(Correction(start, verdict.phrase, _short(text), verdict.reason))
-            if opening and turn.seq and (before := self.turns[turn.seq - 1]) is not None:
-                self._edited(before)
         context.prompted(typed, words)
         if feedback:
             context.before = "ok"
@@ -319,7 +317,7 @@ class ConversationObserver:
             end=end,
         )
         self.turns.append(record)
-        self.open = self.opened = record
+        self.open = record
         self.tool_names = {}
         return record
 
@@ -379,8 +377,8 @@ class ConversationObserver:
         return None
 
     def _edited(self, record: TurnRecord) -> None:
-        """A prompt that opens a turn and corrects marks the turn before it edited: the person is
-        fixing what that turn produced (the one judgement of a correction; docs/rules.md)."""
+        """A turn's first correcting prompt marks the turn before it edited: the person is fixing
+        what that turn produced (the one judgement of a correction; docs/rules.md)."""
         self.edited_ids.add(record.turn)
         if record.ended and not record.edited:
             record.edited = True

@@ -220,6 +220,8 @@ class ConversationState:
         observer.turns = [None] * count  # type: ignore[list-item]
         if count:
             last = observer.turns[-1] = record_of(count - 1, self.summaries[-1], self.traces[-1])
+            if self.open_turn and count > 1:  # its prompt may be still to come, and mark the turn before edited
+                observer.turns[-2] = record_of(count - 2, self.summaries[-2], self.traces[-2])
             observer._index = last.skills_indexed
             observer.open = last if self.open_turn else None
             observer.context.resumed(count, None if self.open_turn else last.status)
