@@ -14,6 +14,7 @@ docs/rules.md; ``scripts/correction_figures.py`` prints them.
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import NamedTuple
 
 from orkas_tui.core.observe.corrections import CorrectionMatcher, one_line
@@ -206,16 +207,21 @@ _ANY_ON_PROMPT = Gate.joined(*_ON_PROMPT)  # one look at a quiet prompt, not eig
 
 
 # A failure a log shows, wherever it is in what was pasted (its signature is case-sensitive).
-_LOGGED = re.compile(
+_LOGGED = (
     r"Traceback \(most recent call last\)|^=+ FAILURES =+|^Error: |No such file or directory|\bfailed with exit code"
-    r"|npm ERR!|\[ERROR\]|^E +\w+Error\b|exited with code [1-9]|Uncaught \w*Error\b",
-    re.MULTILINE,
+    r"|npm ERR!|\[ERROR\]|^E +\w+Error\b|exited with code [1-9]|Uncaught \w*Error\b"
 )
+
+
+@cache
+def _logged() -> re.Pattern[str]:
+    """Compiled on first use, as the gates are: a warm start reads no prompt."""
+    return re.compile(_LOGGED, re.MULTILINE)
 
 
 def _logged_failure(text: str, typed: str) -> re.Match[str] | None:
     """A pasted log's failure: "it still fails" said with the log instead of words."""
-    return _LOGGED.search(text, 0, PASTED) if len(text) - len(typed) >= PASTE_MIN else None
+    return _logged().search(text, 0, PASTED) if len(text) - len(typed) >= PASTE_MIN else None
 
 
 def _asked(said: str) -> bool:
