@@ -109,6 +109,15 @@ def root(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fake HOME: an export link's ``~`` is expanded into it, never the machine's own ~/.claude."""
+    path = tmp_path / "home"
+    path.mkdir()
+    monkeypatch.setenv("HOME", str(path))
+    return path
+
+
 def configure(
     root: Path, server: ModelServer | None = None, *, auto_apply: bool = False, extra: str = "", timeout_s: float = 2.0
 ) -> Workspace:

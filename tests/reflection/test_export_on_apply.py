@@ -6,7 +6,6 @@ import json
 from datetime import timedelta
 
 import orjson
-import pytest
 
 from orkas_tui.core.reflect.reflection import reflect
 from orkas_tui.core.store.changes import approve, revert_change
@@ -41,15 +40,6 @@ OPS = [
     },
 ]
 LINK = '[agents.coder]\nformat = "claude-code"\nexport_skills = "~/.claude/skills"\n'
-
-
-@pytest.fixture
-def home(tmp_path, monkeypatch):
-    """A fake HOME: the link's ``~`` is expanded into it, never the machine's own ~/.claude."""
-    path = tmp_path / "home"
-    path.mkdir()
-    monkeypatch.setenv("HOME", str(path))
-    return path
 
 
 def linked(root, extra: str = LINK, server=None, auto_apply: bool = False):

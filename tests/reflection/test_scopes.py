@@ -54,14 +54,6 @@ def make_repo(path: Path) -> Path:
 
 
 @pytest.fixture
-def home(tmp_path, monkeypatch):
-    path = tmp_path / "home"
-    path.mkdir()
-    monkeypatch.setenv("HOME", str(path))
-    return path
-
-
-@pytest.fixture
 def repos(tmp_path):
     """Two repositories, the first with a linked worktree (and a subfolder sessions run in)."""
     alpha, beta = make_repo(tmp_path / "code" / "alpha"), make_repo(tmp_path / "code" / "beta")
@@ -78,6 +70,16 @@ def open_ws(root: Path, server=None, **kw):
 
 def user(text: str, conversation: str, id_: str = "u1") -> Source:
     return Source(id=id_, origin="user", text=text, conversation=conversation)
+
+
+def learned_in(root: Path, place: Path, extra: str = ""):
+    """The workspace and ``coder``'s paths, with a proposal to create the skill from a typed lesson in
+    conversation ``c1``, which ran in ``place``."""
+    ws = open_ws(root, extra=extra)
+    paths = ws.agent("coder")
+    record_places(paths, {"c1": str(place)})
+    create_proposal(paths, ws.settings, "one", [CREATE], NOW, {}, {"u1": user("check the context first", "c1")})
+    return ws, paths
 
 
 def events_of(paths, kind: str) -> list[dict]:
@@ -165,10 +167,7 @@ def test_the_same_lesson_learned_in_a_second_repository_goes_global_and_the_old_
 
 def test_a_person_s_choice_wins_and_learned_goes_back(root, home, repos, capsys):
     alpha, _beta, _worktree = repos
-    ws = open_ws(root, extra=LINK)
-    paths = ws.agent("coder")
-    record_places(paths, {"c1": str(alpha)})
-    create_proposal(paths, ws.settings, "one", [CREATE], NOW, {}, {"u1": user("check the context first", "c1")})
+    ws, paths = learned_in(root, alpha, LINK)
     approve(ws, "coder.p1", NOW)
 
     code, out, _ = run_cli(capsys, "skills", "scope", "coder", SLUG, "global", "--workspace", str(root))
@@ -192,10 +191,7 @@ def test_a_person_s_choice_wins_and_learned_goes_back(root, home, repos, capsys)
 
 def test_a_repository_gone_from_this_machine_waits_with_the_reason(root, home, repos):
     alpha, _beta, _worktree = repos
-    ws = open_ws(root, extra=LINK)
-    paths = ws.agent("coder")
-    record_places(paths, {"c1": str(alpha)})
-    create_proposal(paths, ws.settings, "one", [CREATE], NOW, {}, {"u1": user("check the context first", "c1")})
+    ws, paths = learned_in(root, alpha, LINK)
     approve(ws, "coder.p1", NOW)
     shutil.rmtree(alpha)
 
@@ -211,10 +207,7 @@ def test_a_skills_folder_linking_out_of_the_repository_is_refused(root, home, re
     outside = tmp_path / "outside"
     outside.mkdir()
     (alpha / ".claude").symlink_to(outside)
-    ws = open_ws(root)
-    paths = ws.agent("coder")
-    record_places(paths, {"c1": str(alpha)})
-    create_proposal(paths, ws.settings, "one", [CREATE], NOW, {}, {"u1": user("check the context first", "c1")})
+    ws, paths = learned_in(root, alpha)
     approve(ws, "coder.p1", NOW)
 
     result = export_agent(paths, ws.settings, "claude-code", home / ".claude" / "skills")
@@ -248,10 +241,7 @@ def test_earlier_global_exports_are_listed_for_the_person_never_moved(root, home
 
 def test_a_person_who_commits_the_scoped_skills_gets_no_exclude_line(root, home, repos):
     alpha, _beta, worktree = repos
-    ws = open_ws(root, extra="[export]\ncommit_scoped_skills = true\n")
-    paths = ws.agent("coder")
-    record_places(paths, {"c1": str(alpha)})
-    create_proposal(paths, ws.settings, "one", [CREATE], NOW, {}, {"u1": user("check the context first", "c1")})
+    ws, paths = learned_in(root, alpha, "[export]\ncommit_scoped_skills = true\n")
     approve(ws, "coder.p1", NOW)
     before = (alpha / ".git" / "info" / "exclude").read_bytes()
 
@@ -269,10 +259,7 @@ def test_a_person_who_commits_the_scoped_skills_gets_no_exclude_line(root, home,
 
 def test_a_hand_edit_in_the_repository_is_left_alone_and_flagged(root, home, repos):
     alpha, _beta, _worktree = repos
-    ws = open_ws(root, extra=LINK)
-    paths = ws.agent("coder")
-    record_places(paths, {"c1": str(alpha)})
-    create_proposal(paths, ws.settings, "one", [CREATE], NOW, {}, {"u1": user("check the context first", "c1")})
+    ws, paths = learned_in(root, alpha, LINK)
     approve(ws, "coder.p1", NOW)
     target = exported_in(alpha)
     target.write_text(target.read_text("utf-8") + "\nMy own line.\n", "utf-8")
@@ -285,10 +272,7 @@ def test_a_hand_edit_in_the_repository_is_left_alone_and_flagged(root, home, rep
 
 def test_a_damaged_scopes_file_is_refused_with_one_line_and_never_replaced(root, home, repos, capsys):
     alpha, _beta, _worktree = repos
-    ws = open_ws(root, extra=LINK)
-    paths = ws.agent("coder")
-    record_places(paths, {"c1": str(alpha)})
-    create_proposal(paths, ws.settings, "one", [CREATE], NOW, {}, {"u1": user("check the context first", "c1")})
+    ws, paths = learned_in(root, alpha, LINK)
     scopes = paths.private / "scopes.json"
     scopes.write_text('{"check-the-kube-context": {"chosen": "glo', "utf-8")  # cut off mid-write by someone
 
@@ -307,10 +291,7 @@ def test_a_damaged_scopes_file_is_refused_with_one_line_and_never_replaced(root,
 
 def test_a_worktree_removed_since_is_left_out_quietly(root, home, repos):
     alpha, _beta, worktree = repos
-    ws = open_ws(root)
-    paths = ws.agent("coder")
-    record_places(paths, {"c1": str(worktree)})
-    create_proposal(paths, ws.settings, "one", [CREATE], NOW, {}, {"u1": user("check the context first", "c1")})
+    ws, paths = learned_in(root, worktree)
     approve(ws, "coder.p1", NOW)
     dest = home / ".claude" / "skills"
     assert export_agent(paths, ws.settings, "claude-code", dest).written == [str(exported_in(alpha)), str(exported_in(worktree))]
