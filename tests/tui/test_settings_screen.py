@@ -17,6 +17,15 @@ def _messages(app) -> str:
     return " | ".join(n.message for n in app._notifications)
 
 
+async def _open_editor(pilot, app) -> SettingsEditor:
+    """``orkas.toml`` open in the app's editor (``,`` then ``e``)."""
+    await settle(pilot)
+    await pilot.press("comma", "e")
+    await settle(pilot)
+    assert isinstance(app.screen, SettingsEditor)
+    return app.screen
+
+
 async def test_settings_screen_shows_the_effective_model_and_whether_its_key_is_set(
     app_factory, demo_ws: Path, monkeypatch
 ) -> None:
@@ -41,11 +50,7 @@ async def test_saving_orkas_toml_in_the_editor_reloads_it_and_a_bad_one_keeps_th
 ) -> None:
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("comma", "e")
-        await settle(pilot)
-        editor = app.screen
-        assert isinstance(editor, SettingsEditor)
+        editor = await _open_editor(pilot, app)
         area = editor.query_one("#settings-text")
         area.load_text('[model]\nname = "openai/local"\napi_base = "http://127.0.0.1:9/v1"\n')
         await pilot.press("ctrl+s")
@@ -65,11 +70,7 @@ async def test_orkas_toml_changed_on_disk_while_edited_is_overwritten_only_when_
     app = app_factory()
     path = demo_ws / "orkas.toml"
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("comma", "e")
-        await settle(pilot)
-        editor = app.screen
-        assert isinstance(editor, SettingsEditor)
+        editor = await _open_editor(pilot, app)
         editor.query_one("#settings-text").load_text('[model]\nname = "openai/mine"\n')
         path.write_text('[model]\nname = "openai/theirs"\n')  # saved in another editor meanwhile
         await pilot.press("ctrl+s")
