@@ -21,9 +21,9 @@ from orkas_tui.core.read.settings import Settings
 REAL = Path(__file__).resolve().parents[1] / "tests" / "data" / "corrections" / "real"
 CORPUS = REAL / "prompts.jsonl"  # the first set: its tuning part, and its held-out part (opened for tuning in round 2)
 SECOND = REAL / "heldout2.jsonl"  # the second set, labelled blind: held out in round 2, tuned on in round 3
-THIRD = REAL / "heldout3.jsonl"  # the third set, labelled blind: held out in round 3
+THIRD = REAL / "heldout3.jsonl"  # the third set, labelled blind: held out in round 3, tuned on in round 4
 PARTS = ("tune", "held-out", "held-out-2", "held-out-3")
-TUNING = ("tune", "held-out", "held-out-2")  # the parts the reader may be tuned on (round 3); --misses lists only these
+TUNING = PARTS  # the parts the reader may be tuned on (round 4: every one); --misses lists only these
 KINDS = ("interrupt", "failed", "diagnosis", "redirect", "restated", "review")
 
 
