@@ -2,7 +2,10 @@
 
 Each typed prompt of each conversation, with what the observer knows when it reads it:
 what the agent said last, how the turn before ended (aborted, a refused or interrupted
-tool call), the prompt's place, and the conversation's earlier prompts (by id). The
+tool call), the prompt's place, and the conversation's earlier prompts (by id). After an
+interruption (the turn before ended aborted, or a tool call in it was interrupted), ``acted``
+says whether the agent had run a tool in the interrupted turn: at least one of its tool calls
+got a result that was neither interrupted nor refused (``null`` on every other prompt). The
 transcripts are imported first with orkas-tui's own importer, so the corpus holds the
 conversation exactly as the observer sees it:
 
@@ -37,7 +40,8 @@ def prompts(conversation: Path, source: str) -> list[dict]:
     said: str | None = None
     ended: str | None = None
     refused = interrupted = False  # in the turn running
-    before = (False, False)  # in the turn before it
+    ran = False  # a tool of the turn running gave a result: it was not stopped or refused
+    before = (False, False, False)  # in the turn before it
     for line in conversation.read_bytes().splitlines():
         try:
             event = orjson.loads(line)
@@ -47,11 +51,12 @@ def prompts(conversation: Path, source: str) -> list[dict]:
         if kind == "assistant" and isinstance(event.get("text"), str):
             said = event["text"]
         elif kind == "turn_start":
-            before, refused, interrupted = (refused, interrupted), False, False
-        elif kind == "tool_result" and event.get("ok") is False:
-            failure = event.get("failure") or {}
+            before, refused, interrupted, ran = (refused, interrupted, ran), False, False, False
+        elif kind == "tool_result":
+            failure = (event.get("failure") or {}) if event.get("ok") is False else {}
             refused = refused or bool(failure.get("rejected"))
             interrupted = interrupted or bool(failure.get("interrupted"))
+            ran = ran or not (failure.get("rejected") or failure.get("interrupted"))
         elif kind == "turn_end":
             ended = event.get("status")
         elif kind == "user" and isinstance(event.get("text"), str):
@@ -59,6 +64,8 @@ def prompts(conversation: Path, source: str) -> list[dict]:
             if text.startswith("/"):
                 continue
             feedback = "rejected_call" in event
+            stopped = interrupted if feedback else before[1]
+            after_stop = stopped or (not feedback and ended == "aborted")
             rows.append(
                 {
                     "id": hashlib.sha1(f"{conversation.name}:{len(rows)}:{text}".encode()).hexdigest()[:10],
@@ -69,7 +76,8 @@ def prompts(conversation: Path, source: str) -> list[dict]:
                     "agent_said": redact((said or "")[-AGENT_TAIL:]),
                     "before": "feedback" if feedback else ended,
                     "refused": refused if feedback else before[0],
-                    "interrupted": interrupted if feedback else before[1],
+                    "interrupted": stopped,
+                    "acted": (ran if feedback else before[2]) if after_stop else None,
                     "earlier": [row["id"] for row in rows],
                 }
             )
