@@ -1,5 +1,6 @@
 """The real-prompt correction corpus (issue 30): well formed, split by session, and the figures
-docs/rules.md publishes are the ones ``scripts/correction_figures.py`` measures."""
+docs/rules.md publishes are the ones ``scripts/correction_figures.py`` measures. The fourth set
+(``heldout4.jsonl``, labelled blind) is checked for its shape only until it is measured."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ KINDS = {None, *correction_figures.KINDS}
 FIELDS = {
     "id", "source", "agent", "session", "n", "text", "agent_said", "before", "refused", "interrupted", "earlier", "language", "part", "label",
 }  # fmt: skip
+REAL = REPO / "tests" / "data" / "corrections" / "real"
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
 def test_the_corpus_is_large_enough_labelled_and_split_by_session() -> None:
@@ -33,6 +36,36 @@ def test_the_corpus_is_large_enough_labelled_and_split_by_session() -> None:
     parts = {row["session"]: row["part"] for row in rows}
     assert all(parts[row["session"]] == row["part"] for row in rows), "a session is in both parts"
     assert all(sum(row["label"] is not None for row in rows if row["part"] == part) >= 50 for part in correction_figures.PARTS)
+
+
+def test_the_fourth_set_is_well_formed_and_shares_nothing_with_the_earlier_ones() -> None:
+    """Set 4 has the corpus's row shape plus ``acted`` (set after an interruption only), no
+    secret-looking string, and no session, prompt id or long prompt text of sets 1 to 3."""
+    from orkas_tui.core.read.settings import Settings
+    from orkas_tui.core.store.redact import Redactor
+
+    def read(name: str) -> list[dict]:
+        return [json.loads(line) for line in (REAL / name).read_text("utf-8").splitlines() if line]
+
+    rows = read("heldout4.jsonl")
+    assert len(rows) >= 300 and len({row["session"] for row in rows}) >= 40
+    ids = {row["id"] for row in rows}
+    assert len(ids) == len(rows)
+    redact = Redactor(Settings().bundle.redact_patterns)
+    for row in rows:
+        assert FIELDS | {"acted"} <= set(row) <= FIELDS | {"acted", "note"}, row["id"]
+        assert row["part"] == "held-out-4" and row["label"] in KINDS and row["agent"] in ("claude-code", "codex")
+        assert row["before"] in (None, "ok", "error", "aborted", "feedback")
+        assert set(row["earlier"]) <= ids and (row["n"] > 0 or row["label"] is None), row["id"]
+        stopped = row["interrupted"] or row["before"] == "aborted"
+        assert row["acted"] in ((True, False) if stopped else (None,)), row["id"]
+        assert redact(row["text"]) == row["text"] and redact(row["agent_said"]) == row["agent_said"], row["id"]
+    earlier = [row for name in ("prompts.jsonl", "heldout2.jsonl", "heldout3.jsonl") for row in read(name)]
+    sessions = {uuid for row in earlier for uuid in UUID.findall(row["session"])} | {row["session"] for row in earlier}
+    assert not [row["id"] for row in rows if row["session"] in sessions or sessions & set(UUID.findall(row["session"]))]
+    assert not ids & {row["id"] for row in earlier}
+    texts = {row["text"].strip() for row in earlier if len(row["text"].strip()) >= 60}
+    assert not [row["id"] for row in rows if row["text"].strip() in texts]
 
 
 def test_docs_publish_what_the_script_measures() -> None:
