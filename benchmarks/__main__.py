@@ -440,7 +440,7 @@ def _shape_rows(
     warm: dict[str, float] = {}
     for label, command in _warm_forms(status):
         rss = tree_peak_rss(command)
-        figure = warm[label] = best_run(command, 3)
+        figure = warm[label] = best_run(command, 5)
         if "--all-turns" not in label:
             targets.append(_work_target(f"warm status {label} ({shape})", figure, interpreter))
         rows.append(
