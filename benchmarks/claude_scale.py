@@ -9,7 +9,7 @@ at the copies (its default source, ``~/.claude/projects``) into a fresh workspac
 , CPU time and peak RSS from ``wait4`` (the import is one process; on a loaded machine its
 CPU time is the steadier measure of linearity). Then ``status --agent claude`` once
 (it builds the summary cache) and again, warm: best of 3, with its peak RSS. At the size
-``--cold`` names (1,000 MB by default; issue 35), the cold ``status --json`` of that one
+``--cold`` names (1,000 MB by default; issue 35), the cold ``status --json --all-turns`` (every turn printed) of that one
 agent (its cache deleted before each run) with ``--jobs`` 1, 2 and 4, taken in turns with
 the orjson loop over the workspace's conversation lines (``parse_loop.py``), best of
 ``--cold-runs``: the floor the cold status is held to, and the speed-up the pool gives one
@@ -40,9 +40,9 @@ def session_bytes() -> int:
 
 
 def cold_status(ws: Path, rounds: int) -> dict:
-    """Cold ``status --json`` of the workspace's one agent at each of :data:`JOBS`, and the orjson
+    """Cold ``status --json --all-turns`` of the workspace's one agent at each of :data:`JOBS`, and the orjson
     loop over its conversation lines, best of ``rounds`` taken in turns."""
-    status = ["-m", "orkas_tui", "status", "--json", "--workspace", str(ws), "--now", NOW]
+    status = ["-m", "orkas_tui", "status", "--json", "--all-turns", "--workspace", str(ws), "--now", NOW]
     loop = [str(Path(__file__).with_name("parse_loop.py")), str(ws)]
 
     def drop_cache() -> None:

@@ -22,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("status", help="turn scores, triggers and skill metrics per agent")
     add_workspace(parser)
     parser.add_argument("--agent", metavar="ID", help="only this agent")
-    parser.add_argument("--all-turns", action="store_true", help="text output: list every turn, not the last 10")
+    parser.add_argument("--all-turns", action="store_true", help="list every turn, not the newest 10 (text and --json)")
     parser.add_argument(
         "--jobs",
         type=int,
@@ -50,7 +50,7 @@ def run_status(args: argparse.Namespace) -> int:
         raise CliError(f"--jobs: at least 1, not {jobs}")
     for line in recover_workspace(workspace):  # an approve or revert a crash interrupted
         print(f"orkas-tui: {line}", file=sys.stderr)
-    recent = None if args.json or args.all_turns else RECENT_TURNS
+    recent = None if args.all_turns else RECENT_TURNS
     with collector_paused(freeze=True):  # millions of acyclic objects: a cyclic pass would find nothing
         doc = workspace_status(workspace, now, args.agent, jobs, recent, runs=args.json)
         if args.json:

@@ -84,7 +84,7 @@ class AgentView:
 
 class AgentPicture:
     """An agent's picture, kept up to date by :meth:`load`. ``newest``: carry only that many of the
-    newest turns (text ``status``); ``runs``: carry the turn order as runs instead (``status --json``
+    newest turns (``status`` without ``--all-turns``); ``runs``: carry the turn order as runs instead (``status --json``
     prints them from the cache's bytes); ``details``: also what only the app shows (the prompt
     block, the proposals, the hook log, and where the skills are exported and how they look there:
     scopes, hand edits, what the export leaves out). ``scan``: one already refreshed (read no conversation on the first load), with the
@@ -189,7 +189,7 @@ class AgentPicture:
             malformed=scan.malformed_lines,
             last_reflection=last_reflection(scan.paths),
             turns=[] if self.runs else scan.newest_turns(self.newest),
-            runs=scan.newest_runs() if self.runs else [],
+            runs=scan.newest_runs(self.newest) if self.runs else [],
             turn_count=scan.turn_count,
             triggering=scan.triggering_turns,
             orphans=scan.orphan_events,
@@ -329,7 +329,7 @@ def agent_status(view: AgentView, picture: AgentPicture, plan: QueuePlan, usage:
         "turns": view.runs if picture.runs else [turn.summary for turn in view.turns],
         "line_problems": view.line_problems,
     }
-    if picture.newest is not None and not picture.runs:  # only the newest turns asked for (text status)
+    if picture.newest is not None:  # only the newest turns asked for
         fields["turn_count"] = view.turn_count
     skills = [{**row.to_json(), "verdict": view.verdicts[row.skill.slug].to_json()} for row in view.skills]
     problems = [broken.problem for broken in view.broken_skills.values()]

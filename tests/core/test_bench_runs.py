@@ -33,9 +33,12 @@ def test_every_row_of_the_table_is_printed(tmp_path: Path, monkeypatch: pytest.M
     assert main(argv) == 0
     table = capsys.readouterr().out
     for row in (
-        "cold scan: status --json",
+        "cold scan: status --json --all-turns",
         "warm start: status text again",
-        "status --json after 1000 turn(s) appended",
+        "warm start: status --json --all-turns again",
+        "warm status --json against text (4 skills indexed per conversation)",
+        "warm status --json against text (4 skills indexed per turn)",
+        "status --json --all-turns after 1000 turn(s) appended",
         "bundle:",
         "bundle of one 3,000-turn conversation",
         "effects of 20 changes",
@@ -58,6 +61,6 @@ def test_the_claude_history_rows_hold_one_agent_s_cold_status(tmp_path: Path, mo
     size = claude_scale.measure(5, 1, False, cold_rounds=1)
     assert set(size["cold"]["cold_s"]) == {"1", "2", "4"}
     labels = [row[0] for row in _scale_rows({"sizes": [size]}, 0.02)]
-    assert any(label.endswith("(one agent)") and "cold status --json, no cache" in label for label in labels)
+    assert any(label.endswith("(one agent)") and "cold status --json --all-turns, no cache" in label for label in labels)
     for jobs in ("1", "2", "4"):
-        assert any(f"cold status --json --jobs {jobs} (one agent" in label for label in labels), jobs
+        assert any(f"cold status --json --all-turns --jobs {jobs} (one agent" in label for label in labels), jobs

@@ -33,7 +33,8 @@ NOW = "2026-11-30T09:00:00Z"
 
 
 def status(ws: Path, capsys, *extra: str) -> str:
-    assert main(["status", "--workspace", str(ws), "--now", NOW, "--json", *extra]) == 0
+    """The whole ``status --json`` document: every turn."""
+    assert main(["status", "--workspace", str(ws), "--now", NOW, "--json", "--all-turns", *extra]) == 0
     return capsys.readouterr().out
 
 
@@ -306,6 +307,24 @@ def test_when_most_conversations_changed_the_status_is_built_again_whole(demo_ws
     out = status(demo_ws, capsys)
     assert out == status(demo_ws, capsys) == cold(demo_ws, capsys) == reference(demo_ws)
     assert out.count('"turn": "late"') == len(list(demo_ws.glob("agents/*/conversations/*.jsonl")))
+
+
+def test_json_carries_the_turns_the_text_shows_and_all_turns_every_one(demo_ws: Path, capsys) -> None:
+    """Both forms carry the same facts: the newest turns of each agent and how many there are;
+    ``--all-turns`` every turn, in both."""
+    whole = orjson.loads(status(demo_ws, capsys))
+    assert main(["status", "--workspace", str(demo_ws), "--now", NOW, "--json"]) == 0
+    newest = orjson.loads(capsys.readouterr().out)
+    assert main(["status", "--workspace", str(demo_ws), "--now", NOW]) == 0
+    text = capsys.readouterr().out
+    assert any(len(agent["turns"]) > RECENT_TURNS for agent in whole["agents"])
+    for full, short in zip(whole["agents"], newest["agents"], strict=True):
+        assert short["turns"] == full["turns"][:RECENT_TURNS]
+        assert short.pop("turn_count") == len(full["turns"])
+        assert {**short, "turns": full["turns"]} == full
+        shown = f"last {RECENT_TURNS} of {len(full['turns'])} turns" if len(full["turns"]) > RECENT_TURNS else "turns"
+        assert text.count(shown) >= 1
+        assert all(f"{turn['conversation']}" in text for turn in short["turns"])
 
 
 def test_text_status_shows_the_newest_turns_of_the_whole_document(demo_ws: Path, capsys) -> None:

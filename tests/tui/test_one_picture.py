@@ -38,7 +38,7 @@ async def test_status_text_status_json_and_the_app_read_one_picture(app_factory,
     text = capsys.readouterr().out
     assert sorted(agent for agent, _ in loads) == agents  # each agent's section came from its picture
     loads.clear()
-    assert main(["status", "--workspace", str(demo_ws), "--now", STAMP, "--json"]) == 0
+    assert main(["status", "--workspace", str(demo_ws), "--now", STAMP, "--json", "--all-turns"]) == 0
     doc = orjson.loads(capsys.readouterr().out)
     assert sorted(agent for agent, _ in loads) == agents
     loads.clear()

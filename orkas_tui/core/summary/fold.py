@@ -327,16 +327,17 @@ def newest_runs(states: Iterable[ConversationState]) -> list[Run]:
         if not keys:
             continue
         if not state.in_time_order():
-            return _runs(newest_order(states))
+            return pair_runs(newest_order(states))
         spans.append((keys[-1], state.stem, keys[0], state))
     spans.sort(reverse=True)
     for (_, stem, low, _), (high, next_stem, _, _) in itertools.pairwise(spans):
         if (low, stem) < (high, next_stem):  # its oldest turn is not newer than the next one's newest
-            return _runs(newest_order(states))
+            return pair_runs(newest_order(states))
     return [(state, range(state.count - 1, -1, -1)) for _, _, _, state in spans]
 
 
-def _runs(order: list[tuple[ConversationState, int]]) -> list[Run]:
+def pair_runs(order: list[tuple[ConversationState, int]]) -> list[Run]:
+    """(state, seq) pairs in their order, as runs of one conversation each."""
     return [(state, [seq for _, seq in run]) for state, run in itertools.groupby(order, key=operator.itemgetter(0))]
 
 

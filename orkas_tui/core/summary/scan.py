@@ -41,6 +41,7 @@ from orkas_tui.core.summary.fold import (
     newest_first,
     newest_pairs,
     newest_runs,
+    pair_runs,
 )
 from orkas_tui.core.summary.report import MARKS, Activity, last_reflection, read_marks
 from orkas_tui.core.summary.turn import Turn, TurnSummary
@@ -132,10 +133,13 @@ class AgentScan:
             turns += [Turn(seq, summaries[seq], traces[seq]) for seq in seqs]
         return turns
 
-    def newest_runs(self) -> list[Run]:
+    def newest_runs(self, count: int | None = None) -> list[Run]:
         """Every turn newest first as runs of one conversation (:func:`newest_runs`), none decoded:
-        what ``status --json`` prints from the cache's bytes."""
-        return newest_runs(self.conversations.values())
+        what ``status --json`` prints from the cache's bytes. ``count``: only that many
+        (:func:`newest_pairs`), as the text shows them."""
+        if count is None:
+            return newest_runs(self.conversations.values())
+        return pair_runs(newest_pairs(self.conversations.values(), count))
 
     def records(self) -> Iterator[TurnRecord]:
         """The observer's turn records, conversation by conversation (built from the summaries
