@@ -28,7 +28,7 @@ def test_the_corpus_is_large_enough_labelled_and_split_by_session() -> None:
     ids = {row["id"] for row in rows}
     assert len(ids) == len(rows)
     for row in rows:
-        assert FIELDS <= set(row) <= FIELDS | {"note"}, row["id"]  # a labeller's note on a doubtful row
+        assert FIELDS <= set(row) <= FIELDS | {"note", "acted"}, row["id"]  # a labeller's note; set 4's ``acted``
         assert row["label"] in KINDS and row["part"] in correction_figures.PARTS
         assert row["before"] in (None, "ok", "error", "aborted", "feedback")
         assert set(row["earlier"]) <= ids
@@ -91,6 +91,7 @@ def test_the_script_prints_both_parts() -> None:
     assert re.search(r"held-out: \d+ prompts from \d+ sessions", printed)
     assert re.search(r"held-out-2: \d+ prompts from \d+ sessions", printed)
     assert re.search(r"held-out-3: \d+ prompts from \d+ sessions", printed)
+    assert re.search(r"held-out-4: \d+ prompts from \d+ sessions", printed)
     assert "| kind: interrupt |" in printed
 
 
