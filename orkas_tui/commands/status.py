@@ -8,8 +8,8 @@ import sys
 from orkas_tui.commands.io import CliError, add_json, add_now, add_workspace, now_arg, open_workspace, write_json
 from orkas_tui.commands.status_json import write_status
 from orkas_tui.core.picture import workspace_status
-from orkas_tui.core.store.changes import recover_workspace
 from orkas_tui.core.store.notes import SelfNotes, prompt_block
+from orkas_tui.core.store.recovery import recover_workspace
 from orkas_tui.core.store.skills import SkillStore
 from orkas_tui.core.summary.scan import collector_paused, usable_cpus
 from orkas_tui.core.textfmt import rate, table

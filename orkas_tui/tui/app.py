@@ -33,9 +33,9 @@ from orkas_tui.core.read.settings import ConfigError, Settings, load_settings
 from orkas_tui.core.read.timefmt import utc_now
 from orkas_tui.core.read.workspace import AGENT_AREAS, Area, Workspace
 from orkas_tui.core.reflect.queue import QueuePlan
-from orkas_tui.core.store.changes import recover_workspace
 from orkas_tui.core.store.first_run import display_path, next_steps
 from orkas_tui.core.store.notes import NOTES
+from orkas_tui.core.store.recovery import recover_workspace
 from orkas_tui.tui import messages
 from orkas_tui.tui.collector import YOUNG_S, Collector
 from orkas_tui.tui.intents import Intent, MarkHooksSeen, SaveOperation, ShowBundle

@@ -245,11 +245,6 @@ def recover_agent(paths: AgentPaths) -> str | None:
             return str(exc)
 
 
-def recover_workspace(workspace: Workspace) -> list[str]:
-    """:func:`recover_agent` for every agent; one line per agent where something was done."""
-    return [line for agent_id in workspace.agent_ids() if (line := recover_agent(workspace.agent(agent_id)))]
-
-
 def approve(
     workspace: Workspace, proposal_id: str, now: datetime, index: int | None = None, confirm: bool = False
 ) -> tuple[Proposal, ApplyResult]:
