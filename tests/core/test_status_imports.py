@@ -37,6 +37,11 @@ HEAVY = (
     "orkas_tui.core.store.operations",
     "orkas_tui.core.store.guard",
     "orkas_tui.core.store.redact",
+    "orkas_tui.core.store.changes",  # the apply machinery: only an agent with a journal to finish needs it
+    "orkas_tui.core.store.proposals",  # what only the app's details read
+    "orkas_tui.core.store.provenance",
+    "orkas_tui.core.store.export",
+    "orkas_tui.core.store.scopes",
     "pydantic",  # the answer schema only; pydantic's plugin loader alone pulled in what follows
     "pydantic_core",
     "importlib.metadata",
