@@ -245,9 +245,10 @@ def judge(
 ) -> Verdict | None:
     """The verdict on one typed prompt in its context, or ``None``: not a correction.
 
-    The first prompt of a conversation is its task, never a correction. A refusal's
-    feedback and the first prompt after an interruption of the agent's work (a tool call of the
-    stopped turn had run) correct by where they stand, unless the user takes back their own words. ``typed`` and ``words``: the prompt's typed text
+    The first prompt of a conversation is its task, never a correction. A refusal's feedback
+    and the first prompt after an interruption of the agent's work (a tool call of the stopped
+    turn had run) correct by where they stand, unless the user takes back their own words.
+    ``typed`` and ``words``: the prompt's typed text
     (:func:`~orkas_tui.core.observe.origins.split_pasted`) and its words (:func:`words_of`), when
     the caller has them already.
     """
@@ -271,7 +272,7 @@ def judge(
     if context.before == "aborted":
         if context.earlier and _resent(words, context.earlier[-1], completed=not context.acted):
             return None  # the interrupted prompt sent again: the user's own words, not the agent's fault
-        if context.acted:  # stopped before it ran anything: the words alone decide
+        if context.acted:  # (stopped before it ran anything: the words alone decide, below)
             if (carry := _RESUME.search(head, lowered, tokens, first)) and not _ADDS.search(lowered, carry.end()):
                 return None  # carried on ("continue, and …": a new instruction, read as one)
             return Verdict("interrupt", "interrupted the agent, then redirected it", one_line(head or text, FIRST_WORDS))
