@@ -44,6 +44,7 @@ def context_of(row: dict, by_id: dict[str, dict]) -> Context:
     for earlier in row["earlier"]:
         context.prompted(split_pasted(by_id[earlier]["text"])[0])
     context.agent, context.before, context.prompts = row["agent_said"], row["before"], row["n"]
+    context.acted = row.get("acted") is not False  # not recorded (before set 4): as if it had
     return context
 
 

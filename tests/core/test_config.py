@@ -218,6 +218,24 @@ def test_every_key_of_the_file_is_in_the_settings_table_of_the_docs() -> None:
     assert documented == set(LAYOUT) | {"keys.<action>"} | {f"agents.<id>.{key}" for key in AGENT_KEYS}
 
 
+def test_every_setting_is_filled_by_a_key_of_the_file() -> None:
+    """A field added to the settings without its key in ``LAYOUT`` could never be set from orkas.toml."""
+    import msgspec
+
+    from orkas_tui.core.read.settings import Settings
+
+    filled = {field.lstrip("+") for field in LAYOUT.values()}
+    for info in msgspec.structs.fields(Settings):
+        name, kind = info.name, info.type
+        if name in ("source", "keys", "agents", "weights"):  # the file's path; free tables checked by their own rules
+            continue
+        if isinstance(kind, type) and issubclass(kind, msgspec.Struct):  # a table: each of its fields
+            missing = [f"{name}.{f.name}" for f in msgspec.structs.fields(kind) if f"{name}.{f.name}" not in filled]
+        else:
+            missing = [name] if name not in filled else []
+        assert not missing, missing
+
+
 def run(root: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "orkas_tui", *args, "--workspace", str(root)],

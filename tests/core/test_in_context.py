@@ -10,11 +10,17 @@ from tests.trust.conftest import cli, only_agent, status_json
 T = "2026-11-20T10:{:02d}:00Z"
 
 
-def turn(n: int, user: str, *, said: str = "Done: the deploy ran.", status: str = "ok") -> list[dict]:
+def turn(n: int, user: str, *, said: str = "Done: the deploy ran.", status: str = "ok", ran: bool = False) -> list[dict]:
+    """One turn; ``ran``: the agent ran a tool in it (a call and its result) before it ended."""
     at = T.format(n)
+    tool = [
+        {"ts": at, "type": "tool_call", "id": f"c{n}", "name": "Bash", "args": {"command": "psql -f migrate.sql"}},
+        {"ts": at, "type": "tool_result", "id": f"c{n}", "ok": True, "output": "ALTER TABLE"},
+    ]
     return [
         {"ts": at, "type": "turn_start", "turn": f"t{n}", "skills_indexed": []},
         {"ts": at, "type": "user", "text": user},
+        *(tool if ran else []),
         {"ts": at, "type": "assistant", "text": said},
         {"ts": at, "type": "turn_end", "turn": f"t{n}", "status": status},
     ]
@@ -38,7 +44,7 @@ def test_the_prompt_after_an_interruption_redirects_and_a_phrase_gives_its_phras
     agent = make_agent(tmp_path)
     events = [
         *turn(1, "Migrate the users table"),
-        *turn(2, "Add an index on email", said="Adding the index now", status="aborted"),
+        *turn(2, "Add an index on email", said="Adding the index now", status="aborted", ran=True),
         *turn(3, "use a partial index on active users"),  # no marker word: its place says it
         *turn(4, "Write the rollback"),
         *turn(5, "Actually, keep the old column"),
@@ -51,14 +57,36 @@ def test_the_prompt_after_an_interruption_redirects_and_a_phrase_gives_its_phras
 
 
 def test_a_conversation_read_on_after_a_restart_keeps_its_place(tmp_path: Path) -> None:
-    """The second run reads on from the cache: the turn before is known to have been interrupted."""
+    """The second run reads on from the cache: the turn before is known to have been interrupted,
+    and whether the agent had run anything in it."""
     agent = make_agent(tmp_path)
-    path = agent / "conversations" / "c1.jsonl"
-    write_lines(path, [*turn(1, "Migrate the users table"), *turn(2, "Add the index", status="aborted")])
-    assert evidence(tmp_path) == {"t2": None, "t1": None}
-    write_lines(path, turn(3, "use a partial index on active users"))
+    worked, idle = agent / "conversations" / "c1.jsonl", agent / "conversations" / "c2.jsonl"
+    write_lines(worked, [*turn(1, "Migrate the users table"), *turn(2, "Add the index", status="aborted", ran=True)])
+    write_lines(idle, [*turn(1, "Migrate the users table"), *turn(2, "Add the index", status="aborted")])
+    assert set(evidence(tmp_path).values()) == {None}
+    write_lines(worked, turn(3, "use a partial index on active users"))
+    write_lines(idle, turn(3, "use a partial index on active users"))
+    rows = only_agent(status_json(tmp_path))["turns"]
+    found = {t["conversation"]: t["evidence"].get("user_correction") for t in rows if t["turn"] == "t3"}
+    assert found["c1"] is not None and found["c1"].startswith("interrupted the agent, then redirected it")
+    assert found["c2"] is None  # stopped before it ran anything: the words alone decide, and they correct nothing
+
+
+def test_an_interruption_before_the_agent_ran_anything_is_read_on_the_words_alone(tmp_path: Path) -> None:
+    """The third and fourth labellers' reading (docs/rules.md): a user who stops the agent before it
+    has run a tool is most often completing their own message; it corrects only by its words."""
+    agent = make_agent(tmp_path)
+    events = [
+        *turn(1, "Migrate the users table"),
+        *turn(2, "Add an index on", said="", status="aborted"),
+        *turn(3, "Add an index on email, the column users log in with"),  # their own words, completed
+        *turn(4, "Write the rollback", status="aborted"),
+        *turn(5, "it still fails on staging"),  # the words say it: read as a failure report
+    ]
+    write_lines(agent / "conversations" / "c1.jsonl", events)
     found = evidence(tmp_path)
-    assert found["t3"] is not None and found["t3"].startswith("interrupted the agent, then redirected it")
+    assert found["t3"] is None
+    assert found["t5"] is not None and found["t5"].startswith("reported a failure after the agent's work")
 
 
 def test_the_bundle_shows_the_reason_with_the_prompt(tmp_path: Path) -> None:
@@ -85,11 +113,13 @@ def test_after_an_interruption_a_retry_a_resume_or_a_plan_is_no_correction() -> 
         context = Context(before="ok", prompts=0)
         for said in earlier:
             context.prompted(said)
-        context.ended("aborted")
+        context.ended("aborted", True)
         found = judge(text, context, matcher)
         return found.kind if found else None
 
     assert after_abort("commit", ("commit",)) is None
     assert after_abort("continue, network should be better now") is None
+    assert after_abort("let's continue please") is None
+    assert after_abort("please continue coordinating work, and ensure local main is updated") == "interrupt"
     assert after_abort("Implement the following plan: # Plan: Fix Error Handling in main.go") is None
     assert after_abort("commit only the docs", ("commit",)) == "interrupt"

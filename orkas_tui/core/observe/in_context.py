@@ -24,7 +24,7 @@ from orkas_tui.core.observe.gates import opening as _o
 from orkas_tui.core.observe.origins import split_pasted
 
 # The heuristic's version: caches of observations include it in their fingerprint.
-VERSION = 4  # 2: round two, tuned on the whole first corpus; 3: round three, with the second; 4: the third
+VERSION = 5  # 2: round two, tuned on the whole first corpus; 3: round three, with the second; 4: the third; 5: the fourth
 
 AGENT_TAIL = 600  # what the agent said last: the tail of its last message before the prompt
 TYPED_HEAD = 600  # a correction comes first; what follows is detail
@@ -61,23 +61,24 @@ class Context:
     """What the observer knows of a conversation when it reads the next prompt. (A plain class: one
     per conversation, and a dataclass costs the warm start a millisecond to build.)"""
 
-    __slots__ = ("agent", "before", "earlier", "prompts")
+    __slots__ = ("acted", "agent", "before", "earlier", "prompts")
 
-    def __init__(self, agent: str = "", before: str | None = None, prompts: int = 0) -> None:
+    def __init__(self, agent: str = "", before: str | None = None, prompts: int = 0, acted: bool = True) -> None:
         self.agent = agent  # the tail of the agent's last message before the prompt
         self.before = before  # how the turn before ended: None (first prompt), ok, error, aborted; feedback
+        self.acted = acted  # a tool call of the turn before ran (TurnRecord.acted)
         self.prompts = prompts  # typed prompts read so far in the conversation
         self.earlier: list[Words] = []  # their words, newest last
 
     def said(self, text: str) -> None:
         self.agent = text[-AGENT_TAIL:]
 
-    def ended(self, status: str) -> None:
-        self.before = status
+    def ended(self, status: str, acted: bool) -> None:
+        self.before, self.acted = status, acted
 
-    def resumed(self, turns: int, before: str | None) -> None:
+    def resumed(self, turns: int, before: str | None, acted: bool) -> None:
         """Read on from a restored summary: its turns stand for the prompts read (their words are not kept)."""
-        self.prompts, self.before = turns, before
+        self.prompts, self.before, self.acted = turns, before, acted
 
     def prompted(self, typed: str, words: Words | None = None) -> None:
         """A prompt read (``words``: its words, when the caller has them already)."""
@@ -105,7 +106,8 @@ _FAILS = Gate(
     _a(r"\b(?:isn'?t|is not|aren'?t|are not|not) (?:working|firing|happening|showing|appearing|passing|building)\b",
        ("working", "firing", "happening", "showing", "appearing", "passing", "building")),
     _a(r"\bnothing (?:is |was )?(?:happening|happens|happened|changed|shows?)\b", ("nothing",)),
-    _a(r"\b(?:is|are|it'?s|its) still \w+ing\b", ("still",)),
+    _a(r"\b(?:I'?m|I am|am|still) not seeing\b", ("seeing",)),
+    _a(r"\b(?:is|are|it'?s|its) still \w+ing\b(?![^.!?\n]{0,60}\?)", ("still",)),  # a report, not "is it still …?"
     _a(r"\bstill (?:there|seeing|getting|happening|showing|broken|not|displayed|visible|present)\b", ("still",)),
     _a(r"\bexit(?:s|ed)? immediately\b|\bcan'?t get past\b|\bnot updated\b|\b(?:says|shows) failing\b",
        ("exit", "exits", "exited", "past", "updated", "failing")),
@@ -151,6 +153,11 @@ _DISPUTES = Gate(
     _o(r"\A\W*(?:but|and|so) (?:are (?:we|you) sure|(?:this|that|it) means|(?:there|it|this|that) (?:is|are|isn'?t|aren'?t|was|wasn'?t)"
        r"|we (?:only|don'?t|do|didn'?t)|if\b)", ("but", "and", "so")),
     _a(r"\bis the (?:fix|problem|issue|cause) not\b", ("fix", "problem", "issue", "cause")),
+    # a question that opens on a negative: "doesn't every prompt update…?", "emm - doesn't the config…?"
+    _o(r"\A\W*(?:(?:emm?|umm?|hmm+|but|wait|so)\W+)?(?:doesn'?t|don'?t|isn'?t|aren'?t|wasn'?t|didn'?t|shouldn'?t|"
+       r"won'?t|can'?t)\b[^?\n]{0,160}\?",
+       ("doesn", "doesnt", "don", "dont", "isn", "isnt", "aren", "arent", "wasn", "wasnt", "didn", "didnt", "shouldn",
+        "shouldnt", "won", "wont", "can", "cant", "em", "emm", "um", "umm", "hmm", "hmmm", "but", "wait", "so")),
 )  # fmt: skip
 # The user turns the agent away from what it did or proposed.
 _REDIRECTS = Gate(
@@ -189,8 +196,12 @@ _REQUEST = Gate(
        ("please", "add", "create", "implement", "write", "generate", "document", "next")),
     _a(r"\b(?:genuine|quick) question\b|\b(?:also |just )?wondering\b|\bjust curious\b", ("question", "wondering", "curious")),
 )  # fmt: skip
+_ADDS = re.compile(r"\b(?:and|but|also|then|except|instead)\b")  # after "continue": an instruction added
 _RESUME = Gate(
-    _a(r"\A\W*(?:continue|go on|proceed|resume|keep going|carry on)\b", ("continue", "go", "proceed", "resume", "keep", "carry"))
+    _a(
+        r"\A\W*(?:(?:ok(?:ay)?|yes|please|let'?s)\W+)?(?:continue|go on|proceed|resume|keep going|carry on)\b",
+        ("continue", "go", "proceed", "resume", "keep", "carry"),
+    )
 )
 _NEW_TASK = Gate(_a(r"\bnew (?:change|task|feature|thing|request)\b", ("new",)))
 # The user takes back their own words, or apologises for them: no correction of the agent.
@@ -235,8 +246,8 @@ def judge(
     """The verdict on one typed prompt in its context, or ``None``: not a correction.
 
     The first prompt of a conversation is its task, never a correction. A refusal's
-    feedback and the first prompt after an interruption correct by where they stand,
-    unless the user takes back their own words. ``typed`` and ``words``: the prompt's typed text
+    feedback and the first prompt after an interruption of the agent's work (a tool call of the
+    stopped turn had run) correct by where they stand, unless the user takes back their own words. ``typed`` and ``words``: the prompt's typed text
     (:func:`~orkas_tui.core.observe.origins.split_pasted`) and its words (:func:`words_of`), when
     the caller has them already.
     """
@@ -258,9 +269,12 @@ def judge(
     if lowered.lstrip().startswith(_NOT_TYPED):
         return None
     if context.before == "aborted":
-        if _RESUME.search(head, lowered, tokens, first) or (context.earlier and words.seq == context.earlier[-1].seq):
-            return None  # carried on, or the interrupted prompt sent again: the interruption was not the agent's fault
-        return Verdict("interrupt", "interrupted the agent, then redirected it", one_line(head or text, FIRST_WORDS))
+        if context.earlier and _resent(words, context.earlier[-1], completed=not context.acted):
+            return None  # the interrupted prompt sent again: the user's own words, not the agent's fault
+        if context.acted:  # stopped before it ran anything: the words alone decide
+            if (carry := _RESUME.search(head, lowered, tokens, first)) and not _ADDS.search(lowered, carry.end()):
+                return None  # carried on ("continue, and …": a new instruction, read as one)
+            return Verdict("interrupt", "interrupted the agent, then redirected it", one_line(head or text, FIRST_WORDS))
     if quiet:
         if len(typed) > SHORT:
             return None
@@ -312,6 +326,15 @@ def _restated_or_phrased(
     ):
         return Verdict("phrase", "", phrase)  # the reason is the phrase: "matched 'instead'"
     return None
+
+
+def _resent(words: Words, interrupted: Words, completed: bool) -> bool:
+    """The prompt the interruption stopped, sent again: the same words, or (``completed``: the agent
+    had run nothing yet) nearly all of them with more added or a slip fixed."""
+    if words.seq == interrupted.seq:
+        return True
+    theirs = interrupted.set
+    return completed and len(theirs) >= 3 and len(words.set & theirs) >= 0.8 * len(theirs)
 
 
 def _restated(head: str, words: Words, earlier: list[Words]) -> str | None:

@@ -17,7 +17,7 @@ import msgspec
 from orkas_tui.core.observe.corrections import CorrectionMatcher, one_line
 from orkas_tui.core.observe.in_context import TYPED_HEAD, Context, judge, words_of
 from orkas_tui.core.observe.origins import split_pasted
-from orkas_tui.core.observe.transient import ErrorVerdict, TransientRule, error_facts
+from orkas_tui.core.observe.transient import INTERRUPTED, REJECTED, ErrorVerdict, TransientRule, error_facts
 from orkas_tui.core.read.events import Event, decode_stream
 from orkas_tui.core.read.timefmt import _fromisoformat, parse_ts
 
@@ -95,6 +95,14 @@ class TurnRecord:
     @property
     def ended_with_transient_error(self) -> bool:
         return self.status == "error" and self.end_error is not None and self.end_error.transient
+
+    @property
+    def acted(self) -> bool:
+        """A tool call of the turn ran: it made more calls than the user refused or stopped. What the
+        prompt after an interruption is read against (an interruption before it ran anything
+        stopped no work of the agent's)."""
+        stopped = sum(1 for error in self.errors if error.source != "turn" and error.reason in (REJECTED, INTERRUPTED))
+        return self.tool_calls > stopped
 
 
 def _short(text: object, limit: int = 240) -> str:
@@ -362,7 +370,7 @@ class ConversationObserver:
             turn.errors.append(turn.end_error)
         if turn.turn in self.edited_ids:
             turn.edited = True
-        self.context.ended(turn.status)
+        self.context.ended(turn.status, turn.acted)
         self.open = None
 
     def _mark_edited(self, turn_id: object) -> TurnRecord | None:
