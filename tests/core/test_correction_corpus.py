@@ -1,6 +1,6 @@
 """The real-prompt correction corpus (issue 30): well formed, split by session, and the figures
-docs/rules.md publishes are the ones ``scripts/correction_figures.py`` measures. The fourth set
-(``heldout4.jsonl``, labelled blind) is checked for its shape only until it is measured."""
+docs/rules.md publishes are the ones ``scripts/correction_figures.py`` measures. Every set says, after
+an interruption, whether the agent had acted (``acted``: written for set 4, backfilled for sets 1 to 3)."""
 
 from __future__ import annotations
 
@@ -16,8 +16,9 @@ import correction_figures  # noqa: E402
 
 KINDS = {None, *correction_figures.KINDS}
 FIELDS = {
-    "id", "source", "agent", "session", "n", "text", "agent_said", "before", "refused", "interrupted", "earlier", "language", "part", "label",
+    "id", "source", "agent", "session", "n", "text", "agent_said", "before", "refused", "interrupted", "acted", "earlier", "language", "part", "label",
 }  # fmt: skip
+SETS = ("prompts.jsonl", "heldout2.jsonl", "heldout3.jsonl", "heldout4.jsonl")
 REAL = REPO / "tests" / "data" / "corrections" / "real"
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
@@ -28,7 +29,7 @@ def test_the_corpus_is_large_enough_labelled_and_split_by_session() -> None:
     ids = {row["id"] for row in rows}
     assert len(ids) == len(rows)
     for row in rows:
-        assert FIELDS <= set(row) <= FIELDS | {"note", "acted"}, row["id"]  # a labeller's note; set 4's ``acted``
+        assert FIELDS <= set(row) <= FIELDS | {"note"}, row["id"]  # a labeller's note
         assert row["label"] in KINDS and row["part"] in correction_figures.PARTS
         assert row["before"] in (None, "ok", "error", "aborted", "feedback")
         assert set(row["earlier"]) <= ids
@@ -38,9 +39,25 @@ def test_the_corpus_is_large_enough_labelled_and_split_by_session() -> None:
     assert all(sum(row["label"] is not None for row in rows if row["part"] == part) >= 50 for part in correction_figures.PARTS)
 
 
+def test_every_set_says_whether_the_agent_acted_before_a_stop() -> None:
+    """``acted`` is on every row of every set, right after ``interrupted``: true or false on a prompt
+    after an interruption (the turn before ended aborted, or a tool call in it was interrupted), null
+    on every other; each set has rows after a stop with the agent having acted and not."""
+    for name in SETS:
+        rows = [json.loads(line) for line in (REAL / name).read_text("utf-8").splitlines() if line]
+        seen = set()
+        for row in rows:
+            keys = list(row)
+            assert "acted" in keys and keys[keys.index("interrupted") + 1] == "acted", (name, row["id"])
+            stopped = row["interrupted"] or row["before"] == "aborted"
+            assert row["acted"] in ((True, False) if stopped else (None,)), (name, row["id"])
+            seen.add(row["acted"])
+        assert seen == {True, False, None}, name
+
+
 def test_the_fourth_set_is_well_formed_and_shares_nothing_with_the_earlier_ones() -> None:
-    """Set 4 has the corpus's row shape plus ``acted`` (set after an interruption only), no
-    secret-looking string, and no session, prompt id or long prompt text of sets 1 to 3."""
+    """Set 4 has the corpus's row shape, no secret-looking string, and no session, prompt id or long
+    prompt text of sets 1 to 3."""
     from orkas_tui.core.read.settings import Settings
     from orkas_tui.core.store.redact import Redactor
 
@@ -53,14 +70,12 @@ def test_the_fourth_set_is_well_formed_and_shares_nothing_with_the_earlier_ones(
     assert len(ids) == len(rows)
     redact = Redactor(Settings().bundle.redact_patterns)
     for row in rows:
-        assert FIELDS | {"acted"} <= set(row) <= FIELDS | {"acted", "note"}, row["id"]
+        assert FIELDS <= set(row) <= FIELDS | {"note"}, row["id"]
         assert row["part"] == "held-out-4" and row["label"] in KINDS and row["agent"] in ("claude-code", "codex")
         assert row["before"] in (None, "ok", "error", "aborted", "feedback")
         assert set(row["earlier"]) <= ids and (row["n"] > 0 or row["label"] is None), row["id"]
-        stopped = row["interrupted"] or row["before"] == "aborted"
-        assert row["acted"] in ((True, False) if stopped else (None,)), row["id"]
         assert redact(row["text"]) == row["text"] and redact(row["agent_said"]) == row["agent_said"], row["id"]
-    earlier = [row for name in ("prompts.jsonl", "heldout2.jsonl", "heldout3.jsonl") for row in read(name)]
+    earlier = [row for name in SETS[:3] for row in read(name)]
     sessions = {uuid for row in earlier for uuid in UUID.findall(row["session"])} | {row["session"] for row in earlier}
     assert not [row["id"] for row in rows if row["session"] in sessions or sessions & set(UUID.findall(row["session"]))]
     assert not ids & {row["id"] for row in earlier}
