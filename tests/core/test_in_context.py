@@ -57,36 +57,32 @@ def test_the_prompt_after_an_interruption_redirects_and_a_phrase_gives_its_phras
 
 
 def test_a_conversation_read_on_after_a_restart_keeps_its_place(tmp_path: Path) -> None:
-    """The second run reads on from the cache: the turn before is known to have been interrupted,
-    and whether the agent had run anything in it."""
+    """The second run reads on from the cache: the turn before is known to have been interrupted."""
     agent = make_agent(tmp_path)
-    worked, idle = agent / "conversations" / "c1.jsonl", agent / "conversations" / "c2.jsonl"
-    write_lines(worked, [*turn(1, "Migrate the users table"), *turn(2, "Add the index", status="aborted", ran=True)])
-    write_lines(idle, [*turn(1, "Migrate the users table"), *turn(2, "Add the index", status="aborted")])
-    assert set(evidence(tmp_path).values()) == {None}
-    write_lines(worked, turn(3, "use a partial index on active users"))
-    write_lines(idle, turn(3, "use a partial index on active users"))
-    rows = only_agent(status_json(tmp_path))["turns"]
-    found = {t["conversation"]: t["evidence"].get("user_correction") for t in rows if t["turn"] == "t3"}
-    assert found["c1"] is not None and found["c1"].startswith("interrupted the agent, then redirected it")
-    assert found["c2"] is None  # stopped before it ran anything: the words alone decide, and they correct nothing
+    path = agent / "conversations" / "c1.jsonl"
+    write_lines(path, [*turn(1, "Migrate the users table"), *turn(2, "Add the index", status="aborted")])
+    assert evidence(tmp_path) == {"t2": None, "t1": None}
+    write_lines(path, turn(3, "use a partial index on active users"))
+    found = evidence(tmp_path)
+    assert found["t3"] is not None and found["t3"].startswith("interrupted the agent, then redirected it")
 
 
-def test_an_interruption_before_the_agent_ran_anything_is_read_on_the_words_alone(tmp_path: Path) -> None:
-    """The third and fourth labellers' reading (docs/rules.md): a user who stops the agent before it
-    has run a tool is most often completing their own message; it corrects only by its words."""
+def test_an_interruption_before_the_agent_ran_anything_reads_a_completed_prompt_as_the_users_own(tmp_path: Path) -> None:
+    """The issue's "the user correcting their own earlier message", as the labellers who opened the
+    transcripts read it (docs/rules.md): stopped before it ran a tool, the agent did nothing wrong
+    when the user sends the same prompt again, completed; a different prompt still redirects it."""
     agent = make_agent(tmp_path)
     events = [
         *turn(1, "Migrate the users table"),
         *turn(2, "Add an index on", said="", status="aborted"),
         *turn(3, "Add an index on email, the column users log in with"),  # their own words, completed
         *turn(4, "Write the rollback", status="aborted"),
-        *turn(5, "it still fails on staging"),  # the words say it: read as a failure report
+        *turn(5, "use a partial index on active users"),  # a new instruction: the interruption says it
     ]
     write_lines(agent / "conversations" / "c1.jsonl", events)
     found = evidence(tmp_path)
     assert found["t3"] is None
-    assert found["t5"] is not None and found["t5"].startswith("reported a failure after the agent's work")
+    assert found["t5"] is not None and found["t5"].startswith("interrupted the agent, then redirected it")
 
 
 def test_the_bundle_shows_the_reason_with_the_prompt(tmp_path: Path) -> None:

@@ -102,12 +102,9 @@ def conversation(draw, name: str = "c") -> tuple[list[dict], list[dict]]:
         if turn["edited"] and turn["end"] is not None:
             events.append({"type": "output_edited", "turn": turn["turn"]})
     for before, turn in pairwise(plan):  # docs/rules.md: a correcting prompt marks the turn before it edited
-        acted = before["calls"] or (before["read_by_tool"] and before["read"])  # a tool call of it ran
-        if before["end"][1] == "aborted" and turn["user"] == before["user"]:
-            continue  # the interrupted prompt sent again: a retry
-        if before["end"][1] == "aborted" and acted:  # any new words after an interruption of the agent's work
-            before["edited"] = True
-        else:  # (stopped before it ran anything: the words alone decide)
+        if before["end"][1] == "aborted":  # any new words after an interruption; the same words are a retry
+            before["edited"] |= turn["user"] != before["user"]
+        else:
             before["edited"] |= turn["user"] == "that's wrong, try again"
     for second, event in enumerate(events):
         event["ts"] = f"2026-11-20T10:{second // 60:02d}:{second % 60:02d}Z"

@@ -66,7 +66,7 @@ class Context:
     def __init__(self, agent: str = "", before: str | None = None, prompts: int = 0, acted: bool = True) -> None:
         self.agent = agent  # the tail of the agent's last message before the prompt
         self.before = before  # how the turn before ended: None (first prompt), ok, error, aborted; feedback
-        self.acted = acted  # a tool call of the turn before ran (TurnRecord.acted)
+        self.acted = acted  # a tool call of the turn before ran (TurnRecord.acted): a resent prompt completes the user's own
         self.prompts = prompts  # typed prompts read so far in the conversation
         self.earlier: list[Words] = []  # their words, newest last
 
@@ -76,9 +76,10 @@ class Context:
     def ended(self, status: str, acted: bool) -> None:
         self.before, self.acted = status, acted
 
-    def resumed(self, turns: int, before: str | None, acted: bool) -> None:
-        """Read on from a restored summary: its turns stand for the prompts read (their words are not kept)."""
-        self.prompts, self.before, self.acted = turns, before, acted
+    def resumed(self, turns: int, before: str | None) -> None:
+        """Read on from a restored summary: its turns stand for the prompts read (their words are not
+        kept, so neither a restatement nor a resent prompt is found, and whether it ran a tool is moot)."""
+        self.prompts, self.before = turns, before
 
     def prompted(self, typed: str, words: Words | None = None) -> None:
         """A prompt read (``words``: its words, when the caller has them already)."""
@@ -246,8 +247,9 @@ def judge(
     """The verdict on one typed prompt in its context, or ``None``: not a correction.
 
     The first prompt of a conversation is its task, never a correction. A refusal's feedback
-    and the first prompt after an interruption of the agent's work (a tool call of the stopped
-    turn had run) correct by where they stand, unless the user takes back their own words.
+    and the first prompt after an interruption correct by where they stand, unless the user
+    takes back their own words, carries on, or sends the interrupted prompt again (completed or
+    fixed, when the agent had run nothing yet: the user correcting their own message).
     ``typed`` and ``words``: the prompt's typed text
     (:func:`~orkas_tui.core.observe.origins.split_pasted`) and its words (:func:`words_of`), when
     the caller has them already.
@@ -272,10 +274,9 @@ def judge(
     if context.before == "aborted":
         if context.earlier and _resent(words, context.earlier[-1], completed=not context.acted):
             return None  # the interrupted prompt sent again: the user's own words, not the agent's fault
-        if context.acted:  # (stopped before it ran anything: the words alone decide, below)
-            if (carry := _RESUME.search(head, lowered, tokens, first)) and not _ADDS.search(lowered, carry.end()):
-                return None  # carried on ("continue, and …": a new instruction, read as one)
-            return Verdict("interrupt", "interrupted the agent, then redirected it", one_line(head or text, FIRST_WORDS))
+        if (carry := _RESUME.search(head, lowered, tokens, first)) and not _ADDS.search(lowered, carry.end()):
+            return None  # carried on ("continue, and …": a new instruction, read as one)
+        return Verdict("interrupt", "interrupted the agent, then redirected it", one_line(head or text, FIRST_WORDS))
     if quiet:
         if len(typed) > SHORT:
             return None

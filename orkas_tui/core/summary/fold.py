@@ -224,7 +224,7 @@ class ConversationState:
                 observer.turns[-2] = record_of(count - 2, self.summaries[-2], self.traces[-2])
             observer._index = last.skills_indexed
             observer.open = last if self.open_turn else None
-            observer.context.resumed(count, None if self.open_turn else last.status, last.acted)
+            observer.context.resumed(count, None if self.open_turn else last.status)
         self.open_turn = False  # the observer says from now on
         if b"output_edited" in block:
             self.records()
