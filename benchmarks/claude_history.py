@@ -5,9 +5,11 @@
 Builds (once, cached under ``$ORKAS_BENCH_CACHE``) a ``.claude/projects`` of
 ``--sessions`` sessions and about ``--mb`` MB by copying the real sample session of
 ``tests/data/samples`` (with its two subagent files) under new session ids, six
-projects, one day apart each (over 100 days); message and request ids are made unique per copy so
-ccusage, which drops repeated messages, counts every copy, and so are record uuids, so
-the import does not take the copies for a resumed session's repeats. Each session's main file is
+projects, one day apart each (over 100 days, then a year earlier); message, request and tool
+use ids are made unique per copy so ccusage, which drops repeated messages, counts every copy,
+and so are record uuids and times, so the import does not take the copies for a resumed
+session's repeats (before 2026-12-04 the tool use ids and the times of every hundredth copy
+repeated, and the import kept about a third of the history). Each session's main file is
 cut at a line boundary to reach the size. Then, best of ``--runs`` taken in turns, each
 command a child process timed from outside: into a fresh workspace, the import followed by ``status``
 of the agent (what a person runs to see their history), and ``npx ccusage@18 daily
@@ -46,7 +48,7 @@ def _read(path: Path) -> bytes:
 
 def ensure_history(sessions: int, megabytes: float) -> Path:
     """The folder holding ``.claude/projects`` (built once per parameters)."""
-    home = cache_root() / f"claude-history-{sessions}-{megabytes:g}-ids"
+    home = cache_root() / f"claude-history-{sessions}-{megabytes:g}-unique"
     if (home / "complete").exists():
         return home
     shutil.rmtree(home, ignore_errors=True)
@@ -56,15 +58,16 @@ def ensure_history(sessions: int, megabytes: float) -> Path:
     cut = main.find(b"\n", max(room, 1) - 1) + 1 or len(main)
     for k in range(sessions):
         new = str(uuid.uuid5(uuid.NAMESPACE_URL, f"orkas-bench-session-{k}"))
-        # one day apart, over 100 days: every copy stays before the status's NOW, however many
-        day = b'"' + (date(2026, 2, 11) + timedelta(days=k % 100)).isoformat().encode() + b"T"
+        # one day apart over 100 days, then the same days a year earlier: every copy has times of
+        # its own (a record is known by its time and what it says) and stays before the status's NOW
+        day = b'"' + (date(2026 - k // 100, 2, 11) + timedelta(days=k % 100)).isoformat().encode() + b"T"
 
         def copy(data: bytes, k: int = k, new: str = new, day: bytes = day) -> bytes:
             data = data.replace(SESSION.encode(), new.encode()).replace(DAY, day)
             data = RECORD_ID.sub(rb'"\1":"' + f"{k:03x}".encode(), data)  # another session's records, not a resumed copy
-            return data.replace(b'"id":"msg_', f'"id":"msg_{k:03d}'.encode()).replace(
-                b'"requestId":"req_', f'"requestId":"req_{k:03d}'.encode()
-            )
+            for prefix in (b'"id":"msg_', b'"requestId":"req_', b'"id":"toolu_', b'"tool_use_id":"toolu_'):
+                data = data.replace(prefix, prefix + f"{k:03d}".encode())
+            return data
 
         project = home / ".claude" / "projects" / f"-home-bench-project-{k % 6}"
         (project / new / "subagents").mkdir(parents=True)
