@@ -59,6 +59,7 @@ BOOKKEEPING = frozenset(
 )
 # "fallback": the model the turn fell back to ({"from": {"model": …}, "to": …}), no work of its own
 KNOWN_BLOCKS = frozenset({"text", "thinking", "redacted_thinking", "tool_use", "tool_result", "image", "document", "fallback"})
+WORK_BLOCKS = frozenset({"text", "tool_use", "tool_result"})  # the blocks a turn is read from
 SYSTEM_IGNORED = frozenset(
     {
         "init",
@@ -123,6 +124,16 @@ def session_of(path: Path) -> str:
 def is_subagent(path: Path) -> bool:
     """Subagent transcripts: ``<session>/subagents/agent-*.jsonl``, or ``agent-*.jsonl`` beside sessions (older versions)."""
     return path.parent.name == "subagents" or path.stem.startswith("agent-")
+
+
+def reads_as_no_work(label: str) -> bool:
+    """A kind imports counted as not read (``run._label``, or ``<kind> block/<type>``) that this version
+    knows and reads as no work: an older version's count of it stands for nothing missed."""
+    kind, _, block = label.partition(" block/")
+    if block:
+        return block in KNOWN_BLOCKS - WORK_BLOCKS
+    kind, _, subtype = label.partition("/")
+    return kind == "system" and subtype in SYSTEM_IGNORED if subtype else kind in BOOKKEEPING
 
 
 def looks_like(record: dict) -> bool:

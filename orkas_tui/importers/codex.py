@@ -84,6 +84,17 @@ def looks_like(record: dict) -> bool:
     )
 
 
+def reads_as_no_work(label: str) -> bool:
+    """A kind imports counted as not read (``run._label``: ``<type>/<payload type>``) that this version
+    knows and reads as no work: an older version's count of it stands for nothing missed."""
+    kind, _, inner = label.partition("/")
+    if kind == "response_item":
+        return inner in QUIET_ITEMS
+    if kind == "event_msg":
+        return inner in QUIET_EVENTS
+    return kind in RECORDS_IGNORED
+
+
 def conversation_id(path: Path) -> str:
     stem = path.stem
     return "codex-" + (stem.split("rollout-", 1)[1] if "rollout-" in stem else stem)

@@ -4,10 +4,14 @@ An importer never reads an unknown record as agent work (least of all as a succe
 counts it, by kind, and keeps the first example of each kind (its source and the head of
 its line). Each import adds its counts to ``<agent>/.orkas/not-read.json``, which ``status``
 shows (``not_read`` in ``--json``, read by ``core/read/not_read.py``), so a format a new version of the agent writes is seen the
-day it appears, not only in one import's summary.
+day it appears, not only in one import's summary. A kind an older orkas-tui counted and this one knows
+to carry no work (a bookkeeping record, a quiet event or block) is dropped from the counts at the
+next import: nothing was missed, and a count that says otherwise is false.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import orjson
 
@@ -24,12 +28,16 @@ def example(source: str, raw: bytes) -> str:
     return f"{source}: {raw[:EXAMPLE_CHARS].decode('utf-8', 'replace')}"
 
 
-def record(paths: AgentPaths, stats: ImportStats) -> None:
-    """Add this import's unknown records and malformed lines to the agent's counts (nothing to add: no write)."""
-    if not stats.unknown and not stats.malformed:
-        return
+def record(paths: AgentPaths, stats: ImportStats, no_work: Callable[[str], bool]) -> None:
+    """Add this import's unknown records and malformed lines to the agent's counts, less the kinds the
+    format now reads as ``no_work`` (nothing to change: no write)."""
     doc = read_not_read(paths)
     kinds = doc["kinds"]
+    settled = [kind for kind in kinds if no_work(kind)]
+    if not stats.unknown and not stats.malformed and not settled:
+        return
+    for kind in settled:
+        del kinds[kind]
     for kind, count in stats.unknown.items():
         entry = kinds.setdefault(kind, {"count": 0, "first": stats.examples.get(kind)})
         entry["count"] += count

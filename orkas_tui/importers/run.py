@@ -173,7 +173,7 @@ def import_files(
     except OSError as exc:
         stats.problems.append(f"{paths.private / 'places.json'}: cannot be written ({exc.strerror or exc})")
     try:
-        not_read.record(paths, stats)
+        not_read.record(paths, stats, module.reads_as_no_work)
     except OSError as exc:
         stats.problems.append(f"{paths.private / not_read.FILE}: cannot be written ({exc.strerror or exc})")
     return stats

@@ -47,3 +47,33 @@ def test_an_agent_whose_imports_read_everything_shows_none(samples, workspace, c
     (row,) = json.loads(status(workspace, capsys, "--json"))["agents"]
     assert row["not_read"] == {"records": 0, "kinds": {}, "malformed_lines": 0}
     assert "not read" not in status(workspace, capsys)
+
+
+def test_kinds_an_older_version_counted_and_this_one_reads_as_no_work_are_dropped(tmp_path, workspace, agent, capsys):
+    """An older importer counted Claude Code's ``mode`` record and ``fallback`` block as not read; this
+    one knows both carry no work, so the next import drops them and keeps what it still cannot read."""
+    agent.private.mkdir()
+    older = {"count": 80, "first": "s0.jsonl: {}"}
+    (agent.private / "not-read.json").write_text(
+        json.dumps(
+            {
+                "kinds": {
+                    "mode": older,
+                    "assistant block/fallback": {**older, "count": 9},
+                    "pixie-record": {**older, "count": 2},
+                },
+                "malformed_lines": 1,
+                "records": 91,
+            }
+        )
+    )
+    source = write_lines(tmp_path / "src" / "s1.jsonl", session()[:4])
+    args = ["import", "claude-code", str(source), "--agent", "coder", "--workspace", str(workspace.root), "--settle", "0"]
+    assert main(args) == 0
+    capsys.readouterr()
+    (row,) = json.loads(status(workspace, capsys, "--json"))["agents"]
+    assert row["not_read"] == {
+        "records": 2,
+        "kinds": {"pixie-record": {"count": 2, "first": "s0.jsonl: {}"}},
+        "malformed_lines": 1,
+    }
