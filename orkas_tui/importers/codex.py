@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import orjson
@@ -23,8 +24,8 @@ from orkas_tui.importers.writer import ConversationWriter
 NAME = "codex"
 LABEL = "Codex"
 INJECTED = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions", "<user_shell_command>", "<turn_aborted>")
-CALLS = ("function_call", "custom_tool_call", "local_shell_call", "web_search_call")
-OUTPUTS = ("function_call_output", "custom_tool_call_output", "local_shell_call_output")
+CALLS = ("function_call", "custom_tool_call", "local_shell_call", "web_search_call", "tool_search_call")
+OUTPUTS = ("function_call_output", "custom_tool_call_output", "local_shell_call_output", "tool_search_output")
 QUIET_ITEMS = frozenset({"reasoning", "ghost_snapshot", "compaction", "compaction_summary"})
 QUIET_EVENTS = frozenset(
     {
@@ -195,6 +196,8 @@ class Parser:
             name, args = "local_shell", {"command": action.get("command")}
         elif item == "web_search_call":
             name, args = "web_search", given if isinstance(given := payload.get("action"), dict) else {}
+        elif item == "tool_search_call":  # Codex 0.140+: the agent looks up deferred tools by a query
+            name, args = "tool_search", _arguments(payload.get("arguments"))
         elif item == "custom_tool_call":
             name, args = str(payload.get("name") or "?"), {"input": payload.get("input")}
         else:
@@ -205,6 +208,9 @@ class Parser:
 
     def _output(self, payload: dict, ts: str | None) -> None:
         call_id = str(payload.get("call_id") or "?")
+        if payload.get("type") == "tool_search_output":
+            self._found(call_id, payload, ts)
+            return
         text, code = _output(payload.get("output"))
         ended = self.w.state.get("exits", {}).pop(call_id, None)
         code = ended if code is None else code
@@ -225,6 +231,28 @@ class Parser:
             self.w.tool_error(
                 ts, call_id, f"exit code {code}: {text.strip()}" if text.strip() else f"exit code {code}", exit_code=code
             )
+
+    def _found(self, call_id: str, payload: dict, ts: str | None) -> None:
+        """A tool search's result: the names of the tools it found, never their descriptions (text
+        the tools' authors wrote, which no lesson may come from); any status but ``completed`` failed."""
+        status = payload.get("status")
+        if status not in (None, "completed"):
+            self.w.tool_error(ts, call_id, f"tool search {status}")
+            return
+        names = list(_tool_names(payload.get("tools")))
+        self.w.tool_ok(ts, call_id, f"found {', '.join(names)}" if names else "found no tool")
+
+
+def _tool_names(tools: object, namespace: str = "") -> Iterator[str]:
+    """``namespace.name`` of each tool a search returned (a namespace holds its own ``tools``)."""
+    for tool in tools if isinstance(tools, list) else []:
+        name = tool.get("name") if isinstance(tool, dict) else None
+        if not isinstance(name, str):
+            continue
+        if isinstance(tool.get("tools"), list):
+            yield from _tool_names(tool["tools"], f"{namespace}{name}.")
+        else:
+            yield namespace + name
 
 
 def _sandboxed(policy: object) -> bool:

@@ -26,7 +26,8 @@ PROMETHEUS = (
 MOONMIND = f"{FORMATS}/MoonLadderStudios-MoonMind__rollout-2025-11-12T17-48-11-019a7ae6.jsonl"  # 0.57.0
 NEURO = f"{FORMATS}/Python-AI-Solutions-agentic-neurodata-conversion__rollout-2025-09-26T17-01-04-019985ca.jsonl"  # 0.40.0
 ACIDIC = "codex/AcidicSoil-codex-session-view__rollout-2025-11-17T15-30-28-019a93b9.jsonl"  # 0.58.0
-ALL = [NEURO, MOONMIND, ACIDIC, PROMETHEUS]
+AGENTV = f"{FORMATS}/EntityProcess-agentv__rollout-2026-06-18T02-34-50-019ed893.jsonl"  # 0.140.0
+ALL = [NEURO, MOONMIND, ACIDIC, PROMETHEUS, AGENTV]
 HEADER = re.compile(r"^(?:Exit code:|Process exited with code)\s*(-?\d+)", re.MULTILINE)
 FAILURE_WORDS = ("apply_patch verification failed", "execution error:", "failed in sandbox", "exec command rejected by user")
 
@@ -127,3 +128,23 @@ def test_a_sandbox_denial_is_a_real_permission_error(samples, workspace, agent):
         assert event["ok"] is False and event["failure"]["kind"] == "sandbox_error"
         verdict = tool_failure(rule, decode_line(orjson.dumps(event)))[2]
         assert (verdict.transient, verdict.reason) == (False, "Codex error kind sandbox_error is real")
+
+
+def test_a_tool_search_is_a_call_whose_result_names_the_tools_found(samples, workspace, agent):
+    """0.140 looks up deferred tools (``tool_search_call``, then ``tool_search_output`` listing them): a
+    call and its ok result naming each tool found, none of the descriptions their authors wrote,
+    and nothing counted as not read."""
+    rows = [json.loads(line)["payload"] for line in (samples / AGENTV).read_text().splitlines()]
+    (call,) = [row for row in rows if row.get("type") == "tool_search_call"]
+    (found,) = [row for row in rows if row.get("type") == "tool_search_output"]
+    names = [f"{space['name']}.{tool['name']}" for space in found["tools"] for tool in space["tools"]]
+    stats = import_files(agent, workspace.settings, "codex", [samples / AGENTV], settle=0)
+    assert not stats.unknown
+    result = results(agent)[call["call_id"]]
+    assert result["ok"] is True and result["output"] == "found " + ", ".join(names)
+    conversation = b"".join(path.read_bytes() for path in agent.conversations.glob("*.jsonl"))
+    assert found["tools"][0]["tools"][0]["description"][:40].encode() not in conversation
+    calls = [orjson.loads(line) for line in conversation.splitlines() if b'"tool_call"' in line]
+    assert [(event["name"], event["args"]) for event in calls if event["id"] == call["call_id"]] == [
+        ("tool_search", call["arguments"])
+    ]
