@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import signal
 import threading
 import time
@@ -75,9 +76,11 @@ def test_good_answer_applied_at_once_with_history_events_usage_and_stages(coder,
     server.steps = [reply(GOOD)]
     ws = configure(coder, server, auto_apply=True)
     stages = []
-    outcome = reflect(ws, "coder", NOW, on_progress=lambda p: stages.append(p.stage))
+    outcome = reflect(ws, "coder", NOW, on_progress=lambda p: stages.append((p.stage, p.message)))
     assert outcome.status == "applied", outcome.message
-    assert stages == ["bundle", "waiting", "validating", "applying", "done"]
+    assert [stage for stage, _ in stages] == ["bundle", "waiting", "validating", "applying", "done"]
+    built = stages[0][1]  # each count names what it counts: the turns first, then the lines of recent activity
+    assert re.search(r"triggering turns: \d+ of \d+ kept; recent activity: \d+ of \d+ lines from \d+ conversation", built)
     store = SkillStore(ws.agent("coder"), ws.settings)
     created = store.get("deploy-to-staging-first")
     assert created.body.startswith("When asked to deploy, always deploy to the staging cluster")

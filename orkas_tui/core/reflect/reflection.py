@@ -268,8 +268,9 @@ def _reflect_locked(
         Progress(
             agent,
             BUNDLE,
-            f"bundle built: {bundle.tokens} tokens, {prepared.prompt.redactions} redactions, "
-            f"{bundle.items_kept}/{bundle.items_total} events from {len(bundle.conversations)} conversation(s)",
+            f"bundle built: {bundle.tokens:,} tokens, {prepared.prompt.redactions} redactions; triggering turns: "
+            f"{sum(1 for turn in bundle.turns if turn['kept'])} of {len(bundle.turns)} kept; recent activity: "
+            f"{bundle.items_kept:,} of {bundle.items_total:,} lines from {len(bundle.conversations)} conversation(s)",
         )
     )
 
