@@ -138,6 +138,7 @@ def test_the_script_prints_both_parts() -> None:
     assert re.search(r"held-out-2: \d+ prompts from \d+ sessions", printed)
     assert re.search(r"held-out-3: \d+ prompts from \d+ sessions", printed)
     assert re.search(r"held-out-4: \d+ prompts from \d+ sessions", printed)
+    assert re.search(r"held-out-5: \d+ prompts from \d+ sessions", printed)
     assert "| kind: interrupt |" in printed
 
 
