@@ -189,7 +189,12 @@ class OrkasApp(App[None]):
         self.load(None)
         if self.watching:
             self.watch_files()
-            self.set_interval(TICK_S, lambda: self.load({}))  # ages and the countdown move on
+            self.set_interval(TICK_S, self.tick)
+
+    def tick(self) -> None:
+        """Time moves on: the queue's countdowns are planned again and the skills' ages redrawn."""
+        self.load({})
+        self.query_one(SkillsPane).tick(self.now())
 
     @work(thread=True, group="preload")
     def preload_model_client(self) -> None:

@@ -3,6 +3,7 @@ no "ineffective" on a skill whose latest change fixed it, no "never used" on a s
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 from orkas_tui.core.observe.skill_metrics import SkillMetrics
@@ -10,6 +11,7 @@ from orkas_tui.core.read.workspace import Workspace
 from orkas_tui.core.reflect.verdict import NEVER_USED, TOO_NEW, verdict
 from orkas_tui.core.store.history import record_change
 from orkas_tui.core.store.skills import SkillStore
+from orkas_tui.tui.app import make_app
 from orkas_tui.tui.widgets.skills import SkillsPane
 from tests.conftest import NOW
 from tests.tui.conftest import SIZE, open_agent, settle, wait_until
@@ -67,3 +69,23 @@ def test_a_skill_with_no_change_is_judged_once_enough_turns_showed_it() -> None:
     assert verdict(None, enough, None, 10).flags == (NEVER_USED,)
     assert verdict(None, enough, None, 10).over == "all 12 turns that showed it"
     assert verdict(None, few, None, 3).flags == (NEVER_USED,)  # the setting
+
+
+async def test_a_skills_age_moves_on_with_the_clock(demo_ws: Path) -> None:
+    """The app's tick redraws the ages: a skill made at start does not read "0s" two hours later."""
+    workspace = Workspace.open(demo_ws)
+    skill, _ = SkillStore(workspace.agent("ops"), workspace.settings).create(
+        "Drain first", "Drain a node", "Always drain.\n", NOW
+    )
+    moments = [NOW]
+    app = make_app(demo_ws, clock=lambda: moments[-1], watch=False, blink=False, preload=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_agent(pilot, "ops")
+        await pilot.press("3")
+        skills = app.query_one(SkillsPane)
+        await wait_until(pilot, lambda: skills.table.row_count > 0)
+        assert str(skills.table.get_cell(skill.slug, "created")) == "0s"
+        moments.append(NOW + timedelta(hours=2, minutes=5))
+        app.tick()
+        await settle(pilot)
+        assert str(skills.table.get_cell(skill.slug, "created")) == "2h5m"

@@ -178,6 +178,12 @@ class SkillsPane(Vertical):
         problems.update("\n".join(f"⚠ {b.problem}" for b in view.broken_skills.values()))
         problems.display = bool(view.broken_skills)
 
+    def tick(self, now: datetime) -> None:
+        """Redraw at ``now``: the ages (created, last used) move on between loads."""
+        if self.view is not None:
+            self.now = now
+            self._sync()
+
     def _sync(self) -> None:
         if self.view is None or self.now is None:
             return
