@@ -234,3 +234,16 @@ async def test_at_80x24_the_skills_filter_is_wide_enough_to_type_in(app_factory)
         field = app.query_one(SkillsPane).query_one("#skills-filter", Input)
         assert field.region.width >= 24  # was 4: the summary took the rest
         assert app.query_one("#skills-summary").region.right <= app.query_one(SkillsPane).region.right
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+async def test_the_agent_header_is_never_cut(app_factory, size) -> None:
+    """The archivist's description wraps: its counts ("7 turns · 1 triggering") still show, below it."""
+    app = app_factory()
+    async with app.run_test(size=size) as pilot:
+        for agent in ("archivist", "coder"):
+            await open_agent(pilot, agent)
+            header = app.query_one("#agent-header")
+            width = header.content_region.width
+            needed = header.get_content_height(header.content_region.size, app.size, width)
+            assert needed <= header.content_region.height, (agent, needed, header.content_region.height)
