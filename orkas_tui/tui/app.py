@@ -501,7 +501,7 @@ class OrkasApp(App[None]):
         header.append(f"\n{view.turn_count} turns · {view.triggering} triggering · {len(view.skills)} skills", style="dim")
         spent = self.plan.spent if self.plan is not None else None
         if spent is not None and (spent.month.reflections or spent.budget_usd is not None):  # every agent's, one total
-            header.append(f" · cost today {spent.today.text()}, this month {spent.month.text()}", style="dim")
+            header.append(f" · cost {spent.text()}", style="dim")
             if spent.over:
                 header.append(" (over today's budget)", style="bold red")
         if view.malformed:

@@ -85,6 +85,9 @@ async def test_an_unknown_price_reads_price_unknown_in_the_events_tab(app_factor
             await wait_until(pilot, lambda: any("1,200 in" in d for d in event_details(app)))
             (row,) = [d for d in event_details(app) if "1,200 in" in d]
             assert row.startswith("price unknown · 1,200 in / 80 out tokens") and "$0" not in row
+            # the header and the queue say it once, in one wording: no "$0" for a reflection of unknown price
+            await wait_until(pilot, lambda: "cost price unknown (1 reflection today, 1 this month)" in header(app))
+            assert "Reflections cost price unknown (1 reflection today, 1 this month)" in schedule(app)
 
 
 async def test_reflect_now_over_the_budget_asks_to_send_anyway(app_factory, demo_ws: Path) -> None:

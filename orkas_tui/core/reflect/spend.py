@@ -177,8 +177,12 @@ class Spending:
         return f"{OVER_BUDGET} ({money(self.today.usd)} of {dollars(self.budget_usd)}; until {format_ts(self.day_end)})"
 
     def text(self) -> str:
-        """``today $0.0123 · this month $0.4000 · budget $0.50/day``."""
+        """``today $0.0123 · this month $0.4000 · budget $0.50/day``; with no price known this month,
+        ``price unknown (1 reflection today, 3 this month)``. Every view's wording of the spend."""
         budget = "" if self.budget_usd is None else f" · budget {dollars(self.budget_usd)}/day"
+        if self.month.reflections and self.month.unpriced == self.month.reflections:
+            today = f"{self.today.reflections} reflection{'s' if self.today.reflections != 1 else ''} today"
+            return f"{PRICE_UNKNOWN} ({today}, {self.month.reflections} this month){budget}"
         return f"today {self.today.text()} · this month {self.month.text()}{budget}"
 
     def to_json(self) -> dict:
