@@ -9,6 +9,8 @@ import re
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "scripts"))
 
@@ -55,59 +57,32 @@ def test_every_set_says_whether_the_agent_acted_before_a_stop() -> None:
         assert seen == {True, False, None}, name
 
 
-def test_the_fourth_set_is_well_formed_and_shares_nothing_with_the_earlier_ones() -> None:
-    """Set 4 has the corpus's row shape, no secret-looking string, and no session, prompt id or long
-    prompt text of sets 1 to 3."""
+@pytest.mark.parametrize(("number", "sessions"), [(4, 40), (5, 20)])
+def test_a_blind_set_is_well_formed_and_shares_nothing_with_the_earlier_ones(number: int, sessions: int) -> None:
+    """Sets 4 and 5 have the corpus's row shape, both agents, no secret-looking string, and no
+    session, prompt id or long prompt text of the sets before them (BMAD-method agent-activation
+    templates aside: the same command text starts sessions of both sets 4 and 5 of one developer)."""
     from orkas_tui.core.read.settings import Settings
     from orkas_tui.core.store.redact import Redactor
 
     def read(name: str) -> list[dict]:
         return [json.loads(line) for line in (REAL / name).read_text("utf-8").splitlines() if line]
 
-    rows = read("heldout4.jsonl")
-    assert len(rows) >= 300 and len({row["session"] for row in rows}) >= 40
-    ids = {row["id"] for row in rows}
-    assert len(ids) == len(rows)
-    redact = Redactor(Settings().bundle.redact_patterns)
-    for row in rows:
-        assert FIELDS <= set(row) <= FIELDS | {"note"}, row["id"]
-        assert row["part"] == "held-out-4" and row["label"] in KINDS and row["agent"] in ("claude-code", "codex")
-        assert row["before"] in (None, "ok", "error", "aborted", "feedback")
-        assert set(row["earlier"]) <= ids and (row["n"] > 0 or row["label"] is None), row["id"]
-        assert redact(row["text"]) == row["text"] and redact(row["agent_said"]) == row["agent_said"], row["id"]
-    earlier = [row for name in SETS[:3] for row in read(name)]
-    sessions = {uuid for row in earlier for uuid in UUID.findall(row["session"])} | {row["session"] for row in earlier}
-    assert not [row["id"] for row in rows if row["session"] in sessions or sessions & set(UUID.findall(row["session"]))]
-    assert not ids & {row["id"] for row in earlier}
-    texts = {row["text"].strip() for row in earlier if len(row["text"].strip()) >= 60}
-    assert not [row["id"] for row in rows if row["text"].strip() in texts]
-
-
-def test_the_fifth_set_is_well_formed_and_shares_nothing_with_the_earlier_ones() -> None:
-    """Set 5 has the corpus's row shape, no secret-looking string, and no session, prompt id or long
-    prompt text of sets 1 to 4 (BMAD-method agent-activation templates aside: the same command text
-    starts sessions of both sets 4 and 5 of that developer)."""
-    from orkas_tui.core.read.settings import Settings
-    from orkas_tui.core.store.redact import Redactor
-
-    def read(name: str) -> list[dict]:
-        return [json.loads(line) for line in (REAL / name).read_text("utf-8").splitlines() if line]
-
-    rows = read("heldout5.jsonl")
-    assert len(rows) >= 300 and len({row["session"] for row in rows}) >= 20
+    rows = read(f"heldout{number}.jsonl")
+    assert len(rows) >= 300 and len({row["session"] for row in rows}) >= sessions
     assert {row["agent"] for row in rows} == {"claude-code", "codex"}
     ids = {row["id"] for row in rows}
     assert len(ids) == len(rows)
     redact = Redactor(Settings().bundle.redact_patterns)
     for row in rows:
         assert FIELDS <= set(row) <= FIELDS | {"note"}, row["id"]
-        assert row["part"] == "held-out-5" and row["label"] in KINDS
+        assert row["part"] == f"held-out-{number}" and row["label"] in KINDS
         assert row["before"] in (None, "ok", "error", "aborted", "feedback")
         assert set(row["earlier"]) <= ids and (row["n"] > 0 or row["label"] is None), row["id"]
         assert redact(row["text"]) == row["text"] and redact(row["agent_said"]) == row["agent_said"], row["id"]
-    earlier = [row for name in SETS[:4] for row in read(name)]
-    sessions = {uuid for row in earlier for uuid in UUID.findall(row["session"])} | {row["session"] for row in earlier}
-    assert not [row["id"] for row in rows if row["session"] in sessions or sessions & set(UUID.findall(row["session"]))]
+    earlier = [row for name in SETS[: number - 1] for row in read(name)]
+    seen = {uuid for row in earlier for uuid in UUID.findall(row["session"])} | {row["session"] for row in earlier}
+    assert not [row["id"] for row in rows if row["session"] in seen or seen & set(UUID.findall(row["session"]))]
     assert not ids & {row["id"] for row in earlier}
     template = "You must fully embody this agent's persona"
     texts = {row["text"].strip() for row in earlier if len(row["text"].strip()) >= 60}
