@@ -27,7 +27,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "export": ("transcripts", "register_export", "write an agent's skills and self notes where Claude Code or Codex reads them"),
     "skills": ("skills", "register", "each skill and its scope: one repository, or global"),
     "hooks": ("hooks", "register", "install, remove or show the hooks that import each session as it ends"),
-    "hook": ("hook", "register", "run by Claude Code's hooks and Codex's notify: import the session that just ran"),
+    "hook": ("hook", "register", "run by Claude Code's and Codex's hooks: import the session that just ran"),
 }
 
 

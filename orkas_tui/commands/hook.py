@@ -14,12 +14,13 @@ from orkas_tui.commands.io import add_workspace
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("hook", help="run by Claude Code's hooks and Codex's notify: import the session that just ran")
+    parser = sub.add_parser("hook", help="run by Claude Code's and Codex's hooks: import the session that just ran")
     parser.add_argument("format", choices=["claude-code", "codex"])
     parser.add_argument(
         "options",
         nargs=argparse.REMAINDER,
-        help="--agent ID (default: the format's name), --workspace PATH; codex's notify: its JSON",
+        help="--agent ID (default: the format's name), --workspace PATH (the hook's JSON comes on stdin; an "
+        "earlier install's Codex notify passes its JSON last)",
     )
     add_workspace(parser)
     parser.set_defaults(func=run_hook)
