@@ -19,14 +19,14 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "reflect": ("reflect", "register", "reflect on one agent now (or show exactly what would be sent)"),
     "cycle": ("reflect", "register", "run one scheduled cycle over the selected agents"),
     "daemon": ("reflect", "register", "run cycles on the schedule until stopped, logging each decision"),
-    "service": ("service", "register", "install, remove or show the user service that keeps the daemon running"),
-    "proposals": ("proposals", "register", "list, show, approve, reject or edit reflection proposals"),
+    "service": ("service", "register", "install, remove or show (the default) the user service that keeps the daemon running"),
+    "proposals": ("proposals", "register", "list (the default), show, approve, reject or edit reflection proposals"),
     "history": ("history", "register", "every change applied to an agent's skills and notes"),
     "revert": ("history", "register", "undo one applied change (refused if the file changed since)"),
     "import": ("transcripts", "register", "import Claude Code or Codex sessions as an agent's conversations"),
     "export": ("transcripts", "register_export", "write an agent's skills and self notes where Claude Code or Codex reads them"),
     "skills": ("skills", "register", "each skill and its scope: one repository, or global"),
-    "hooks": ("hooks", "register", "install, remove or show the hooks that import each session as it ends"),
+    "hooks": ("hooks", "register", "install, remove or show (the default) the hooks that import each session as it ends"),
     "hook": ("hook", "register", "run by Claude Code's and Codex's hooks: import the session that just ran"),
 }
 

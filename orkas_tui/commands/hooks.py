@@ -28,8 +28,10 @@ SHOWN = 5  # runs and problems listed by ``hooks status``
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("hooks", help="install, remove or show the hooks that import each session as it ends")
-    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    parser = sub.add_parser("hooks", help="install, remove or show (the default) the hooks that import each session as it ends")
+    add_workspace(parser)
+    actions = parser.add_subparsers(dest="action", metavar="ACTION")
+    parser.set_defaults(func=run_status, settings=None, all=False, json=False)  # no action: status
     install = actions.add_parser("install", help="add orkas-tui's hooks to Claude Code's settings or Codex's hooks")
     install.add_argument("format", choices=FORMATS)
     install.add_argument("--agent", metavar="ID", help="the agent the hook imports into (default: the format's name)")

@@ -20,9 +20,10 @@ from orkas_tui.core.store.proposals import Proposal, list_proposals, load_propos
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("proposals", help="list, show, approve, reject or edit reflection proposals")
+    parser = sub.add_parser("proposals", help="list (the default), show, approve, reject or edit reflection proposals")
     add_workspace(parser)
-    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    actions = parser.add_subparsers(dest="action", metavar="ACTION")
+    parser.set_defaults(func=run_list, agent=None, pending=False, json=False)  # no action: list
 
     p = actions.add_parser("list", help="every proposal, newest last")
     add_workspace(p)

@@ -30,8 +30,12 @@ UNIT = "orkas-tui.service"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("service", help="install, remove or show the user service that keeps the daemon running")
-    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    parser = sub.add_parser(
+        "service", help="install, remove or show (the default) the user service that keeps the daemon running"
+    )
+    add_workspace(parser)
+    actions = parser.add_subparsers(dest="action", metavar="ACTION")
+    parser.set_defaults(func=run_service, action="status")  # no action: status
     for action, text in (
         ("install", "write the systemd user unit or launchd agent for the daemon; print how to enable it"),
         ("uninstall", "remove that file (only ours, only once the daemon has stopped)"),

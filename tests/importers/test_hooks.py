@@ -621,3 +621,18 @@ def test_install_into_a_new_workspace_writes_the_commented_model_template(home: 
     text = (home / ".orkas" / "orkas.toml").read_text()
     assert text.startswith(SETTINGS_TEMPLATE) and '# name = "openai/gpt-4o-mini"' in text
     assert tomllib.loads(text)["agents"]["me"] == {"format": "claude-code", "export_skills": "~/.claude/skills"}
+
+
+def test_hooks_proposals_and_service_alone_show_what_they_would_list(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A command of actions run with none does its read-only one, as a person trying it expects:
+    ``hooks`` is ``hooks status``, ``proposals`` is ``proposals list``, ``service`` is ``service status``."""
+    (home / ".orkas" / "agents").mkdir(parents=True)
+    for alone, action in (
+        (["hooks"], ["hooks", "status"]),
+        (["proposals"], ["proposals", "list"]),
+        (["service"], ["service", "status"]),
+    ):
+        assert main(alone) == 0
+        said = capsys.readouterr().out
+        assert main(action) == 0
+        assert said == capsys.readouterr().out and said
