@@ -67,8 +67,8 @@ def render_dry_run(prepared: Prepared) -> str:
     out = [
         f"dry run for {b.agent}: nothing is sent",
         f"period: since {format_ts(prepared.since) if prepared.since else 'the first turn'}",
-        f"bundle: {b.tokens} of {b.budget} tokens, {b.items_kept}/{b.items_total} events, "
-        f"{len(b.conversations)} conversation(s), {b.outputs_cut} tool output(s) cut",
+        f"bundle: {b.tokens:,} of {b.budget:,} tokens from {len(b.conversations)} conversation(s), "
+        f"{b.outputs_cut} tool output(s) cut",  # the lines kept of each part: the preview's first line
         f"prompt: {prepared.prompt.tokens} tokens, {prepared.prompt.redactions} redaction(s)",
         *b.preview(),
         *(f"problem: {problem}" for problem in b.problems),

@@ -100,6 +100,9 @@ def test_an_unreadable_events_file_is_reported_and_the_dry_run_still_works(root)
     code, out, err = cli("reflect", "a", "--dry-run", "--workspace", str(root), "--now", ts(NOW))
     assert code == 0, err
     assert "problem: events.jsonl: cannot read" in out and "hello there" in out
+    # each count once, naming what it counts: the tokens and conversations, then each part's lines
+    assert re.search(r"^bundle: [\d,]+ of 12,000 tokens from 1 conversation\(s\), 0 tool output\(s\) cut$", out, re.M)
+    assert re.search(r"^parts: .*activity [\d,]+ \(\d+/\d+ lines\)$", out, re.M) and " events," not in out
     assert build_bundle(scan_of(root), None).problems == [
         "events.jsonl: cannot read (not a regular file); left out of the bundle"
     ]
