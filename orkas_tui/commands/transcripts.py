@@ -55,12 +55,18 @@ def register(sub: argparse._SubParsersAction) -> None:
 def register_export(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("export", help="write an agent's skills and self notes where Claude Code or Codex reads them")
     parser.add_argument("format", choices=FORMAT_NAMES)
-    parser.add_argument("agent", metavar="AGENT")
-    parser.add_argument("dest", metavar="DEST", help="skills folder, e.g. ~/.claude/skills or ~/.codex/skills")
+    parser.add_argument("agent", metavar="AGENT", nargs="?", help="the agent to export (default: the format's name)")
+    parser.add_argument(
+        "dest",
+        metavar="DEST",
+        nargs="?",
+        help="skills folder, e.g. ~/.claude/skills or ~/.codex/skills (default: the agent's export_skills in orkas.toml)",
+    )
     parser.add_argument(
         "--memory",
         metavar="FILE",
-        help="CLAUDE.md / AGENTS.md to hold the notes block (default: beside DEST when DEST is a 'skills' folder, else inside it)",
+        help="CLAUDE.md / AGENTS.md to hold the notes block (default: the agent's export_memory in orkas.toml, else beside "
+        "DEST when DEST is a 'skills' folder, else inside it)",
     )
     parser.add_argument("--force", action="store_true", help="overwrite SKILL.md files edited since the last export")
     parser.add_argument(
@@ -197,15 +203,23 @@ def render(stats: ImportStats, paths: AgentPaths, index: SkillIndex | None = Non
 
 
 def run_export(args: argparse.Namespace) -> int:
+    """AGENT and DEST given, or taken from the agent's link (``hooks install`` writes it): the same
+    export an approve makes for a linked agent."""
     workspace = open_workspace(args)
-    paths = workspace.agent(args.agent)
+    paths = workspace.agent(args.agent or args.format)
+    link = workspace.settings.agents.get(paths.id)
     found = _standings(paths, workspace.settings)
     if args.dry_run:
         return _print_plan(paths, workspace.settings, args.format, args.json, found)
-    try:
-        result = export_agent(
-            paths, workspace.settings, args.format, Path(args.dest), Path(args.memory) if args.memory else None, args.force
+    dest = Path(args.dest) if args.dest else (link.export_skills if link else None)
+    if dest is None:
+        raise CliError(
+            f"no DEST: give the skills folder, or link the agent ([agents.{paths.id}] export_skills in "
+            f"{workspace.settings_path}; `orkas-tui hooks install {args.format}` writes it)"
         )
+    memory = Path(args.memory) if args.memory else (link.export_memory if link and not args.dest else None)
+    try:
+        result = export_agent(paths, workspace.settings, args.format, dest, memory, args.force)
     except ExportError as exc:
         raise CliError(str(exc)) from exc
     if args.json:

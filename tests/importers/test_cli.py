@@ -83,6 +83,21 @@ def test_export_command(workspace, agent, tmp_path, capsys):
     assert (doc["written"], doc["memory_status"], doc["memory"]) == ([], "created", str(dest.parent / "AGENTS.md"))
 
 
+def test_export_of_a_linked_agent_needs_no_dest(workspace, agent, tmp_path, capsys):
+    """``export codex coder`` goes where ``[agents.coder]`` says, as an approve's export does; an
+    agent with no link and no DEST is one line saying what to give."""
+    SkillStore(agent, workspace.settings).create("Deploy", "Deploy safely", "Always dry-run first.\n", NOW)
+    args = ["export", "codex", "coder", "--workspace", str(workspace.root)]
+    assert main(args) == 2
+    assert "no DEST: give the skills folder, or link the agent ([agents.coder] export_skills" in capsys.readouterr().err
+    dest, memory = tmp_path / "codex-home" / "skills", tmp_path / "notes" / "AGENTS.md"
+    (workspace.root / "orkas.toml").write_text(
+        f'[agents.coder]\nformat = "codex"\nexport_skills = "{dest}"\nexport_memory = "{memory}"\n'
+    )
+    assert main(args) == 0
+    assert (dest / "deploy" / "SKILL.md").is_file() and memory.is_file()
+
+
 def test_export_exits_1_when_a_hand_edit_is_kept(workspace, agent, tmp_path, capsys):
     SkillStore(agent, workspace.settings).create("Deploy", "Deploy safely", "Always dry-run first.\n", NOW)
     args = ["export", "claude-code", "coder", str(tmp_path / "skills"), "--workspace", str(workspace.root)]
