@@ -185,6 +185,8 @@ DEFAULT_REDACT_PATTERNS = (
     r"\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AROA|AIDA|AGPA|ANPA|ANVA|APKA)[A-Z0-9]{16}\b|\bABSK[A-Za-z0-9+/]{100,}={0,2}",
     r"\bAIza[\w-]{35}|\bGOCSPX-[\w-]{20,}|\bya29\.[\w-]{20,}",
     r"\b[rsp]k_(?:live|test|prod)_[A-Za-z0-9]{10,}|\bwhsec_[A-Za-z0-9]{20,}",
+    # RevenueCat's secret API key (typed bare into a real prompt): sk_ and 29 letters, upper and lower case mixed
+    r"\bsk_(?=[A-Za-z0-9]{0,40}?[A-Z])(?=[A-Za-z0-9]{0,40}?[a-z])[A-Za-z0-9]{24,40}\b",
     r"\bnpm_[A-Za-z0-9]{36}\b|//[^\s]{1,200}?/:_(?:authToken|auth|password)=\S+",
     r"\bSG\.[\w-]{20,}\.[\w-]{20,}|\bxkeysib-[a-f0-9]{64}-\w{16}",
     r"\b(?:hf|api_org)_[A-Za-z]{30,}\b",

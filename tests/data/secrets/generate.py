@@ -288,6 +288,12 @@ ENTRIES: list[tuple[str, str, str]] = [
     ("azure-sas-signature", r(AN, 40) + "%3D", "https://acme.blob.core.windows.net/c/f?sv=2022-11-02&se=2026-12-31&sp=r&sig={s}"),
     ("discord-webhook-url", f"https://discord.com/api/webhooks/{r(string.digits, 18)}/{r(URL, 68)}", "POST {s}"),
     ("sshpass -p", "Ssh-" + r(AN, 10), "sshpass -p {s} ssh deploy@host"),
+    # typed into a real prompt (FitToday, set 5 of the correction corpus): a bare key, no name beside it
+    (
+        "revenuecat-secret-api-key",
+        "sk_" + r(string.ascii_letters, 29),
+        "a chave secreta do RevenueCat é {s}, configura no backend",
+    ),
 ]
 
 
