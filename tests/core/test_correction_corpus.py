@@ -114,6 +114,7 @@ def test_the_script_prints_both_parts() -> None:
     assert re.search(r"held-out-3: \d+ prompts from \d+ sessions", printed)
     assert re.search(r"held-out-4: \d+ prompts from \d+ sessions", printed)
     assert re.search(r"held-out-5: \d+ prompts from \d+ sessions", printed)
+    assert re.search(r"held-out-6: \d+ prompts from \d+ sessions", printed)
     assert "| kind: interrupt |" in printed
 
 
