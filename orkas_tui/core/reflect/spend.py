@@ -131,6 +131,11 @@ def read_usage(paths: AgentPaths) -> list[Usage]:
     return found
 
 
+def _reflections(count: int) -> str:
+    """``1 reflection``, ``3 reflections``: how every total counts them."""
+    return f"{count} reflection{'s' if count != 1 else ''}"
+
+
 @dataclass(frozen=True)
 class Total:
     """The reflections of a period: dollars of the priced ones, and how many had no price."""
@@ -148,7 +153,7 @@ class Total:
         if self.reflections == 0:
             return "$0"
         if self.unpriced == self.reflections:
-            return f"{PRICE_UNKNOWN} ({self.reflections} reflection{'s' if self.reflections != 1 else ''})"
+            return f"{PRICE_UNKNOWN} ({_reflections(self.reflections)})"
         extra = f" + {self.unpriced} at an unknown price" if self.unpriced else ""
         return f"{money(self.usd)}{extra}"
 
@@ -181,8 +186,7 @@ class Spending:
         ``price unknown (1 reflection today, 3 this month)``. Every view's wording of the spend."""
         budget = "" if self.budget_usd is None else f" · budget {dollars(self.budget_usd)}/day"
         if self.month.reflections and self.month.unpriced == self.month.reflections:
-            today = f"{self.today.reflections} reflection{'s' if self.today.reflections != 1 else ''} today"
-            return f"{PRICE_UNKNOWN} ({today}, {self.month.reflections} this month){budget}"
+            return f"{PRICE_UNKNOWN} ({_reflections(self.today.reflections)} today, {self.month.reflections} this month){budget}"
         return f"today {self.today.text()} · this month {self.month.text()}{budget}"
 
     def to_json(self) -> dict:
