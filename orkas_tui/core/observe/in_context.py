@@ -24,7 +24,7 @@ from orkas_tui.core.observe.gates import opening as _o
 from orkas_tui.core.observe.origins import split_pasted
 
 # The heuristic's version: caches of observations include it in their fingerprint.
-VERSION = 5  # 2: round two, tuned on the whole first corpus; 3: round three, with the second; 4: the third; 5: the fourth
+VERSION = 6  # 2: round two, tuned on the whole first corpus; 3 to 6: on the second to the fifth set too
 
 AGENT_TAIL = 600  # what the agent said last: the tail of its last message before the prompt
 TYPED_HEAD = 600  # a correction comes first; what follows is detail
@@ -125,6 +125,17 @@ _FAILS = Gate(
     _a(r"\bnot (?:working|correct)\b|\bnot right\b(?! (?:now|away)\b)", ("not",)),
     _a(r"\blooks? (?:wrong|off|broken)\b", ("look", "looks")),
     _a(r"\bshould (?:have|be showing)\b.{0,60}\?", ("should",)),
+    # Portuguese, from the labelled prompts of set 5: "continua dando o mesmo erro", "não está funcionando"
+    _a(r"\bcontinu(?:o|a|am) (?:\w+ )?(?:dando|tomando|com|buscando|apresentando|mostrando|aparecendo|falhando|incorret\w*|errad\w*)\b",
+       ("continuo", "continua", "continuam")),
+    _a(r"\b(?:o mesmo|a mesma) (?:erro|problema|falha)\b|\berro (?:permanece|persiste|continua)\b|\bfoi (?:o mesmo|a mesma)\b",
+       ("mesmo", "mesma", "erro")),
+    _a(r"\bn[ãa]o (?:est[áa]o?|estao) (?:sendo|funcionando|abrindo|apresentando|aparecendo|carregando|mostrando|salvando|"
+       r"compilando|buildando|linkad\w+)\b|\bn[ãa]o (?:funciona|funcionou|abre|abriu|carrega|carregou|compila|compilou|"
+       r"consegui)\b|\bn[ãa]o \w+ corretamente\b", ("não", "nao")),
+    _a(r"\b(?:recebi|tomando|dando|apresentando|apresentou|deu) (?:o |um |a |o seguinte |este |esse )?(?:erro|falha)\b",
+       ("recebi", "tomando", "dando", "apresentando", "apresentou", "deu")),
+    _a(r"\bainda (?:est[áa]o?|n[ãa]o)\b(?![^.!?]{0,80}\?)", ("ainda",)),  # not asked as a question
 )  # fmt: skip
 # The user disputes what the agent said.
 _DISPUTES = Gate(
@@ -170,16 +181,13 @@ _REDIRECTS = Gate(
     _a(r"\bI (?:don'?t|do not) (?:quite )?like\b", ("like",)),
     _a(r"\bbring (?:that|it|this)(?: part)? back\b|\bput (?:it|that) back\b", ("back",)),
     _a(r"\b(?:looks|seems) duplicated\b|\bdelete (?:the )?duplicat\w+", fragments=("duplicat",)),
-    _a(r"\bsimplify\b", ("simplify",)),
     _a(r"\bshould (?:use|handle|be|check|not)\b", ("should",)),
-    _a(r"\b(?:only|just) (?:the|use|run|change|touch)\b", ("only", "just")),
     _a(r"\bI (?:removed|reverted|deleted|undid)\b", ("removed", "reverted", "deleted", "undid")),
     _a(r"\balmost there\b", ("almost",)),
     _a(r"\blet'?s adjust\b", ("adjust",)),
     _a(r"\bwhat I meant\b|\bthat'?s what I meant\b", ("meant",)),
     _a(r"\bgo back to\b", ("back",)),
     _a(r"\b(?:undo|revert) (?:that|this|it|the|your)\b", ("undo", "revert")),
-    _a(r"\bthere(?:'s| is| are) already\b|\bwe already have\b", ("already",)),
     _a(r"\bis there (?:no|not an?)\b", ("there",)),
     _a(r"\bcan'?t we (?:just|simply)\b", ("can", "cant")),
     _o(r"\A\W*(?:do not|don'?t)\b", ("do", "don", "dont")),
@@ -325,6 +333,7 @@ def _restated_or_phrased(
         and (phrase := matcher.find(head, words.set)) is not None
         and not (asked and _ANSWER.search(head, head.lower(), words.set, words.seq[0] if words.seq else "") is not None)
         and not request
+        and "?" not in head
     ):
         return Verdict("phrase", "", phrase)  # the reason is the phrase: "matched 'instead'"
     return None
