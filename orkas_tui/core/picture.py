@@ -102,6 +102,7 @@ class AgentPicture:
         newest: int | None = None,
         runs: bool = False,
         details: bool = True,
+        profile: Note | None = None,
     ) -> None:
         settings = workspace.settings
         self.workspace = workspace  # its settings follow orkas.toml while the app runs: the export link
@@ -118,6 +119,7 @@ class AgentPicture:
         self._skills: list[Skill] = []
         self._broken: dict[str, BrokenSkill] = {}
         self._notes: dict[str, Note] = {}
+        self._read_notes = {} if profile is None else {"profile": profile}  # read by the caller: the first load reads it no more
         self._prompt = ""
         self._meta = AgentMeta()
         self._proposals: list[Proposal] = []
@@ -148,7 +150,8 @@ class AgentPicture:
         if survey is not None:
             self._skipped = survey.skipped
         if Area.SELF in areas:
-            self._notes = {note: self.notes.read(note) for note in NOTES}
+            ready, self._read_notes = self._read_notes, {}
+            self._notes = {note: ready[note] if note in ready else self.notes.read(note) for note in NOTES}
             self.scan.rescore(self._notes["profile"].text)  # the profile names the weak tools
         if Area.CONVERSATIONS in areas and not self._fresh:
             touched = frozenset(self.scan.refresh(survey.readable[Area.CONVERSATIONS] if survey else None).changed)
@@ -243,9 +246,11 @@ class WorkspacePicture:
         self._activity: dict[str, tuple[datetime | None, Activity]] = {}  # the queue's view of each agent
         self._usage: dict[str, list[Usage]] = {}  # each agent's reflections' cost, read again when its events change
 
-    def _picture(self, agent_id: str, scan: AgentScan | None = None, survey: Survey | None = None) -> AgentPicture:
+    def _picture(
+        self, agent_id: str, scan: AgentScan | None = None, survey: Survey | None = None, profile: Note | None = None
+    ) -> AgentPicture:
         paths = scan.paths if scan is not None else self.workspace.agent(agent_id)
-        return AgentPicture(paths, self.workspace, scan, survey, self.newest, self.runs, self.details)
+        return AgentPicture(paths, self.workspace, scan, survey, self.newest, self.runs, self.details, profile)
 
     def sync_agents(self) -> list[str]:
         """Pick up agents that appeared or went away; return the ones that went away."""
@@ -269,11 +274,14 @@ class WorkspacePicture:
         for agent_id in self.workspace.agent_ids():
             paths = self.workspace.agent(agent_id)
             survey = paths.survey()
-            listed.append((paths, SelfNotes(paths, settings).read("profile").text, survey))
+            listed.append((paths, SelfNotes(paths, settings).read("profile"), survey))
         scans = refreshed(
-            [(paths, profile, survey.readable[Area.CONVERSATIONS]) for paths, profile, survey in listed], settings, jobs
+            [(paths, profile.text, survey.readable[Area.CONVERSATIONS]) for paths, profile, survey in listed], settings, jobs
         )
-        self.agents = {scan.id: self._picture(scan.id, scan, survey) for scan, (_, _, survey) in zip(scans, listed, strict=True)}
+        self.agents = {
+            scan.id: self._picture(scan.id, scan, survey, profile)
+            for scan, (_, profile, survey) in zip(scans, listed, strict=True)
+        }
         self._activity.clear()
         self._usage.clear()
 

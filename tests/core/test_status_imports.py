@@ -82,3 +82,21 @@ def test_a_warm_status_run_leaves_them_out_too(demo_ws: Path, capsys) -> None:
         f"        assert main(['status', '--workspace', {str(demo_ws)!r}, '--now', {NOW!r}, *extra]) == 0\n"
     )
     assert loaded(run, (*HEAVY, "tempfile")) == []
+
+
+def test_a_status_run_reads_each_agents_profile_once(demo_ws: Path) -> None:
+    # the scan needs the profile (the tools it names) and the view shows it: one read serves both
+    run = (
+        "import collections, contextlib, io, sys\n"
+        "from orkas_tui.cli import main\n"
+        "opened = collections.Counter()\n"
+        "sys.addaudithook(lambda event, args: event == 'open' and str(args[0]).endswith('profile.md') and opened.update([str(args[0])]))\n"
+        "for extra in ([], ['--json']):\n"
+        "    with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"        assert main(['status', '--workspace', {str(demo_ws)!r}, '--now', {NOW!r}, *extra]) == 0\n"
+        "print(orjson.dumps(opened).decode())\n"
+    )
+    out = subprocess.run([sys.executable, "-c", "import orjson\n" + run], capture_output=True, text=True, check=True).stdout
+    opened = orjson.loads(out.splitlines()[-1])
+    assert len(opened) == len(list((demo_ws / "agents").iterdir()))
+    assert set(opened.values()) == {2}  # once by each of the two runs
