@@ -1,6 +1,6 @@
 """Precision and recall of the in-context correction reader on labelled real prompts (issue 30).
 
-Reads ``tests/data/corrections/real/prompts.jsonl`` and ``heldout2.jsonl`` to ``heldout6.jsonl`` (built by
+Reads ``tests/data/corrections/real/prompts.jsonl`` and ``heldout2.jsonl`` to ``heldout7.jsonl`` (built by
 ``scripts/correction_corpus.py``, labelled by the rule in docs/rules.md) and prints, for each part, precision overall and per language and recall per kind and per language, with the
 counts behind each figure. ``--misses`` lists what the reader got wrong on the parts it may be
 tuned on (the held-out set is read only to measure).
@@ -24,17 +24,18 @@ SECOND = REAL / "heldout2.jsonl"  # the second set, labelled blind: held out in 
 THIRD = REAL / "heldout3.jsonl"  # the third set, labelled blind: held out in round 3, tuned on in round 4
 FOURTH = REAL / "heldout4.jsonl"  # the fourth set, labelled blind: measured once at 539cd64, tuned on in round 5
 FIFTH = REAL / "heldout5.jsonl"  # the fifth set, labelled blind: measured once at 74dfd72 (round 5), tuned on in round 6
-SIXTH = REAL / "heldout6.jsonl"  # the sixth set, labelled blind: measured once at e22c34e (round 5), held out
-PARTS = ("tune", "held-out", "held-out-2", "held-out-3", "held-out-4", "held-out-5", "held-out-6")
-TUNING = PARTS[:-1]  # the parts the reader may be tuned on; --misses lists only these (set 6 stays held out)
+SIXTH = REAL / "heldout6.jsonl"  # the sixth set, labelled blind: measured at e22c34e (round 5) and 00af1ac (round 6), held out
+SEVENTH = REAL / "heldout7.jsonl"  # the seventh set, labelled blind: measured once at 97a5ef9 (round 6), held out
+PARTS = ("tune", "held-out", "held-out-2", "held-out-3", "held-out-4", "held-out-5", "held-out-6", "held-out-7")
+TUNING = PARTS[:-2]  # the parts the reader may be tuned on; --misses lists only these (sets 6 and 7 stay held out)
 KINDS = ("interrupt", "failed", "diagnosis", "redirect", "restated", "review")
 
 
 def load(*paths: Path) -> list[dict]:
-    """Rows of the given sets (default: all six), in order."""
+    """Rows of the given sets (default: all seven), in order."""
     return [
         json.loads(line)
-        for path in paths or (CORPUS, SECOND, THIRD, FOURTH, FIFTH, SIXTH)
+        for path in paths or (CORPUS, SECOND, THIRD, FOURTH, FIFTH, SIXTH, SEVENTH)
         for line in path.read_text("utf-8").splitlines()
         if line.strip()
     ]

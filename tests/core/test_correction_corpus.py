@@ -20,7 +20,7 @@ KINDS = {None, *correction_figures.KINDS}
 FIELDS = {
     "id", "source", "agent", "session", "n", "text", "agent_said", "before", "refused", "interrupted", "acted", "earlier", "language", "part", "label",
 }  # fmt: skip
-SETS = ("prompts.jsonl", "heldout2.jsonl", "heldout3.jsonl", "heldout4.jsonl", "heldout5.jsonl", "heldout6.jsonl")
+SETS = ("prompts.jsonl", "heldout2.jsonl", "heldout3.jsonl", "heldout4.jsonl", "heldout5.jsonl", "heldout6.jsonl", "heldout7.jsonl")
 REAL = REPO / "tests" / "data" / "corrections" / "real"
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
@@ -57,11 +57,11 @@ def test_every_set_says_whether_the_agent_acted_before_a_stop() -> None:
         assert seen == {True, False, None}, name
 
 
-@pytest.mark.parametrize(("number", "sessions"), [(4, 40), (5, 20), (6, 20)])
+@pytest.mark.parametrize(("number", "sessions"), [(4, 40), (5, 20), (6, 20), (7, 20)])
 def test_a_blind_set_is_well_formed_and_shares_nothing_with_the_earlier_ones(number: int, sessions: int) -> None:
-    """Sets 4 to 6 have the corpus's row shape, both agents, no secret-looking string, and no
+    """Sets 4 to 7 have the corpus's row shape, both agents, no secret-looking string, and no
     session, prompt id or long prompt text of the sets before them (BMAD-method agent-activation
-    templates aside: the same command text starts sessions of sets 4, 5 and 6 of one developer)."""
+    templates aside: the same command text starts sessions of sets 4 to 7 of one developer)."""
     from orkas_tui.core.read.settings import Settings
     from orkas_tui.core.store.redact import Redactor
 
@@ -115,6 +115,7 @@ def test_the_script_prints_both_parts() -> None:
     assert re.search(r"held-out-4: \d+ prompts from \d+ sessions", printed)
     assert re.search(r"held-out-5: \d+ prompts from \d+ sessions", printed)
     assert re.search(r"held-out-6: \d+ prompts from \d+ sessions", printed)
+    assert re.search(r"held-out-7: \d+ prompts from \d+ sessions", printed)
     assert "| kind: interrupt |" in printed
 
 
