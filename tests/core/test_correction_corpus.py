@@ -20,7 +20,7 @@ KINDS = {None, *correction_figures.KINDS}
 FIELDS = {
     "id", "source", "agent", "session", "n", "text", "agent_said", "before", "refused", "interrupted", "acted", "earlier", "language", "part", "label",
 }  # fmt: skip
-SETS = ("prompts.jsonl", "heldout2.jsonl", "heldout3.jsonl", "heldout4.jsonl", "heldout5.jsonl", "heldout6.jsonl", "heldout7.jsonl")
+SETS = ("prompts.jsonl", *(f"heldout{number}.jsonl" for number in range(2, 8)))
 REAL = REPO / "tests" / "data" / "corrections" / "real"
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
