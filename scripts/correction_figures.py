@@ -2,8 +2,9 @@
 
 Reads ``tests/data/corrections/real/prompts.jsonl`` and ``heldout2.jsonl`` to ``heldout7.jsonl`` (built by
 ``scripts/correction_corpus.py``, labelled by the rule in docs/rules.md) and prints, for each part, precision overall and per language and recall per kind and per language, with the
-counts behind each figure. ``--misses`` lists what the reader got wrong on the parts it may be
-tuned on (the held-out set is read only to measure).
+counts behind each figure; then how far a second labeller of set 6 (``heldout6-second.jsonl``,
+labelled blind) agrees with the first, read the same way. ``--misses`` lists what the reader got
+wrong on the parts it may be tuned on (the held-out sets are read only to measure).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ THIRD = REAL / "heldout3.jsonl"  # the third set, labelled blind: held out in ro
 FOURTH = REAL / "heldout4.jsonl"  # the fourth set, labelled blind: measured once at 539cd64, tuned on in round 5
 FIFTH = REAL / "heldout5.jsonl"  # the fifth set, labelled blind: measured once at 74dfd72 (round 5), tuned on in round 6
 SIXTH = REAL / "heldout6.jsonl"  # the sixth set, labelled blind: measured at e22c34e (round 5) and 00af1ac (round 6), held out
+SECOND_READING = REAL / "heldout6-second.jsonl"  # set 6 labelled again, blind, by another labeller: how far people agree
 SEVENTH = REAL / "heldout7.jsonl"  # the seventh set, labelled blind: measured once at 97a5ef9 (round 6), held out
 PARTS = ("tune", "held-out", "held-out-2", "held-out-3", "held-out-4", "held-out-5", "held-out-6", "held-out-7")
 TUNING = PARTS[:-2]  # the parts the reader may be tuned on; --misses lists only these (sets 6 and 7 stay held out)
@@ -89,6 +91,21 @@ def table(rows: list[dict], found: list[Verdict | None]) -> list[str]:
     return lines
 
 
+def agreement(rows: list[dict]) -> str:
+    """The second labeller of set 6 read against the first, as the reader is: what two people reach."""
+    second = {row["id"]: row["label"] for row in map(json.loads, SECOND_READING.read_text("utf-8").splitlines())}
+    first = [row["label"] for row in rows if row["part"] == "held-out-6"]
+    theirs = [second[row["id"]] for row in rows if row["part"] == "held-out-6"]
+    both = sum(a is not None and b is not None for a, b in zip(first, theirs, strict=True))
+    flagged, labelled = sum(b is not None for b in theirs), sum(a is not None for a in first)
+    agree = sum((a is None) == (b is None) for a, b in zip(first, theirs, strict=True)) / len(first)
+    chance = (labelled * flagged + (len(first) - labelled) * (len(first) - flagged)) / len(first) ** 2
+    return (
+        f"set 6, the second labeller against the first: precision {_ratio(both, flagged)}, "
+        f"recall {_ratio(both, labelled)}, Cohen's kappa {(agree - chance) / (1 - chance):.2f}"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--misses", action="store_true", help="list the tuning parts' misses and false alarms")
@@ -103,6 +120,7 @@ def main(argv: list[str] | None = None) -> int:
         sessions = len({row["session"] for row, _ in mine})
         print(f"\n{part}: {len(mine)} prompts from {sessions} sessions")
         print("\n".join(table([row for row, _ in mine], [verdict for _, verdict in mine])))
+    print("\n" + agreement(rows))
     if args.misses:
         for row, verdict in zip(rows, found, strict=True):
             if row["part"] in TUNING and (row["label"] is not None) != (verdict is not None):

@@ -99,6 +99,14 @@ def test_docs_publish_what_the_script_measures() -> None:
         precision, recall = (cell.strip() for cell in table[2].strip("|").split("|")[1:3])  # the "all" row
         line = next(line for line in published.splitlines() if line.startswith(f"| {part} |"))
         assert f"| {precision} | {recall} |" in line, (part, precision, recall, line)
+    assert correction_figures.agreement(rows).split(": ", 1)[1] in " ".join(published.split())
+
+
+def test_the_second_reading_of_set_6_labels_every_row_of_it_and_nothing_else() -> None:
+    second = [json.loads(line) for line in correction_figures.SECOND_READING.read_text("utf-8").splitlines()]
+    sixth = [row["id"] for row in correction_figures.load(correction_figures.SIXTH)]
+    assert [row["id"] for row in second] == sixth
+    assert all(set(row) <= {"id", "label", "note"} and row["label"] in KINDS for row in second)
 
 
 def test_the_script_prints_both_parts() -> None:
