@@ -1,4 +1,4 @@
-"""``orkas-tui status`` imports only what it uses: start-up time is part of its half-second budget.
+"""``orkas-tui status`` imports and reads only what it uses: start-up time is part of its half-second budget.
 
 Each check runs a fresh interpreter, since this test process has long since imported everything.
 """
