@@ -100,3 +100,18 @@ def test_a_status_run_reads_each_agents_profile_once(demo_ws: Path) -> None:
     opened = orjson.loads(out.splitlines()[-1])
     assert len(opened) == len(list((demo_ws / "agents").iterdir()))
     assert set(opened.values()) == {2}  # once by each of the two runs
+
+
+def test_the_correction_reader_compiles_no_pattern_at_import() -> None:
+    # a warm status reads no prompt: the reader's own patterns wait for the first one
+    run = (
+        "import re\n"
+        "import orkas_tui.core.observe.corrections, orkas_tui.core.observe.gates, orkas_tui.core.observe.origins\n"
+        "compiled = []\n"
+        "real = re.compile\n"
+        "re.compile = lambda pattern, flags=0: compiled.append(pattern) or real(pattern, flags)\n"
+        "import orkas_tui.core.observe.in_context\n"
+        "print(orjson.dumps(compiled).decode())\n"
+    )
+    out = subprocess.run([sys.executable, "-c", "import orjson\n" + run], capture_output=True, text=True, check=True).stdout
+    assert orjson.loads(out.splitlines()[-1]) == []

@@ -14,6 +14,7 @@ docs/rules.md; ``scripts/correction_figures.py`` prints them.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import cache
 from typing import NamedTuple
 
@@ -205,7 +206,6 @@ _REQUEST = Gate(
        ("please", "add", "create", "implement", "write", "generate", "document", "next")),
     _a(r"\b(?:genuine|quick) question\b|\b(?:also |just )?wondering\b|\bjust curious\b", ("question", "wondering", "curious")),
 )  # fmt: skip
-_ADDS = re.compile(r"\b(?:and|but|also|then|except|instead)\b")  # after "continue": an instruction added
 _RESUME = Gate(
     _a(
         r"\A\W*(?:(?:ok(?:ay)?|yes|please|let'?s)\W+)?(?:continue|go on|proceed|resume|keep going|carry on)\b",
@@ -226,17 +226,18 @@ GATES = (_DONE, *_ON_PROMPT, _RESUME)  # and the agent's last message, by _DONE;
 _ANY_ON_PROMPT = Gate.joined(*_ON_PROMPT)  # one look at a quiet prompt, not eight
 
 
+def _on_first_use(pattern: str, flags: int = 0) -> Callable[[], re.Pattern[str]]:
+    """The pattern, compiled on first use, as the gates are: a warm start reads no prompt."""
+    return cache(lambda: re.compile(pattern, flags))
+
+
+_adds = _on_first_use(r"\b(?:and|but|also|then|except|instead)\b")  # after "continue": an instruction added
 # A failure a log shows, wherever it is in what was pasted (its signature is case-sensitive).
-_LOGGED = (
+_logged = _on_first_use(
     r"Traceback \(most recent call last\)|^=+ FAILURES =+|^Error: |No such file or directory|\bfailed with exit code"
-    r"|npm ERR!|\[ERROR\]|^E +\w+Error\b|exited with code [1-9]|Uncaught \w*Error\b"
+    r"|npm ERR!|\[ERROR\]|^E +\w+Error\b|exited with code [1-9]|Uncaught \w*Error\b",
+    re.MULTILINE,
 )
-
-
-@cache
-def _logged() -> re.Pattern[str]:
-    """Compiled on first use, as the gates are: a warm start reads no prompt."""
-    return re.compile(_LOGGED, re.MULTILINE)
 
 
 def _logged_failure(text: str, typed: str) -> re.Match[str] | None:
@@ -282,7 +283,7 @@ def judge(
     if context.before == "aborted":
         if context.earlier and _resent(words, context.earlier[-1], completed=not context.acted):
             return None  # the interrupted prompt sent again: the user's own words, not the agent's fault
-        if (carry := _RESUME.search(head, lowered, tokens, first)) and not _ADDS.search(lowered, carry.end()):
+        if (carry := _RESUME.search(head, lowered, tokens, first)) and not _adds().search(lowered, carry.end()):
             return None  # carried on ("continue, and …": a new instruction, read as one)
         return Verdict("interrupt", "interrupted the agent, then redirected it", one_line(head or text, FIRST_WORDS))
     if quiet:
